@@ -1,0 +1,219 @@
+"""The engine's public API: what the CLI and the language server call.
+
+    ws = Workspace(config)
+    result = ws.check([Path("src")])          # CLI: files and folders
+    ws.set_text(path, text); ws.findings_for(path)   # LSP: editor buffers
+
+Both return the same `Finding`s; fixes are attached by `fullgraph.fixes`.
+"""
+from __future__ import annotations
+
+import fnmatch
+import io
+import os
+import tokenize
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from . import __version__
+from .config import MAX_FILE_BYTES, Config
+from .engine.analyzer import analyze, module_name_for
+from .engine.project import Project
+from .engine.summary import ModuleSummary
+from .model import ERROR, Finding
+from .positions import Span
+from .rules import registry
+
+PARALLEL_THRESHOLD = 64  # files; below this, analysing in-process is faster than forking
+
+
+@dataclass
+class CheckResult:
+    findings: list[Finding]
+    files_checked: int
+    torch_version: str
+    torch_source: str
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {
+            "version": __version__,
+            "torch_version": self.torch_version,
+            "files_checked": self.files_checked,
+            "diagnostics": [f.to_json() for f in self.findings],
+        }
+
+
+class SourceError(Exception):
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def decode_source(data: bytes) -> str:
+    """Bytes of a .py file -> text, as Python would read it (BOM, coding cookie); raises SourceError."""
+    if len(data) > MAX_FILE_BYTES:
+        raise SourceError("FG002", f"file is {len(data) // 1024} KiB, over the {MAX_FILE_BYTES // 1024} KiB limit; not analysed")
+    if b"\x00" in data:
+        raise SourceError("FG002", "file contains NUL bytes (binary?); not analysed")
+    try:
+        enc, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as e:
+        raise SourceError("FG002", f"cannot determine the file's encoding: {e}") from None
+    try:
+        text = data.decode(enc)
+    except (UnicodeDecodeError, LookupError) as e:
+        raise SourceError("FG002", f"file is not valid {enc} text ({e.__class__.__name__}); not analysed") from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text
+
+
+def _analyze_file(args: tuple[str, str | None, bool]) -> tuple[str, ModuleSummary | None, tuple | None]:
+    path, modname, is_pkg = args
+    try:
+        data = Path(path).read_bytes()
+        text = decode_source(data)
+    except SourceError as e:
+        return path, None, (e.code, e.message)
+    except OSError as e:
+        return path, None, ("FG002", f"cannot read file: {e.strerror or e}")
+    return path, analyze(path, text, modname, is_pkg), None
+
+
+def _file_finding(path: str, code: str, message: str, span: Span | None = None) -> Finding:
+    rule = registry.BY_CODE[code]
+    return Finding(path=path, code=code, name=rule.name, message=message, severity=ERROR,
+                   span=span or Span.of(0, 0, 0, 0), url=rule.url())
+
+
+def syntax_findings(summary: ModuleSummary) -> list[Finding]:
+    if summary.syntax_error is None:
+        return []
+    msg, span = summary.syntax_error
+    return [_file_finding(summary.path, "FG001", f"{msg}; the file was not analysed", span)]
+
+
+class Workspace:
+    """Summaries of every known module, and the project tying them together."""
+
+    def __init__(self, config: Config | None = None):
+        self.config = config or Config()
+        self.project = Project(self.config)
+        self.file_errors: dict[str, tuple[str, str]] = {}
+
+    # ---- editor buffers ------------------------------------------------------------------------
+    def set_text(self, path: str, text: str) -> ModuleSummary:
+        """Analyse (or re-analyse) one file's text; unchanged text reuses its summary."""
+        path = os.path.abspath(path)
+        old = self.project.modules.get(path)
+        import hashlib
+
+        h = hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+        if old is not None and old.text_hash == h:
+            return old
+        modname, is_pkg = module_name_for(path)
+        summary = analyze(path, text, modname, is_pkg)
+        self.project.set_module(summary)
+        self.file_errors.pop(path, None)
+        return summary
+
+    def set_error(self, path: str, code: str, message: str) -> None:
+        path = os.path.abspath(path)
+        self.project.remove_module(path)
+        self.file_errors[path] = (code, message)
+
+    def remove(self, path: str) -> None:
+        path = os.path.abspath(path)
+        self.project.remove_module(path)
+        self.file_errors.pop(path, None)
+
+    def findings_for(self, paths: Iterable[str] | None = None) -> list[Finding]:
+        want = None if paths is None else {os.path.abspath(p) for p in paths}
+        out = self.project.findings(want)
+        for path, (code, msg) in self.file_errors.items():
+            if (want is None or path in want) and self.config.code_enabled(code):
+                out.append(_file_finding(path, code, msg))
+        for path, mod in self.project.modules.items():
+            if (want is None or path in want) and self.config.code_enabled("FG001"):
+                out.extend(syntax_findings(mod))
+        from .fixes import attach_fixes
+
+        attach_fixes(out, self)
+        out.sort(key=Finding.sort_key)
+        return out
+
+    # ---- files on disk -------------------------------------------------------------------------
+    def discover(self, paths: Iterable[Path]) -> list[str]:
+        excludes = self.config.all_excludes()
+        root = Path(self.config.project_root).resolve() if self.config.project_root else None
+        out: list[str] = []
+        seen: set[str] = set()
+
+        def excluded(p: Path) -> bool:
+            name = p.name
+            if any(fnmatch.fnmatch(name, pat) for pat in excludes):
+                return True
+            if root is not None:
+                try:
+                    rel = p.resolve().relative_to(root).as_posix()
+                except ValueError:
+                    return False
+                return any(fnmatch.fnmatch(rel, pat) or fnmatch.fnmatch(rel, pat.rstrip("/") + "/*")
+                           for pat in excludes if "/" in pat or "*" in pat)
+            return False
+
+        for p in paths:
+            p = Path(p)
+            if p.is_file():
+                ap = str(p.resolve())
+                if ap not in seen:
+                    seen.add(ap)
+                    out.append(ap)
+                continue
+            if not p.is_dir():
+                raise FileNotFoundError(str(p))
+            for dirpath, dirnames, filenames in os.walk(p):
+                d = Path(dirpath)
+                dirnames[:] = sorted(n for n in dirnames if not excluded(d / n))
+                for fn in sorted(filenames):
+                    if not fn.endswith(".py"):
+                        continue
+                    fp = d / fn
+                    if excluded(fp):
+                        continue
+                    ap = str(fp.resolve())
+                    if ap not in seen:
+                        seen.add(ap)
+                        out.append(ap)
+        return out
+
+    def load_files(self, files: list[str], jobs: int | None = None) -> None:
+        """Analyse files from disk (in parallel for large sets)."""
+        work = []
+        for f in files:
+            modname, is_pkg = module_name_for(f)
+            work.append((f, modname, is_pkg))
+        results: Iterable
+        n_jobs = jobs if jobs is not None else (os.cpu_count() or 1)
+        if len(work) >= PARALLEL_THRESHOLD and n_jobs > 1:
+            with ProcessPoolExecutor(max_workers=n_jobs) as ex:
+                results = list(ex.map(_analyze_file, work, chunksize=max(1, len(work) // (n_jobs * 8))))
+        else:
+            results = map(_analyze_file, work)
+        for path, summary, err in results:
+            if summary is not None:
+                self.project.set_module(summary)
+                self.file_errors.pop(path, None)
+            else:
+                self.set_error(path, *err)
+
+    def check(self, paths: Iterable[Path], jobs: int | None = None) -> CheckResult:
+        files = self.discover(paths)
+        self.load_files(files, jobs)
+        findings = self.findings_for(files)
+        return CheckResult(findings=findings, files_checked=len(files), torch_version=str(self.config.torch()),
+                           torch_source=self.config.torch_source(), warnings=list(self.config.warnings))

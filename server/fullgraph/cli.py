@@ -1,0 +1,204 @@
+"""`fullgraph` command line: check, rules, explain, lsp (and the subcommands other modules add)."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from . import __version__
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # exit 2 with a clear message (argparse's default is 2 as well)
+        self.print_usage(sys.stderr)
+        print(f"fullgraph: error: {message}", file=sys.stderr)
+        raise SystemExit(EXIT_ERROR)
+
+
+def _codes(value: str) -> list[str]:
+    return [c.strip().upper() for c in value.split(",") if c.strip()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="fullgraph", description="Find, explain and fix torch.compile graph breaks from source.")
+    p.add_argument("--version", action="version", version=f"fullgraph {__version__}")
+    sub = p.add_subparsers(dest="command", parser_class=_Parser)
+
+    c = sub.add_parser("check", help="report graph breaks in files and folders")
+    c.add_argument("paths", nargs="*", type=Path, help="files or folders (default: .)")
+    c.add_argument("--format", "--output-format", dest="format", default="text",
+                   choices=("text", "json", "sarif", "github"))
+    c.add_argument("--select", type=_codes, help="comma-separated codes or prefixes to enable (e.g. FG1,FG301)")
+    c.add_argument("--ignore", type=_codes, help="comma-separated codes or prefixes to disable")
+    c.add_argument("--extend-select", type=_codes, default=None)
+    c.add_argument("--torch-version", help="evaluate rules for this torch version (default: the installed one)")
+    c.add_argument("--root", action="append", default=[], metavar="MOD:QUALNAME",
+                   help="an extra compiled root, e.g. pkg.model:Net.forward (repeatable)")
+    c.add_argument("--config", type=Path, help="pyproject.toml to read [tool.fullgraph] from")
+    c.add_argument("--exclude", type=lambda s: [x for x in s.split(",") if x], default=None)
+    c.add_argument("--fix", action="store_true", help="apply safe fixes")
+    c.add_argument("--unsafe-fixes", action="store_true", help="with --fix/--diff: apply unsafe fixes too")
+    c.add_argument("--diff", action="store_true", help="print the fixes as a unified diff instead of writing")
+    c.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    c.add_argument("--jobs", "-j", type=int, default=None, help="parallel workers (default: CPU count)")
+    c.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+
+    r = sub.add_parser("rules", help="list the rules")
+    r.add_argument("--format", choices=("text", "json"), default="text")
+
+    e = sub.add_parser("explain", help="print a rule's documentation")
+    e.add_argument("rule", help="code or name, e.g. FG101 or print-call")
+
+    lsp = sub.add_parser("lsp", help="run the language server (stdio)")
+    lsp.add_argument("--tcp", action="store_true", help=argparse.SUPPRESS)
+    lsp.add_argument("--port", type=int, default=2087, help=argparse.SUPPRESS)
+
+    for add in _EXTENSIONS:
+        add(sub)
+    return p
+
+
+# Other modules register subcommands here: add(subparsers) defines the parser and sets `func`.
+_EXTENSIONS: list = []
+
+
+def _load_config(args):
+    from .config import Config, apply_settings, discover, load_pyproject
+
+    if getattr(args, "config", None):
+        if not args.config.is_file():
+            raise UsageError(f"config file not found: {args.config}")
+        cfg = load_pyproject(args.config)
+    else:
+        start = args.paths[0] if getattr(args, "paths", None) else Path.cwd()
+        cfg = discover(Path(start) if Path(start).exists() else Path.cwd())
+    overrides = {}
+    if getattr(args, "select", None) is not None:
+        overrides["select"] = args.select
+    if getattr(args, "ignore", None) is not None:
+        overrides["ignore"] = args.ignore
+    if getattr(args, "extend_select", None):
+        overrides["extend-select"] = args.extend_select
+    if getattr(args, "torch_version", None):
+        overrides["torch-version"] = args.torch_version
+    if getattr(args, "exclude", None) is not None:
+        overrides["exclude"] = args.exclude
+    apply_settings(cfg, overrides, "command line")
+    if getattr(args, "root", None):
+        cfg.roots = list(cfg.roots) + list(args.root)
+    if cfg.torch_version is None and getattr(args, "torch_version", None):
+        raise UsageError(f"invalid --torch-version {args.torch_version!r}")
+    return cfg if isinstance(cfg, Config) else cfg
+
+
+def cmd_check(args) -> int:
+    from .api import Workspace
+    from .output import format_github, format_json, format_sarif, format_text
+
+    cfg = _load_config(args)
+    for w in cfg.warnings:
+        print(f"fullgraph: warning: {w}", file=sys.stderr)
+    paths = args.paths or [Path(".")]
+    for p in paths:
+        if not p.exists():
+            raise UsageError(f"path does not exist: {p}")
+    ws = Workspace(cfg)
+    result = ws.check(paths, jobs=args.jobs)
+    if args.fix or args.diff:
+        from .fixes.apply import fix_paths
+
+        changed = fix_paths(ws, result, unsafe=args.unsafe_fixes, diff=args.diff, out=sys.stdout)
+        if args.fix and not args.diff:
+            result = Workspace(cfg).check(paths, jobs=args.jobs)
+            if changed:
+                print(f"fullgraph: fixed {changed} finding{'s' if changed != 1 else ''}", file=sys.stderr)
+    base = cfg.project_root or os.getcwd()
+    if args.format == "json":
+        out = format_json(result)
+    elif args.format == "sarif":
+        out = format_sarif(result.findings, base=os.getcwd())
+    elif args.format == "github":
+        out = format_github(result.findings, base=os.getcwd())
+    else:
+        color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
+        out = format_text(result.findings, result.files_checked, result.torch_version, result.torch_source,
+                          base=os.getcwd(), color=color)
+    del base
+    if out and not (args.diff and args.format == "text" and not result.findings):
+        print(out)
+    if result.findings and not args.exit_zero:
+        return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+def cmd_rules(args) -> int:
+    from .output import format_rules
+
+    print(format_rules(args.format))
+    return EXIT_CLEAN
+
+
+def cmd_explain(args) -> int:
+    from .rules import registry
+
+    rule = registry.get(args.rule)
+    if rule is None:
+        raise UsageError(f"unknown rule {args.rule!r}; `fullgraph rules` lists them")
+    print(rule.docs_markdown())
+    return EXIT_CLEAN
+
+
+def cmd_lsp(args) -> int:
+    from .lsp.server import run
+
+    run(tcp=args.tcp, port=args.port)
+    return EXIT_CLEAN
+
+
+_COMMANDS = {"check": cmd_check, "rules": cmd_rules, "explain": cmd_explain, "lsp": cmd_lsp}
+
+
+def main(argv: list[str] | None = None) -> int:
+    _load_extensions()
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return EXIT_ERROR
+    func = getattr(args, "func", None) or _COMMANDS[args.command]
+    try:
+        return func(args)
+    except UsageError as e:
+        print(f"fullgraph: error: {e}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_CLEAN
+    except Exception as e:  # internal error: say so clearly, exit 2
+        import traceback
+
+        traceback.print_exc()
+        print(f"fullgraph: internal error: {e.__class__.__name__}: {e}", file=sys.stderr)
+        return EXIT_ERROR
+
+
+def _load_extensions() -> None:
+    """Subcommands living in their own modules (runtime capture, ...)."""
+    import importlib
+
+    for name in ("fullgraph.trace.cli",):
+        try:
+            mod = importlib.import_module(name)
+        except ImportError:
+            continue
+        add = getattr(mod, "add_subcommand", None)
+        if add is not None and add not in _EXTENSIONS:
+            _EXTENSIONS.append(add)

@@ -1,0 +1,1321 @@
+"""One pass over a module's `ast`: names resolved through imports, values tracked in statement order,
+rule events dispatched, and everything the project needs recorded in a ModuleSummary.
+
+The analyzer never imports or runs the code it reads.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import hashlib
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from ..positions import LineIndex, Span
+from ..rules import registry
+from ..rules.base import Report
+from . import values as V
+from .summary import (
+    CallSite,
+    ClassSummary,
+    Edge,
+    FunctionSummary,
+    IterUse,
+    ModuleSummary,
+    RootDecl,
+    Site,
+)
+from .values import U, Val
+
+_BUILTINS = frozenset(dir(builtins))
+_SUPPRESS_RE = re.compile(r"#\s*fullgraph:\s*ignore(?:\[(?P<codes>[A-Za-z0-9_,\s]*)\])?", re.I)
+
+
+@dataclass
+class Event:
+    """What a rule sees: one call, method call or syntactic event, with resolved values."""
+
+    kind: str  # "call" | "method" | a hook name
+    node: ast.AST
+    fn: "FunctionAnalyzer"
+    q: str | None = None  # qualified callee
+    method: str | None = None
+    recv: Val | None = None
+    args: list[Val] = field(default_factory=list)
+    kwargs: dict[str, Val] = field(default_factory=dict)
+    value: Val | None = None  # hook subject
+
+    def text(self, node: ast.AST | None = None) -> str:
+        return self.fn.mod.text_of(node or self.node)
+
+    def arg_is_tensor_like(self, v: Val) -> bool:
+        return v.kind in (V.TENSOR, V.CONST, V.FSTRING)
+
+
+def module_name_for(path: str, root: str | None = None) -> tuple[str, bool]:
+    """Dotted module name from the file's package (parent dirs holding __init__.py)."""
+    import os
+
+    path = os.path.abspath(path)
+    d, fname = os.path.split(path)
+    stem = fname[:-3] if fname.endswith(".py") else fname.rsplit(".", 1)[0]
+    is_pkg = stem == "__init__"
+    parts = [] if is_pkg else [stem]
+    while os.path.isfile(os.path.join(d, "__init__.py")):
+        d, pkg = os.path.split(d)
+        parts.insert(0, pkg)
+        if not pkg:
+            break
+    return ".".join(p for p in parts if p) or stem, is_pkg
+
+
+class ModuleAnalyzer:
+    def __init__(self, path: str, text: str, modname: str, is_package: bool = False):
+        self.path = path
+        self.text = text
+        self.modname = modname
+        self.is_package = is_package
+        self.lines = LineIndex(text)
+        self.summary = ModuleSummary(
+            name=modname, path=path, text_hash=hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+        )
+        self.summary.line_count = len(self.lines.lines)
+        self.bindings: dict[str, Val] = {}
+        self._pending: list[tuple[ast.AST, str, str | None, "FunctionAnalyzer | None"]] = []
+        # qualname -> (fullgraph flag, compiled?, disabled, opaque) from decorators
+        self.decorations: dict[str, tuple] = {}
+
+    # ---- helpers -------------------------------------------------------------------------------
+    def span(self, node: ast.AST) -> Span:
+        return self.lines.span_from_ast(node)
+
+    def text_of(self, node: ast.AST) -> str:
+        try:
+            seg = ast.get_source_segment(self.text, node)
+        except Exception:
+            seg = None
+        if seg is None:
+            try:
+                seg = ast.unparse(node)
+            except Exception:
+                seg = "?"
+        seg = " ".join(seg.split())
+        return seg if len(seg) <= 80 else seg[:77] + "..."
+
+    def absolute(self, module: str | None, level: int) -> str:
+        if not level:
+            return module or ""
+        base = self.modname.split(".")
+        if not self.is_package:
+            base = base[:-1]
+        if level > 1:
+            base = base[: len(base) - (level - 1)] if level - 1 <= len(base) else []
+        return ".".join([*base, module] if module else base)
+
+    # ---- entry ---------------------------------------------------------------------------------
+    def run(self) -> ModuleSummary:
+        try:
+            tree = ast.parse(self.text, filename=self.path, type_comments=False)
+        except SyntaxError as e:
+            line = max((e.lineno or 1) - 1, 0)
+            col = max((e.offset or 1) - 1, 0)
+            # SyntaxError.offset counts characters in 3.10+ for str input
+            end_line = max(((getattr(e, "end_lineno", None) or e.lineno or 1) - 1), line)
+            end_col = getattr(e, "end_offset", None)
+            end_col = max(end_col - 1, col + 1) if end_col and end_line == line else col + 1
+            self.summary.syntax_error = (f"SyntaxError: {e.msg}", Span.of(line, col, end_line, end_col))
+            self._suppressions()
+            return self.summary
+        except (ValueError, RecursionError, MemoryError) as e:
+            self.summary.syntax_error = (f"cannot parse: {e}", Span.of(0, 0, 0, 0))
+            return self.summary
+        self._suppressions()
+        top = FunctionAnalyzer(self, None, tree, qualname=self.modname, cls=None, module_level=True)
+        top.analyze_module(tree.body)
+        self.bindings = top.env
+        for name, v in top.env.items():
+            if v.kind == V.REF:
+                self.summary.bindings[name] = ("ref", v.q)
+            elif v.kind == V.INSTANCE:
+                self.summary.bindings[name] = ("instance", v.q)
+            elif v.kind == V.COMPILED:
+                self.summary.bindings[name] = ("compiled", v.q)
+            elif v.kind == V.OPAQUE:
+                self.summary.bindings[name] = ("opaque", v.q)
+            else:
+                self.summary.bindings[name] = ("value", None)
+        # Function bodies run after the module is imported: analyse them with the final bindings.
+        while self._pending:
+            node, qual, cls, parent = self._pending.pop(0)
+            fa = FunctionAnalyzer(self, parent, node, qualname=qual, cls=cls)
+            fa.analyze_function()
+        return self.summary
+
+    def _suppressions(self) -> None:
+        if "fullgraph:" not in self.text and "FULLGRAPH:" not in self.text.upper():
+            return
+        import io
+        import tokenize
+
+        try:
+            toks = list(tokenize.generate_tokens(io.StringIO(self.text).readline))
+        except (tokenize.TokenError, SyntaxError, IndentationError):
+            toks = []
+            for i, line in enumerate(self.lines.lines):  # best effort on broken files
+                if "#" in line:
+                    toks.append(tokenize.TokenInfo(tokenize.COMMENT, line[line.index("#"):], (i + 1, 0), (i + 1, 0), line))
+        for tok in toks:
+            if tok.type != tokenize.COMMENT:
+                continue
+            m = _SUPPRESS_RE.search(tok.string)
+            if not m:
+                continue
+            codes = m.group("codes")
+            line = tok.start[0] - 1
+            if codes is None:
+                self.summary.suppressions[line] = None
+            else:
+                parsed = frozenset(c.strip().upper() for c in codes.split(",") if c.strip())
+                prev = self.summary.suppressions.get(line, frozenset())
+                self.summary.suppressions[line] = None if prev is None else prev | parsed
+
+
+_TERMINATORS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+# Calls whose function arguments Dynamo traces as part of the caller.
+HIGHER_ORDER = frozenset({
+    "torch.cond", "torch.utils.checkpoint.checkpoint", "torch.func.vmap", "torch.vmap",
+    "builtins.map", "builtins.filter", "builtins.sorted", "functools.reduce", "functools.partial",
+    "torch._higher_order_ops.while_loop", "torch.func.grad",
+})
+
+
+def _ends_with(stmts: list[ast.stmt], kinds) -> bool:
+    return bool(stmts) and isinstance(stmts[-1], kinds)
+
+
+def _assigned_names(body: Iterable[ast.AST], out: set[str]) -> None:
+    """Names bound in a function body (not in nested scopes), as Python decides locals."""
+    stack = list(body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(n.name)
+            stack.extend(n.decorator_list)
+            if not isinstance(n, ast.ClassDef):
+                stack.extend(d for d in n.args.defaults)
+                stack.extend(d for d in n.args.kw_defaults if d is not None)
+            continue
+        if isinstance(n, ast.Lambda):
+            continue
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            out.add(n.id)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            for a in n.names:
+                out.add((a.asname or a.name).split(".")[0])
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            out.add(n.name)
+        elif isinstance(n, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            # comprehension targets are their own scope; the first iterable is evaluated here
+            stack.append(n.generators[0].iter)
+            continue
+        elif isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name:
+            out.add(n.name)
+        elif isinstance(n, ast.MatchMapping) and n.rest:
+            out.add(n.rest)
+        stack.extend(ast.iter_child_nodes(n))
+
+
+def _globals_declared(body: Iterable[ast.AST]) -> set[str]:
+    out: set[str] = set()
+    stack = list(body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.Global, ast.Nonlocal)):
+            out.update(n.names)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        else:
+            stack.extend(ast.iter_child_nodes(n))
+    return out
+
+
+def _const_bool(node: ast.AST | None) -> bool | None:
+    if node is None:
+        return None
+    if isinstance(node, ast.Constant) and isinstance(node.value, bool):
+        return node.value
+    return None
+
+
+class FunctionAnalyzer:
+    """Walks one function body (or the module body) in statement order."""
+
+    def __init__(self, mod: ModuleAnalyzer, parent: "FunctionAnalyzer | None", node: ast.AST, qualname: str,
+                 cls: str | None, module_level: bool = False):
+        self.mod = mod
+        self.parent = parent
+        self.node = node
+        self.qualname = qualname
+        self.cls = cls
+        self.module_level = module_level
+        self.env: dict[str, Val] = {}
+        self.local_names: set[str] = set()
+        self.params: dict[str, int] = {}  # param name -> position among call arguments
+        self.dead_if: tuple = ()
+        self.stmt: ast.stmt | None = None
+        self.fs: FunctionSummary | None = None
+        self._returns: list[ast.AST | None] = []
+        self._lambda_count = 0
+
+    # ---- set-up --------------------------------------------------------------------------------
+    def analyze_module(self, body: list[ast.stmt]) -> None:
+        self.block(body)
+
+    def analyze_function(self) -> None:
+        node = self.node
+        mod = self.mod
+        is_lambda = isinstance(node, ast.Lambda)
+        name = "<lambda>" if is_lambda else node.name
+        span = mod.span(node)
+        if is_lambda:
+            name_span = span
+        else:
+            # the name: after "def "/"async def " on the def line
+            line = mod.lines.line(node.lineno - 1)
+            col = line.find(node.name, line.find("def") + 3 if "def" in line else 0)
+            name_span = Span.of(node.lineno - 1, max(col, 0), node.lineno - 1, max(col, 0) + len(node.name))
+        fs = FunctionSummary(qualname=self.qualname, name=name, span=span, name_span=name_span,
+                             class_qualname=self.cls, is_async=isinstance(node, ast.AsyncFunctionDef))
+        deco = mod.decorations.get(self.qualname)
+        if deco is not None:
+            fg, is_compiled, fs.disabled, fs.opaque = deco
+            fs.compiled = fg if is_compiled else None
+        self.fs = fs
+        mod.summary.functions[self.qualname] = fs
+        args = node.args
+        all_params = [*args.posonlyargs, *args.args]
+        decorators = [] if is_lambda else node.decorator_list
+        is_static = any(self._decorator_q(d) == "builtins.staticmethod" for d in decorators)
+        is_classmethod = any(self._decorator_q(d) == "builtins.classmethod" for d in decorators)
+        first_is_self = self.cls is not None and not is_static and bool(all_params)
+        fs.is_method = first_is_self and not is_classmethod
+        for i, a in enumerate(all_params):
+            fs.params.append(a.arg)
+            if i == 0 and first_is_self:
+                self.env[a.arg] = Val(V.REF, self.cls) if is_classmethod else Val(V.SELF, self.cls)
+                continue
+            self.params[a.arg] = i - (1 if first_is_self else 0)
+            self.env[a.arg] = self._annotation_val(a.annotation)
+        for a in [args.vararg, *args.kwonlyargs, args.kwarg]:
+            if a is not None:
+                fs.params.append(a.arg)
+                self.env[a.arg] = U
+        body = [node.body] if is_lambda else node.body
+        if not is_lambda:
+            _assigned_names(body, self.local_names)
+            self.local_names -= _globals_declared(body)
+        self.local_names.update(fs.params)
+        fs.decorator_lines = [d.lineno - 1 for d in decorators]
+        if is_lambda:
+            v = self.value(node.body)
+            self._returns.append(node.body)
+            del v
+        else:
+            fs.is_generator = self._is_generator(node)
+            self.block(node.body)
+        self._finish_guard()
+
+    def _is_generator(self, node: ast.AST) -> bool:
+        stack = list(node.body)
+        while stack:
+            n = stack.pop()
+            if isinstance(n, (ast.Yield, ast.YieldFrom)):
+                return True
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                continue
+            stack.extend(ast.iter_child_nodes(n))
+        return False
+
+    def _annotation_val(self, ann: ast.AST | None) -> Val:
+        if ann is None:
+            return U
+        if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+            if ann.value in ("torch.Tensor", "Tensor"):
+                q = self.resolve_dotted(ann.value)
+                return V.TENSOR_V if q == "torch.Tensor" else U
+            return U
+        q = self.resolve_dotted_node(ann)
+        if q == "torch.Tensor":
+            return V.TENSOR_V
+        return U
+
+    def _decorator_q(self, d: ast.AST) -> str | None:
+        target = d.func if isinstance(d, ast.Call) else d
+        return self.resolve_dotted_node(target)
+
+    def _finish_guard(self) -> None:
+        fs = self.fs
+        if fs is None or not self._returns:
+            return
+        guard_atoms = None
+        for r in self._returns:
+            if r is None or (isinstance(r, ast.Constant) and r.value in (False, None)):
+                continue
+            t, atoms = self.truth(r)
+            if t == "T":
+                guard_atoms = (guard_atoms or frozenset()) | atoms
+            else:
+                return
+        fs.guard_atoms = guard_atoms
+
+    # ---- names ---------------------------------------------------------------------------------
+    def lookup(self, name: str) -> Val:
+        if name in self.env:
+            return self.env[name]
+        if name in self.local_names and not self.module_level:
+            return U
+        p = self.parent
+        while p is not None:
+            if name in p.env:
+                return p.env[name]
+            if name in p.local_names and not p.module_level:
+                return U
+            p = p.parent
+        b = self.mod.bindings.get(name) if not self.module_level else None
+        if b is not None:
+            return b
+        if name in _BUILTINS:
+            return Val(V.REF, "builtins." + name)
+        return U
+
+    def resolve_dotted(self, dotted: str) -> str | None:
+        head, _, rest = dotted.partition(".")
+        v = self.lookup(head)
+        if v.kind != V.REF:
+            return None
+        return V.canonical(f"{v.q}.{rest}" if rest else v.q)
+
+    def resolve_dotted_node(self, node: ast.AST) -> str | None:
+        """Qualified name of a Name/Attribute chain, without recording events."""
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return None
+        v = self.lookup(node.id)
+        if v.kind != V.REF:
+            return None
+        parts.append(v.q)
+        return V.canonical(".".join(reversed(parts)))
+
+    def bind(self, name: str, v: Val) -> None:
+        self.env[name] = v
+
+    # ---- recording -----------------------------------------------------------------------------
+    def site(self, code: str, node: ast.AST, message: str, callee: str | None = None,
+             data: dict | None = None) -> None:
+        if self.fs is None:
+            return
+        stmt = self.stmt if self.stmt is not None else node
+        self.fs.sites.append(Site(code=code, span=self.mod.span(node), message=message,
+                                  stmt=self.mod.span(stmt), dead_if=self.dead_if, callee=callee,
+                                  data=data or {}))
+
+    def edge(self, kind: str, target: str, attr: str | None, node: ast.AST, args=(), kwargs=()) -> None:
+        if self.fs is None or not target:
+            return
+        self.fs.edges.append(Edge(kind=kind, target=target, attr=attr, span=self.mod.span(node),
+                                  text=self.mod.text_of(node.func if isinstance(node, ast.Call) else node),
+                                  dead_if=self.dead_if, args=args, kwargs=kwargs))
+
+    def dispatch(self, ev: Event, rules) -> None:
+        for rule in rules:
+            try:
+                res = rule.check(ev)
+            except Exception:  # a rule bug must not take the analysis down
+                res = None
+            if not res:
+                continue
+            if isinstance(res, str):
+                res = Report(res)
+            data = dict(res.data)
+            callee = ev.q
+            if ev.kind == "method" and ev.recv is not None and ev.recv.kind == V.INSTANCE:
+                callee = f"{ev.recv.q}.{ev.method}"
+                base = ev.node.func.value if isinstance(ev.node, ast.Call) and \
+                    isinstance(ev.node.func, ast.Attribute) else None
+                if isinstance(base, ast.Name) and base.id not in self.local_names and \
+                        base.id in self.mod.bindings:
+                    # a module-level object: ignore_logging_functions.add(logger.info) names it so
+                    data.setdefault("receiver", f"{self.mod.modname}.{base.id}\x00{ev.method}")
+            self.site(rule.code, res.node or ev.node, res.message, callee=callee, data=data)
+
+    # ---- guards --------------------------------------------------------------------------------
+    def truth(self, node: ast.AST) -> tuple[str, frozenset]:
+        """Truth value of `node` under torch.compile: "T", "F" or "U", assuming `atoms` are guards."""
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            t, a = self.truth(node.operand)
+            return {"T": "F", "F": "T"}.get(t, "U"), a
+        if isinstance(node, ast.BoolOp):
+            parts = [self.truth(v) for v in node.values]
+            want = "F" if isinstance(node.op, ast.And) else "T"
+            for t, a in parts:
+                if t == want:
+                    return want, a
+            if all(t != "U" for t, _ in parts):
+                return ("T" if want == "F" else "F"), frozenset().union(*(a for _, a in parts))
+            return "U", frozenset()
+        if isinstance(node, ast.Name):
+            v = self.lookup(node.id)
+            if v.kind == V.GUARD:
+                return ("F" if v.negated else "T"), v.atoms
+            return "U", frozenset()
+        if isinstance(node, ast.Call) and not node.args and not node.keywords:
+            q = self.resolve_dotted_node(node.func)
+            if q is None and isinstance(node.func, ast.Name):
+                lv = self.lookup(node.func.id)
+                if lv.kind == V.LOCALFN:
+                    q = lv.q
+            if q is None:
+                return "U", frozenset()
+            if q in V.GUARD_FUNCTIONS:
+                return "T", frozenset()
+            if q.startswith(("torch.", "builtins.")):
+                return "U", frozenset()
+            return "T", frozenset({q})  # true under compile if q is a guard function
+        return "U", frozenset()
+
+    def _with_dead(self, atoms: frozenset):
+        return self.dead_if + (atoms,)
+
+    # ---- statements ----------------------------------------------------------------------------
+    def block(self, stmts: list[ast.stmt]) -> bool:
+        saved = self.dead_if
+        try:
+            for s in stmts:
+                if self.stmt_(s):
+                    return True
+            return False
+        finally:
+            self.dead_if = saved
+
+    def stmt_(self, s: ast.stmt) -> bool:
+        """Analyse one statement; True when the rest of the block cannot run (under compile)."""
+        prev = self.stmt
+        if not isinstance(s, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try,
+                              ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and not _is_match(s):
+            self.stmt = s
+        try:
+            return self._stmt(s)
+        finally:
+            self.stmt = prev
+
+    def _stmt(self, s: ast.stmt) -> bool:
+        t = type(s)
+        if t is ast.Expr:
+            self.value(s.value)
+            return False
+        if t is ast.Assign:
+            v = self.value(s.value)
+            for target in s.targets:
+                self.assign(target, v, s.value)
+            return False
+        if t is ast.AnnAssign:
+            v = self.value(s.value) if s.value is not None else U
+            if isinstance(s.target, ast.Name) and v.kind == V.UNKNOWN:
+                v = self._annotation_val(s.annotation)
+            if isinstance(s.target, ast.Attribute) and self.cls and s.value is None:
+                pass
+            self.assign(s.target, v, s.value)
+            return False
+        if t is ast.AugAssign:
+            rhs = self.value(s.value)
+            cur = self.value(s.target) if not isinstance(s.target, ast.Name) else self.lookup(s.target.id)
+            if isinstance(s.target, ast.Name):
+                self.bind(s.target.id, self._binop(cur, rhs))
+            return False
+        if t is ast.Return:
+            if s.value is not None:
+                self.value(s.value)
+                if not (isinstance(s.value, ast.Constant) and s.value.value is None) and self.fs is not None:
+                    self.fs.returns_value = True
+            self._returns.append(s.value)
+            return True
+        if t is ast.If:
+            return self._if(s)
+        if t in (ast.For, ast.AsyncFor):
+            it = self.value(s.iter)
+            self._iterate_hook(s.iter, it, "for")
+            elem = self._element_of(it, s.iter)
+            self.assign(s.target, elem, None)
+            self.block(s.body)
+            self.block(s.orelse)
+            return False
+        if t is ast.While:
+            self.cond(s.test)
+            tr, atoms = self.truth(s.test)
+            if not (tr == "F" and not atoms):
+                self.block(s.body)
+            self.block(s.orelse)
+            return False
+        if t in (ast.With, ast.AsyncWith):
+            for item in s.items:
+                v = self.value(item.context_expr)
+                self.hook("with", item.context_expr, v)
+                if item.optional_vars is not None:
+                    self.assign(item.optional_vars, self._enter_value(v), None)
+            return self.block(s.body)
+        if t is ast.Try or (hasattr(ast, "TryStar") and t is getattr(ast, "TryStar")):
+            # Handlers run only when the body raised: error paths, not traced in the normal case.
+            stop = self.block(s.body)
+            if not stop:
+                self.block(s.orelse)
+            self.block(s.finalbody)
+            return stop and not s.handlers
+        if t is ast.Raise:
+            return True
+        if t is ast.Assert:
+            # `assert tensor_cond` compiles on 2.13 (case assert_tensor_cond); the message only
+            # runs on failure.
+            self.value(s.test)
+            return False
+        if t in (ast.FunctionDef, ast.AsyncFunctionDef):
+            self._def(s)
+            return False
+        if t is ast.ClassDef:
+            self._class(s)
+            return False
+        if t is ast.Import:
+            for a in s.names:
+                if a.asname:
+                    self.bind(a.asname, Val(V.REF, V.canonical(a.name)))
+                else:
+                    head = a.name.split(".")[0]
+                    self.bind(head, Val(V.REF, head))
+                self.mod.summary.imports.add(a.name)
+            return False
+        if t is ast.ImportFrom:
+            base = self.mod.absolute(s.module, s.level)
+            if base:
+                self.mod.summary.imports.add(base)
+            for a in s.names:
+                if a.name == "*":
+                    if self.module_level:
+                        self.mod.summary.star_imports.append(base)
+                    continue
+                q = V.canonical(f"{base}.{a.name}" if base else a.name)
+                self.bind(a.asname or a.name, Val(V.REF, q))
+                if base:
+                    self.mod.summary.imports.add(f"{base}.{a.name}")
+            return False
+        if t in (ast.Break, ast.Continue):
+            return True
+        if _is_match(s):
+            self.value(s.subject)
+            for case in s.cases:
+                if case.guard is not None:
+                    self.cond(case.guard)
+                self.block(case.body)
+            return False
+        if t is ast.Delete:
+            for target in s.targets:
+                if isinstance(target, ast.Name):
+                    self.env.pop(target.id, None)
+            return False
+        return False
+
+    def _if(self, s: ast.If) -> bool:
+        tr, atoms = self.truth(s.test)
+        self.cond(s.test)
+        body_dead = tr == "F"
+        else_dead = tr == "T"
+        # `if cond: raise ...` is an error path: not traced in the normal case.
+        body_err = _ends_with(s.body, ast.Raise)
+        else_err = _ends_with(s.orelse, ast.Raise)
+        saved = self.dead_if
+        stop_body = stop_else = False
+        if not (body_dead and not atoms) and not body_err:
+            self.dead_if = self._with_dead(atoms) if body_dead else saved
+            stop_body = self.block(s.body)
+        self.dead_if = saved
+        if not (else_dead and not atoms) and not else_err:
+            self.dead_if = self._with_dead(atoms) if else_dead else saved
+            stop_else = self.block(s.orelse)
+        self.dead_if = saved
+        body_stops = stop_body or body_err
+        else_stops = stop_else or else_err
+        if else_dead and _ends_with(s.body, _TERMINATORS):
+            # `if is_compiling(): return ...`: what follows runs only when not compiling
+            if not atoms:
+                return True
+            self.dead_if = self._with_dead(atoms)
+            return False
+        if body_dead and s.orelse and _ends_with(s.orelse, _TERMINATORS):
+            if not atoms:
+                return True
+            self.dead_if = self._with_dead(atoms)
+            return False
+        return body_stops and else_stops and bool(s.orelse)
+
+    def _def(self, s: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        if self.cls is not None and self.node is not None and isinstance(self.node, ast.ClassDef):
+            qual = f"{self.qualname}.{s.name}"
+        elif self.module_level:
+            qual = f"{self.qualname}.{s.name}"
+        else:
+            qual = f"{self.qualname}.<locals>.{s.name}"
+        deco_vals = [(d, self.value(d)) for d in s.decorator_list]
+        val = Val(V.LOCALFN, qual) if not self.module_level else Val(V.REF, qual)
+        compiled = None
+        is_compiled = False
+        disabled = None
+        opaque = None
+        for d, dv in deco_vals:
+            q = self._decorator_q(d)
+            if (dv.kind == V.COMPILED and dv.attr == "decorator") or (dv.kind == V.REF and dv.q == V.COMPILE):
+                is_compiled = True
+                compiled = (dv.q == "True" if dv.q in ("True", "False") else None) if dv.kind == V.COMPILED else False
+                self.mod.summary.roots.append(RootDecl(
+                    kind="function", target=qual, attr=None, fullgraph=compiled,
+                    label="@" + self.mod.text_of(d), span=self.mod.span(d)))
+            elif q in V.DISABLE or (isinstance(d, ast.Call) and self._decorator_q(d) in V.DISABLE):
+                rec = True
+                if isinstance(d, ast.Call):
+                    for kw in d.keywords:
+                        if kw.arg == "recursive" and _const_bool(kw.value) is False:
+                            rec = False
+                disabled = "recursive" if rec else "nonrecursive"
+            elif q in V.NONSTRICT_TRACE:
+                opaque = "nonstrict_trace"
+            elif q in V.CUSTOM_OP or (isinstance(d, ast.Call) and q in V.CUSTOM_OP):
+                opaque = "custom_op"
+            elif q in V.TRITON_OP:
+                opaque = "triton_op"
+            elif q in V.ALLOW_IN_GRAPH:
+                opaque = "allow_in_graph"
+        if opaque:
+            val = Val(V.OPAQUE, qual)
+        self.bind(s.name, val)
+        # class bodies: methods are resolved through the class, not the environment
+        self.mod._pending.append((s, qual, self.cls if isinstance(self.node, ast.ClassDef) else None,
+                                  None if self.module_level or isinstance(self.node, ast.ClassDef) else self))
+        self.mod.decorations[qual] = (compiled, is_compiled, disabled, opaque)
+
+    def _class(self, s: ast.ClassDef) -> None:
+        if not (self.module_level or isinstance(self.node, ast.ClassDef)):
+            qual = f"{self.qualname}.<locals>.{s.name}"
+        else:
+            qual = f"{self.qualname}.{s.name}"
+        for d in s.decorator_list:
+            self.value(d)
+        bases = []
+        for b in s.bases:
+            self.value(b)
+            q = self.resolve_dotted_node(b)
+            bases.append(V.canonical(q) if q else "")
+        line = self.mod.lines.line(s.lineno - 1)
+        col = line.find(s.name, line.find("class") + 5 if "class" in line else 0)
+        cs = ClassSummary(qualname=qual, name=s.name, span=self.mod.span(s),
+                          name_span=Span.of(s.lineno - 1, max(col, 0), s.lineno - 1, max(col, 0) + len(s.name)),
+                          bases=bases)
+        self.mod.summary.classes[qual] = cs
+        self.bind(s.name, Val(V.REF, qual))
+        body_an = FunctionAnalyzer(self.mod, self, s, qualname=qual, cls=qual)
+        for st in s.body:
+            if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                cs.methods[st.name] = f"{qual}.{st.name}"
+                body_an._def(st)
+            elif isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name):
+                q = body_an.resolve_dotted_node(st.annotation)
+                if q and not q.startswith(("builtins.", "typing.")):
+                    cs.attrs.setdefault(st.target.id, (q,))
+            elif isinstance(st, ast.Assign):
+                # class-level aliases such as `forward = _forward_impl`
+                if isinstance(st.value, ast.Name) and st.value.id in cs.methods:
+                    for tg in st.targets:
+                        if isinstance(tg, ast.Name):
+                            cs.methods[tg.id] = cs.methods[st.value.id]
+
+    # ---- assignment ----------------------------------------------------------------------------
+    def assign(self, target: ast.AST, v: Val, value_node: ast.AST | None) -> None:
+        if isinstance(target, ast.Name):
+            if v.kind == V.GUARD and self.module_level:
+                v = U  # a module constant computed at import time is not a guard (case guard_module_constant)
+            self.bind(target.id, v)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            elem = v if v.kind in (V.TENSOR, V.DDSCALAR) else U
+            for e in target.elts:
+                self.assign(e.value if isinstance(e, ast.Starred) else e, elem, None)
+        elif isinstance(target, ast.Attribute):
+            base = target.value
+            if isinstance(base, ast.Name) and self.lookup(base.id).kind == V.SELF and self.cls:
+                self._self_attr(target.attr, v, value_node)
+            else:
+                self.value(base)
+        elif isinstance(target, ast.Subscript):
+            self.value(target.value)
+            self.value(target.slice)
+        elif isinstance(target, ast.Starred):
+            self.assign(target.value, U, None)
+
+    def _self_attr(self, attr: str, v: Val, value_node: ast.AST | None) -> None:
+        cs = self.mod.summary.classes.get(self.cls)
+        if cs is None:
+            return
+        if v.kind == V.INSTANCE and v.q:
+            if v.attr in ("container", "list"):
+                cs.containers[attr] = tuple(sorted(set(cs.containers.get(attr, ())) | set(v.q.split("|"))))
+            else:
+                cs.attrs[attr] = tuple(sorted(set(cs.attrs.get(attr, ())) | {v.q}))
+        elif v.kind in (V.LOCALFN, V.REF) and v.q:
+            cs.attrs.setdefault(attr, ())
+
+    # ---- expressions ---------------------------------------------------------------------------
+    def cond(self, node: ast.AST) -> Val:
+        """Evaluate an expression Python converts with bool() (if/while tests, `not`, and/or)."""
+        if isinstance(node, ast.BoolOp) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
+            return self.value(node)  # their operands are converted one by one
+        v = self.value(node)
+        self.hook("condition", node, v)
+        return v
+
+    def value(self, node: ast.AST | None) -> Val:
+        if node is None:
+            return U
+        t = type(node)
+        if t is ast.Name:
+            return self.lookup(node.id)
+        if t is ast.Constant:
+            return V.CONST_V
+        if t is ast.Call:
+            return self.call(node)
+        if t is ast.Attribute:
+            return self._attr(self.value(node.value), node.attr)
+        if t is ast.Compare:
+            vals = [self.value(node.left)] + [self.value(c) for c in node.comparators]
+            if all(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):
+                v = U
+            elif any(x.kind == V.TENSOR for x in vals):
+                v = V.TENSOR_V
+            elif any(x.kind == V.DDSCALAR for x in vals):
+                v = V.DDSCALAR_V
+            elif all(x.kind in (V.STATIC, V.CONST) for x in vals):
+                v = V.STATIC_V
+            else:
+                v = U
+            return v
+        if t is ast.BoolOp:
+            out = []
+            want = "F" if isinstance(node.op, ast.And) else "T"
+            saved = self.dead_if
+            last = node.values[-1]
+            for operand in node.values:
+                # every operand but the last is converted with bool(); the last is the value
+                out.append(self.cond(operand) if operand is not last else self.value(operand))
+                tr, atoms = self.truth(operand)
+                if tr == want:
+                    if not atoms:
+                        break
+                    self.dead_if = self._with_dead(atoms)
+            self.dead_if = saved
+            if any(x.kind == V.GUARD for x in out):
+                return U
+            return out[-1] if out and all(x.kind == out[0].kind for x in out) else U
+        if t is ast.UnaryOp:
+            if isinstance(node.op, ast.Not):
+                inner = self.cond(node.operand)
+                if inner.kind == V.GUARD:
+                    return Val(V.GUARD, atoms=inner.atoms, negated=not inner.negated)
+                return V.DDSCALAR_V if inner.kind == V.DDSCALAR else U
+            inner = self.value(node.operand)
+            if inner.kind in (V.TENSOR, V.DDSCALAR, V.STATIC, V.CONST):
+                return inner if inner.kind != V.CONST else V.CONST_V
+            return U
+        if t is ast.BinOp:
+            left = self.value(node.left)
+            right = self.value(node.right)
+            if isinstance(node.op, ast.Mod) and isinstance(node.left, (ast.Constant, ast.JoinedStr)) and \
+                    isinstance(getattr(node.left, "value", None), str):
+                self.hook("percent_format", node, right)
+                return U
+            return self._binop(left, right)
+        if t is ast.IfExp:
+            tr, atoms = self.truth(node.test)
+            self.cond(node.test)
+            saved = self.dead_if
+            vb = vo = U
+            if not (tr == "F" and not atoms):
+                self.dead_if = self._with_dead(atoms) if tr == "F" else saved
+                vb = self.value(node.body)
+            self.dead_if = saved
+            if not (tr == "T" and not atoms):
+                self.dead_if = self._with_dead(atoms) if tr == "T" else saved
+                vo = self.value(node.orelse)
+            self.dead_if = saved
+            if tr == "T" and not atoms:
+                return vb
+            if tr == "F" and not atoms:
+                return vo
+            return vb if vb == vo else U
+        if t is ast.Subscript:
+            base = self.value(node.value)
+            idx = self.value(node.slice)
+            if base.kind == V.TENSOR:
+                self.hook("subscript", node, idx)
+                return V.TENSOR_V
+            if base.kind == V.STATIC:
+                return V.STATIC_V
+            if base.kind == V.DDSCALAR:
+                return V.DDSCALAR_V
+            if base.kind == V.SELFATTR:
+                return Val(V.ITEMOF, base.q, base.attr)
+            return U
+        if t is ast.JoinedStr:
+            for part in node.values:
+                if isinstance(part, ast.FormattedValue):
+                    self.value(part.value)
+                    if part.format_spec is not None:
+                        self.value(part.format_spec)
+            return Val(V.FSTRING)
+        if t is ast.FormattedValue:
+            self.value(node.value)
+            return U
+        if t in (ast.List, ast.Tuple, ast.Set):
+            vals = [self.value(e.value if isinstance(e, ast.Starred) else e) for e in node.elts]
+            if vals and all(x.kind == V.INSTANCE and x.attr != "container" for x in vals):
+                return Val(V.INSTANCE, "|".join(sorted({x.q for x in vals})), attr="list")
+            return U
+        if t is ast.Dict:
+            vals = []
+            for k, val in zip(node.keys, node.values):
+                if k is not None:
+                    self.value(k)
+                vals.append(self.value(val))
+            if vals and all(x.kind == V.INSTANCE and x.attr != "container" for x in vals):
+                return Val(V.INSTANCE, "|".join(sorted({x.q for x in vals})), attr="list")
+            return U
+        if t in (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp):
+            return self._comprehension(node)
+        if t is ast.Lambda:
+            self._lambda_count += 1
+            qual = f"{self.qualname}.<lambda:{node.lineno}:{node.col_offset}>"
+            self.mod._pending.append((node, qual, None, self))
+            # a lambda made in traced code is (almost always) called by it: map, sorted, cond, ...
+            self.edge("call", qual, None, node)
+            return Val(V.LOCALFN, qual)
+        if t is ast.NamedExpr:
+            v = self.value(node.value)
+            self.assign(node.target, v, node.value)
+            return v
+        if t is ast.Starred:
+            return self.value(node.value)
+        if t is ast.Await:
+            self.value(node.value)
+            self.hook("await", node, U)
+            return U
+        if t in (ast.Yield, ast.YieldFrom):
+            self.value(node.value)
+            return U
+        if t is ast.Slice:
+            vals = [self.value(x) for x in (node.lower, node.upper, node.step) if x is not None]
+            return V.STATIC_V if all(x.kind in (V.STATIC, V.CONST) for x in vals) else U
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                self.value(child)
+        return U
+
+    def _comprehension(self, node) -> Val:
+        saved_env = dict(self.env)
+        elem_vals: list[Val] = []
+        for gen in node.generators:
+            it = self.value(gen.iter)
+            self.assign(gen.target, self._element_of(it, gen.iter), None)
+            for cond in gen.ifs:
+                self.cond(cond)
+        if isinstance(node, ast.DictComp):
+            self.value(node.key)
+            elem_vals.append(self.value(node.value))
+        else:
+            elem_vals.append(self.value(node.elt))
+        self.env = saved_env
+        if isinstance(node, ast.GeneratorExp):
+            return Val(V.ITERATOR)
+        if elem_vals and elem_vals[0].kind == V.INSTANCE and elem_vals[0].attr != "container":
+            return Val(V.INSTANCE, elem_vals[0].q, attr="list")
+        return U
+
+    def _binop(self, left: Val, right: Val) -> Val:
+        kinds = (left.kind, right.kind)
+        if V.TENSOR in kinds:
+            return Val(V.TENSOR, float_dtype=left.float_dtype or right.float_dtype)
+        if V.DDSCALAR in kinds:
+            return V.DDSCALAR_V
+        if all(k in (V.STATIC, V.CONST) for k in kinds):
+            return V.STATIC_V
+        return U
+
+    def _attr(self, base: Val, attr: str) -> Val:
+        k = base.kind
+        if k == V.REF and base.q:
+            return Val(V.REF, V.canonical(f"{base.q}.{attr}"))
+        if k == V.SELF:
+            return Val(V.SELFATTR, base.q, attr)
+        if k == V.TENSOR:
+            if attr in V.TENSOR_STATIC_ATTRS:
+                return V.STATIC_V
+            if attr in V.TENSOR_ATTRS:
+                return Val(V.TENSOR, float_dtype=base.float_dtype)
+            return U
+        if k == V.STATIC:
+            return V.STATIC_V
+        return U
+
+    def _element_of(self, it: Val, node: ast.AST) -> Val:
+        if it.kind == V.SELFATTR:
+            return Val(V.ITEMOF, it.q, it.attr)
+        if it.kind == V.TENSOR:
+            return V.TENSOR_V
+        if it.kind == V.INSTANCE and it.attr == "list":
+            return Val(V.INSTANCE, it.q)
+        if it.kind == V.STATIC:
+            return V.STATIC_V
+        return U
+
+    def _enter_value(self, v: Val) -> Val:
+        return U
+
+    def hook(self, name: str, node: ast.AST, v: Val) -> None:
+        rules = registry.HOOKS.get(name)
+        if rules:
+            self.dispatch(Event(kind=name, node=node, fn=self, value=v), rules)
+
+    def _iterate_hook(self, node: ast.AST, v: Val, how: str) -> None:
+        if isinstance(node, ast.Name) and node.id in self.params and self.fs is not None \
+                and self.env.get(node.id, U).kind == V.UNKNOWN and self._param_untouched(node.id):
+            self.fs.iter_uses.append(IterUse(param=node.id, index=self.params[node.id],
+                                             span=self.mod.span(node), how=how, dead_if=self.dead_if))
+
+    def _param_untouched(self, name: str) -> bool:
+        return name not in self._reassigned
+
+    @property
+    def _reassigned(self) -> set:
+        r = getattr(self, "_reassigned_cache", None)
+        if r is None:
+            r = set()
+            if not isinstance(self.node, (ast.Module, ast.ClassDef, ast.Lambda)):
+                for n in ast.walk(self.node):
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                        r.add(n.id)
+            self._reassigned_cache = r
+        return r
+
+    # ---- calls ---------------------------------------------------------------------------------
+    def _arg_kind(self, node: ast.AST, v: Val) -> str:
+        """How an argument may feed next()/for in the callee: an iterator, or a call's result."""
+        if v.kind == V.ITERATOR:
+            return "iter"
+        if isinstance(node, ast.Call):
+            q = self.resolve_dotted_node(node.func)
+            if q is None and isinstance(node.func, ast.Name):
+                lv = self.lookup(node.func.id)
+                q = lv.q if lv.kind == V.LOCALFN else None
+            if q and not q.startswith("builtins."):
+                return f"call:{q}"
+        return ""
+
+    def call(self, node: ast.Call) -> Val:
+        func = node.func
+        recv: Val | None = None
+        method = None
+        fval: Val
+        if isinstance(func, ast.Attribute):
+            recv = self.value(func.value)
+            method = func.attr
+            fval = self._attr(recv, method)
+        else:
+            fval = self.value(func)
+        args = [self.value(a.value if isinstance(a, ast.Starred) else a) for a in node.args]
+        kwargs = {kw.arg: self.value(kw.value) for kw in node.keywords if kw.arg}
+        for kw in node.keywords:
+            if kw.arg is None:
+                self.value(kw.value)
+        arg_kinds = tuple(self._arg_kind(a, v) for a, v in zip(node.args, args))
+        kw_kinds = tuple((kw.arg, self._arg_kind(kw.value, kwargs[kw.arg])) for kw in node.keywords if kw.arg)
+        gen = kwargs.get("generator")
+        if gen is not None and gen.kind == V.INSTANCE and gen.q == "torch.Generator":
+            self.hook("generator_kwarg", node, gen)
+        # a nested function handed to another call (checkpoint, cond, map, ...) is traced with it
+        for a, v in zip(node.args, args):
+            if v.kind == V.LOCALFN and v.q and not isinstance(a, ast.Lambda):
+                self.edge("call", v.q, None, a)
+
+        if fval.kind == V.REF and fval.q:
+            q = fval.q
+            return self._call_ref(node, q, args, kwargs, arg_kinds, kw_kinds)
+        if recv is not None and method is not None:
+            return self._call_method(node, recv, method, args, kwargs, arg_kinds, kw_kinds)
+        k = fval.kind
+        if k == V.LOCALFN and fval.q:
+            self.edge("call", fval.q, None, node, arg_kinds, kw_kinds)
+            self.mod.summary.call_sites.append(CallSite(fval.q, False, arg_kinds, kw_kinds, self.mod.span(node)))
+            return U
+        if k == V.INSTANCE and fval.q and fval.attr is None:
+            self.edge("module_call", fval.q, None, node)
+            return U
+        if k == V.SELFATTR:
+            self.edge("attr_call", fval.q, fval.attr, node)
+            return U
+        if k == V.ITEMOF:
+            self.edge("item_call", fval.q, fval.attr, node)
+            return U
+        if k == V.COMPILED and fval.attr == "decorator":
+            return U
+        return U
+
+    def _fullgraph_flag(self, node: ast.Call) -> bool | None:
+        for kw in node.keywords:
+            if kw.arg == "fullgraph":
+                return _const_bool(kw.value)
+        return False
+
+    def _call_ref(self, node, q, args, kwargs, arg_kinds, kw_kinds) -> Val:
+        mod = self.mod
+        if q == V.COMPILE:
+            fg = self._fullgraph_flag(node)
+            if not node.args:
+                return Val(V.COMPILED, "True" if fg else ("False" if fg is False else "None"), attr="decorator")
+            self._root_from(node, node.args[0], args[0], fg)
+            return Val(V.COMPILED, None)
+        if q in V.GUARD_FUNCTIONS:
+            return Val(V.GUARD)
+        if q in V.NONSTRICT_TRACE or q in V.ALLOW_IN_GRAPH:
+            if node.args and self.module_level and q in V.ALLOW_IN_GRAPH:
+                tq = self._callable_q(node.args[0], args[0])
+                if tq:
+                    mod.summary.allow_in_graph.add(tq)
+            return Val(V.OPAQUE, self._callable_q(node.args[0], args[0]) if node.args else None)
+        if q in V.DISABLE and node.args:
+            return Val(V.OPAQUE, None)
+        if q == "builtins.next" and node.args:
+            self._iterate_hook(node.args[0], args[0], "next")
+        rules = registry.call_rules(q)
+        if rules:
+            self.dispatch(Event(kind="call", node=node, fn=self, q=q, args=args, kwargs=kwargs), rules)
+        if q in HIGHER_ORDER:
+            for a, v in zip(node.args, args):
+                if v.kind == V.REF and v.q and not v.q.startswith(("builtins.", "torch.")):
+                    self.edge("call", v.q, None, a)
+        if not q.startswith(("builtins.", "torch.")):
+            self.edge("call", q, None, node, arg_kinds, kw_kinds)
+            mod.summary.call_sites.append(CallSite(q, False, arg_kinds, kw_kinds, mod.span(node)))
+        return self._ref_result(q, node, args, kwargs)
+
+    def _ref_result(self, q: str, node: ast.Call, args: list[Val], kwargs: dict) -> Val:
+        if q.startswith("builtins."):
+            name = q[9:]
+            if name in ("iter", "zip", "map", "filter", "enumerate", "reversed"):
+                return Val(V.ITERATOR)
+            if name in ("int", "float", "bool") and args and args[0].kind == V.TENSOR:
+                return V.DDSCALAR_V
+            if name in ("int", "float", "abs", "round", "min", "max", "sum") and args and \
+                    all(a.kind in (V.DDSCALAR, V.CONST, V.STATIC) for a in args) and \
+                    any(a.kind == V.DDSCALAR for a in args):
+                return V.DDSCALAR_V
+            if name in ("len",):
+                return V.STATIC_V
+            if name in ("int", "float", "bool", "str", "tuple") and args and \
+                    all(a.kind in (V.STATIC, V.CONST) for a in args):
+                return V.STATIC_V
+            if name == "super":
+                return Val(V.SUPER, self.cls)
+            return U
+        if q.startswith("torch."):
+            if q == "torch.where" and len(node.args) == 1:
+                return U
+            if q in ("torch.max", "torch.min") and len(node.args) + len(node.keywords) == 1:
+                return V.TENSOR_V
+            if q == "torch.where" and len(node.args) == 3:
+                return V.TENSOR_V
+            if q in ("torch.equal", "torch.allclose", "torch.is_nonzero"):
+                return Val(V.DDSCALAR, q)
+            if q == "torch.Generator":
+                return Val(V.INSTANCE, q)
+            if q in V.EXTENSION_LOADERS:
+                return Val(V.INSTANCE, V.EXTENSION_MODULE)
+            if V.torch_call_returns_tensor(q):
+                return Val(V.TENSOR, float_dtype=q in V.FLOAT_FACTORIES or q.startswith("torch.nn.functional."))
+            last = q.rsplit(".", 1)[-1]
+            if last[:1].isupper():
+                if q in V.MODULE_CONTAINERS:
+                    return self._container(node, args, kwargs)
+                return Val(V.INSTANCE, q)
+            return U
+        if q == "logging.getLogger":
+            return Val(V.INSTANCE, "logging.Logger")
+        if q in V.EXTENSION_LOADERS:
+            return Val(V.INSTANCE, V.EXTENSION_MODULE)
+        last = q.rsplit(".", 1)[-1]
+        if last[:1].isupper() and not last.isupper():
+            return Val(V.INSTANCE, q)  # PEP 8 class name: the project checks it really is a class
+        if q.startswith("numpy.") or q.startswith("math."):
+            if any(a.kind == V.DDSCALAR for a in args):
+                return V.DDSCALAR_V
+            return U
+        return U
+
+    def _container(self, node: ast.Call, args: list[Val], kwargs: dict) -> Val:
+        classes: set[str] = set()
+        for a in args:
+            if a.kind == V.INSTANCE and a.q and a.attr in (None, "list"):
+                classes.update(a.q.split("|"))
+        if classes:
+            return Val(V.INSTANCE, "|".join(sorted(classes)), attr="container")
+        return Val(V.INSTANCE, "torch.nn.Module", attr="container")
+
+    def _callable_q(self, node: ast.AST, v: Val) -> str | None:
+        if v.kind in (V.REF, V.LOCALFN) and v.q:
+            return v.q
+        return None
+
+    def _root_from(self, call: ast.Call, target: ast.AST, tv: Val, fg: bool | None) -> None:
+        mod = self.mod
+        label = mod.text_of(call)
+        span = mod.span(call)
+        decl = None
+        if tv.kind in (V.REF, V.LOCALFN) and tv.q:
+            last = tv.q.rsplit(".", 1)[-1]
+            kind = "function"
+            decl = RootDecl(kind=kind, target=tv.q, attr=None, fullgraph=fg, label=label, span=span)
+            del last
+        elif tv.kind == V.INSTANCE and tv.q and tv.attr in (None, "callresult"):
+            decl = RootDecl(kind="module", target=tv.q, attr=None, fullgraph=fg, label=label, span=span)
+        elif tv.kind == V.SELFATTR:
+            decl = RootDecl(kind="attr", target=tv.q, attr=tv.attr, fullgraph=fg, label=label, span=span)
+        elif isinstance(target, ast.Attribute):
+            base = target.value
+            bv = self.lookup(base.id) if isinstance(base, ast.Name) else U
+            if bv.kind == V.INSTANCE and bv.q:
+                decl = RootDecl(kind="method", target=bv.q, attr=target.attr, fullgraph=fg, label=label, span=span)
+            elif bv.kind == V.SELF:
+                decl = RootDecl(kind="method", target=bv.q, attr=target.attr, fullgraph=fg, label=label, span=span)
+        if decl is not None:
+            mod.summary.roots.append(decl)
+        else:
+            mod.summary.unresolved_roots.append((label, span))
+
+    def _call_method(self, node, recv: Val, method: str, args, kwargs, arg_kinds, kw_kinds) -> Val:
+        mod = self.mod
+        k = recv.kind
+        # rules keyed on method names see every receiver; they decide on its kind
+        rules = registry.METHODS.get(method)
+        if rules:
+            self.dispatch(Event(kind="method", node=node, fn=self, method=method, recv=recv, args=args,
+                                kwargs=kwargs), rules)
+        if method == "compile" and k in (V.INSTANCE, V.SELFATTR) and recv.q and recv.attr in (None, "callresult"):
+            fg = self._fullgraph_flag(node)
+            label = mod.text_of(node)
+            if k == V.INSTANCE:
+                mod.summary.roots.append(RootDecl("module", recv.q, None, fg, label, mod.span(node)))
+            else:
+                mod.summary.roots.append(RootDecl("attr", recv.q, recv.attr, fg, label, mod.span(node)))
+            return U
+        if method in V.HOOK_METHODS and args:
+            hv = args[0]
+            target = None
+            if hv.kind in (V.REF, V.LOCALFN) and hv.q:
+                target = ("call", hv.q, None)
+            elif hv.kind == V.SELFATTR and hv.q:
+                target = ("method", hv.q, hv.attr)
+            owner = None
+            if k == V.SELF:
+                owner = ("class", self.cls, None)
+            elif k == V.INSTANCE and recv.q and recv.attr is None:
+                owner = ("class", recv.q, None)
+            elif k == V.SELFATTR and recv.q:
+                owner = ("attr", recv.q, recv.attr)
+            if owner and target:
+                mod.summary.hooks.append((owner, target))
+            return U
+        if k == V.REF and recv.q and method in ("add", "update") and args and \
+                (recv.q in V.IGNORE_LOGGING_SETS or recv.q in V.REORDERABLE_SETS):
+            targets = self._registered(node.args[0], args[0], method)
+            dest = mod.summary.ignored if recv.q in V.IGNORE_LOGGING_SETS else mod.summary.reorderable
+            dest.update(targets)
+            return U
+        if k == V.SELF:
+            self.edge("method", recv.q, method, node, arg_kinds, kw_kinds)
+            mod.summary.call_sites.append(CallSite(f"{recv.q}.{method}", True, arg_kinds, kw_kinds, mod.span(node)))
+            return U
+        if k == V.SUPER:
+            if recv.q:
+                self.edge("super", recv.q, method, node, arg_kinds, kw_kinds)
+            return U
+        if k == V.INSTANCE and recv.q:
+            if recv.q == V.EXTENSION_MODULE:
+                self.hook("extension_call", node, recv)
+                return U
+            if recv.q == "torch.Generator" and method == "manual_seed":
+                return recv  # returns the generator itself
+            if recv.attr is None and not recv.q.startswith(("torch.", "logging.", "builtins.")):
+                self.edge("method", recv.q, method, node, arg_kinds, kw_kinds)
+                mod.summary.call_sites.append(CallSite(f"{recv.q}.{method}", True, arg_kinds, kw_kinds,
+                                                       mod.span(node)))
+            return U
+        if k == V.SELFATTR:
+            self.edge("attr_method", recv.q, f"{recv.attr}.{method}", node)
+            return U
+        if k == V.TENSOR or (k == V.UNKNOWN and method in V.TENSOR_DISTINCTIVE_METHODS):
+            if method in ("item",):
+                return V.DDSCALAR_V
+            if method == "tolist":
+                return V.DDSCALAR_V
+            if method in ("size", "dim", "numel", "nelement", "element_size", "stride", "ndimension"):
+                return V.STATIC_V
+            if method in V.TENSOR_STATIC_METHODS:
+                return U
+            if method in ("split", "chunk", "unbind", "sort", "topk", "max", "min") and \
+                    (args or kwargs):
+                return U
+            return Val(V.TENSOR, float_dtype=recv.float_dtype or method in V.FLOAT_METHODS)
+        if k == V.UNKNOWN and method == "item":
+            return V.DDSCALAR_V
+        if k == V.STATIC:
+            return V.STATIC_V
+        return U
+
+    def _registered(self, node: ast.AST, v: Val, method: str) -> set[str]:
+        """Functions named in ignore_logging_functions.add(x) / .update([...])."""
+        out: set[str] = set()
+        items = [node]
+        if method == "update" and isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            items = list(node.elts)
+        for it in items:
+            q = self.resolve_dotted_node(it)
+            if q:
+                out.add(q)
+                continue
+            if isinstance(it, ast.Attribute) and isinstance(it.value, ast.Name):
+                bv = self.lookup(it.value.id)
+                if bv.kind == V.INSTANCE and bv.q:
+                    # a bound method of a module-level object, e.g. logger.info
+                    out.add(f"{self.mod.modname}.{it.value.id}\x00{it.attr}")
+            elif isinstance(it, ast.Name):
+                lv = self.lookup(it.id)
+                if lv.q:
+                    out.add(lv.q)
+        return out
+
+
+def _is_match(s: ast.AST) -> bool:
+    return type(s).__name__ == "Match"
+
+
+def analyze(path: str, text: str, modname: str | None = None, is_package: bool | None = None) -> ModuleSummary:
+    if modname is None:
+        modname, pkg = module_name_for(path)
+        if is_package is None:
+            is_package = pkg
+    return ModuleAnalyzer(path, text, modname, bool(is_package)).run()

@@ -1,0 +1,553 @@
+"""The project: module summaries tied together by qualified names.
+
+It resolves names across modules (imports, re-exports, star imports, class hierarchies), finds
+the compiled roots, walks every call reachable from each root, and turns the sites it reaches into
+findings with their root and call path.  Module summaries are cached by content, so re-checking
+after an edit re-analyses only the edited file; reachability is recomputed (it is cheap).
+"""
+from __future__ import annotations
+
+import os
+from collections import deque
+from dataclasses import dataclass
+from typing import Iterable
+
+from ..config import Config
+from ..model import ERROR, WARNING, Finding, Location, RootInfo, Step
+from ..rules import registry
+from ..rules.base import BOTH, FULLGRAPH, PARTIAL
+from . import values as V
+from .summary import ClassSummary, Edge, FunctionSummary, ModuleSummary, RootDecl, Site
+
+_MAX_DEPTH = 64  # call-path depth limit (recursion, generated code)
+
+
+@dataclass
+class Reached:
+    fs: FunctionSummary
+    mod: ModuleSummary
+    path: list[Step]
+
+
+@dataclass
+class RootRecord:
+    decl: RootDecl
+    mod: ModuleSummary
+    entries: list[tuple[FunctionSummary, ModuleSummary]]
+    info: RootInfo | None
+
+
+class Project:
+    def __init__(self, config: Config | None = None):
+        self.config = config or Config()
+        self.modules: dict[str, ModuleSummary] = {}  # path -> summary
+        self._by_name: dict[str, list[ModuleSummary]] = {}
+        self._fn_index: dict[str, tuple[FunctionSummary, ModuleSummary]] | None = None
+        self._guard_memo: dict[str, bool] = {}
+        self.unresolved_calls: dict[str, int] = {}
+
+    # ---- contents ------------------------------------------------------------------------------
+    def set_module(self, summary: ModuleSummary) -> None:
+        old = self.modules.get(summary.path)
+        if old is not None:
+            lst = self._by_name.get(old.name, [])
+            if old in lst:
+                lst.remove(old)
+        self.modules[summary.path] = summary
+        self._by_name.setdefault(summary.name, []).append(summary)
+        self._invalidate()
+
+    def remove_module(self, path: str) -> None:
+        old = self.modules.pop(path, None)
+        if old is not None:
+            lst = self._by_name.get(old.name, [])
+            if old in lst:
+                lst.remove(old)
+            self._invalidate()
+
+    def _invalidate(self) -> None:
+        self._fn_index = None
+        self._guard_memo = {}
+
+    @property
+    def fn_index(self) -> dict[str, tuple[FunctionSummary, ModuleSummary]]:
+        if self._fn_index is None:
+            idx: dict[str, tuple[FunctionSummary, ModuleSummary]] = {}
+            for m in self.modules.values():
+                for q, fs in m.functions.items():
+                    idx.setdefault(q, (fs, m))
+            self._fn_index = idx
+        return self._fn_index
+
+    # ---- name resolution -----------------------------------------------------------------------
+    def _module(self, name: str, near: str | None = None) -> ModuleSummary | None:
+        cands = self._by_name.get(name)
+        if not cands:
+            return None
+        if len(cands) > 1 and near:
+            d = os.path.dirname(near)
+            for c in cands:
+                if os.path.dirname(c.path) == d:
+                    return c
+        return cands[0]
+
+    def lookup(self, q: str, near: str | None = None, _depth: int = 0):
+        """q -> ("function", fs, mod) | ("class", cs, mod) | ("module", mod) | None."""
+        if not q or _depth > 12:
+            return None
+        hit = self.fn_index.get(q)
+        if hit is not None:
+            return ("function", hit[0], hit[1])
+        parts = q.split(".")
+        for i in range(len(parts), 0, -1):
+            mname = ".".join(parts[:i])
+            mod = self._module(mname, near)
+            if mod is None:
+                continue
+            rest = parts[i:]
+            if not rest:
+                return ("module", mod)
+            cq = f"{mod.name}.{rest[0]}"
+            if cq in mod.classes:
+                cs = mod.classes[cq]
+                if len(rest) == 1:
+                    return ("class", cs, mod)
+                fq = self.find_method(cs.qualname, rest[1])
+                if fq is not None and len(rest) == 2:
+                    return ("function", fq[0], fq[1])
+                return None
+            b = mod.bindings.get(rest[0])
+            if b is not None and b[0] == "ref" and b[1] and b[1] != q:
+                target = ".".join([b[1], *rest[1:]])
+                if target != q:
+                    return self.lookup(target, mod.path, _depth + 1)
+            for star in mod.star_imports:
+                r = self.lookup(".".join([star, *rest]), mod.path, _depth + 1)
+                if r is not None:
+                    return r
+            return None
+        return None
+
+    def function(self, q: str, near: str | None = None) -> tuple[FunctionSummary, ModuleSummary] | None:
+        r = self.lookup(q, near)
+        if r is not None and r[0] == "function":
+            return r[1], r[2]
+        return None
+
+    def class_(self, q: str, near: str | None = None) -> tuple[ClassSummary, ModuleSummary] | None:
+        r = self.lookup(q, near)
+        if r is not None and r[0] == "class":
+            return r[1], r[2]
+        return None
+
+    def mro(self, class_q: str, near: str | None = None) -> list[tuple[ClassSummary, ModuleSummary]]:
+        out: list[tuple[ClassSummary, ModuleSummary]] = []
+        seen: set[str] = set()
+
+        def visit(q: str, near_: str | None, depth: int) -> None:
+            if depth > 32 or q in seen:
+                return
+            c = self.class_(q, near_)
+            if c is None:
+                return
+            seen.add(c[0].qualname)
+            out.append(c)
+            for b in c[0].bases:
+                visit(b, c[1].path, depth + 1)
+
+        visit(class_q, near, 0)
+        return out
+
+    def bases_closure(self, class_q: str, near: str | None = None) -> set[str]:
+        """Every base named anywhere in the hierarchy (external ones included)."""
+        out: set[str] = set()
+        for cs, _ in self.mro(class_q, near):
+            out.update(b for b in cs.bases if b)
+        return out
+
+    def is_nn_module(self, class_q: str, near: str | None = None) -> bool:
+        return V.NN_MODULE in self.bases_closure(class_q, near)
+
+    def is_autograd_function(self, class_q: str, near: str | None = None) -> bool:
+        return bool(V.AUTOGRAD_FUNCTION & self.bases_closure(class_q, near))
+
+    def find_method(self, class_q: str, name: str, near: str | None = None, skip_first: bool = False):
+        chain = self.mro(class_q, near)
+        if skip_first:
+            chain = chain[1:]
+        for cs, mod in chain:
+            fq = cs.methods.get(name)
+            if fq and fq in mod.functions:
+                return mod.functions[fq], mod
+        return None
+
+    def attr_types(self, class_q: str, attr: str, near: str | None = None, containers: bool = False) -> list[str]:
+        out: list[str] = []
+        for cs, _ in self.mro(class_q, near):
+            src = cs.containers if containers else cs.attrs
+            for t in src.get(attr, ()):
+                if t not in out:
+                    out.append(t)
+        return out
+
+    def is_guard(self, q: str, _stack: frozenset = frozenset()) -> bool:
+        if q in V.GUARD_FUNCTIONS:
+            return True
+        if q in self._guard_memo:
+            return self._guard_memo[q]
+        if q in _stack:
+            return False
+        res = False
+        hit = self.function(q)
+        if hit is not None and hit[0].guard_atoms is not None:
+            res = all(self.is_guard(a, _stack | {q}) for a in hit[0].guard_atoms)
+        self._guard_memo[q] = res
+        return res
+
+    def dead(self, dead_if) -> bool:
+        return any(all(self.is_guard(a) for a in conj) for conj in dead_if)
+
+    # ---- calls ---------------------------------------------------------------------------------
+    def module_call(self, class_q: str, near: str | None):
+        """Calling an instance of class_q: nn.Module -> forward (+ hooks); otherwise __call__."""
+        if self.class_(class_q, near) is None:
+            return []
+        out = []
+        name = "forward" if self.is_nn_module(class_q, near) else "__call__"
+        m = self.find_method(class_q, name, near)
+        if m is not None:
+            out.append(m)
+        out.extend(self.hooks_of(class_q, near))
+        return out
+
+    def hooks_of(self, class_q: str, near: str | None):
+        out = []
+        names = {cs.qualname for cs, _ in self.mro(class_q, near)}
+        for mod in self.modules.values():
+            for owner, target in mod.hooks:
+                okind, oq, oattr = owner
+                owners = [oq] if okind == "class" else self.attr_types(oq, oattr, mod.path)
+                if not names.intersection(self._class_qualnames(owners, mod.path)):
+                    continue
+                tkind, tq, tattr = target
+                if tkind == "call":
+                    hit = self.function(tq, mod.path)
+                else:
+                    hit = self.find_method(tq, tattr, mod.path)
+                if hit is not None:
+                    out.append(hit)
+        return out
+
+    def _class_qualnames(self, qs: Iterable[str], near: str | None) -> set[str]:
+        out = set()
+        for q in qs:
+            c = self.class_(q, near)
+            if c is not None:
+                out.add(c[0].qualname)
+        return out
+
+    def resolve_edge(self, e: Edge, mod: ModuleSummary) -> list[tuple[FunctionSummary, ModuleSummary]]:
+        near = mod.path
+        k = e.kind
+        if k == "call":
+            r = self.lookup(e.target, near)
+            if r is None:
+                parent, _, last = e.target.rpartition(".")
+                if last == "apply" and parent and self.class_(parent, near) and \
+                        self.is_autograd_function(parent, near):
+                    m = self.find_method(parent, "forward", near)
+                    return [m] if m else []
+                self.unresolved_calls[e.target] = self.unresolved_calls.get(e.target, 0) + 1
+                return []
+            if r[0] == "function":
+                return [(r[1], r[2])]
+            if r[0] == "class":
+                m = self.find_method(r[1].qualname, "__init__", r[2].path)
+                return [m] if m else []
+            return []
+        if k == "method":
+            if e.attr == "apply" and self.is_autograd_function(e.target, near):
+                m = self.find_method(e.target, "forward", near)
+            else:
+                m = self.find_method(e.target, e.attr or "", near)
+            if m is not None:
+                return [m]
+            # self.sub(x) where self.sub = Sub(...): calling a module held in an attribute
+            out = []
+            for t in self.attr_types(e.target, e.attr or "", near):
+                out.extend(self.module_call(t, near))
+            return out
+        if k == "super":
+            m = self.find_method(e.target, e.attr or "", near, skip_first=True)
+            return [m] if m else []
+        if k == "module_call":
+            return self.module_call(e.target, near)
+        if k in ("attr_call", "item_call"):
+            out = []
+            types = self.attr_types(e.target, e.attr or "", near, containers=(k == "item_call"))
+            if k == "item_call":
+                types += [t for t in self.attr_types(e.target, e.attr or "", near) if t not in types]
+            for t in types:
+                out.extend(self.module_call(t, near))
+            if k == "attr_call" and not types:
+                # self.fn = some_function; self.fn(x)
+                pass
+            return out
+        if k == "attr_method":
+            attr, _, meth = (e.attr or "").partition(".")
+            out = []
+            for t in self.attr_types(e.target, attr, near):
+                m = self.find_method(t, meth, near)
+                if m:
+                    out.append(m)
+            return out
+        return []
+
+    # ---- roots ---------------------------------------------------------------------------------
+    def roots(self) -> list[RootRecord]:
+        out: list[RootRecord] = []
+        for mod in self.modules.values():
+            for decl in mod.roots:
+                out.append(self._root_record(decl, mod))
+        for spec in self.config.roots:
+            rec = self._config_root(spec)
+            if rec is not None:
+                out.append(rec)
+        return out
+
+    def _root_record(self, decl: RootDecl, mod: ModuleSummary) -> RootRecord:
+        near = mod.path
+        entries: list[tuple[FunctionSummary, ModuleSummary]] = []
+        if decl.kind == "function":
+            hit = self.function(decl.target, near)
+            if hit is not None:
+                entries.append(hit)
+            else:
+                c = self.class_(decl.target, near)
+                if c is not None:
+                    entries.extend(self.module_call(c[0].qualname, near))
+        elif decl.kind == "module":
+            entries.extend(self.module_call(decl.target, near))
+        elif decl.kind == "method":
+            m = self.find_method(decl.target, decl.attr or "", near)
+            if m is not None:
+                entries.append(m)
+        elif decl.kind == "attr":
+            for t in self.attr_types(decl.target, decl.attr or "", near):
+                entries.extend(self.module_call(t, near))
+        info = None
+        if entries:
+            info = RootInfo(qualname=entries[0][0].qualname, label=decl.label,
+                            location=Location(mod.path, decl.span), fullgraph=bool(decl.fullgraph))
+        return RootRecord(decl, mod, entries, info)
+
+    def _config_root(self, spec: str) -> RootRecord | None:
+        text = spec.strip()
+        fullgraph = True
+        if text.endswith("@graphbreaks"):
+            text, fullgraph = text[: -len("@graphbreaks")], False
+        modname, _, obj = text.partition(":")
+        q = f"{modname}.{obj}" if obj else modname
+        r = self.lookup(q)
+        if r is None:
+            return None
+        entries = []
+        if r[0] == "function":
+            entries.append((r[1], r[2]))
+            mod = r[2]
+            span = r[1].name_span
+        elif r[0] == "class":
+            entries.extend(self.module_call(r[1].qualname, r[2].path))
+            mod = r[2]
+            span = r[1].name_span
+        else:
+            return None
+        decl = RootDecl("config", q, None, fullgraph, f"roots = [\"{spec}\"] (config)", span)
+        info = RootInfo(qualname=entries[0][0].qualname if entries else q, label=decl.label,
+                        location=Location(mod.path, span), fullgraph=fullgraph) if entries else None
+        return RootRecord(decl, mod, entries, info)
+
+    # ---- findings ------------------------------------------------------------------------------
+    def findings(self, paths: Iterable[str] | None = None) -> list[Finding]:
+        want = set(paths) if paths is not None else None
+        version = self.config.torch()
+        ignored: set[str] = set()
+        reorderable: set[str] = set()
+        allowed: set[str] = set()
+        for m in self.modules.values():
+            ignored |= m.ignored
+            reorderable |= m.reorderable
+            allowed |= m.allow_in_graph
+        best: dict[tuple, Finding] = {}
+        callers = None
+
+        def emit(f: Finding) -> None:
+            if want is not None and f.path not in want:
+                return
+            if not self.config.code_enabled(f.code):
+                return
+            mod = self.modules.get(f.path)
+            if mod is not None and _suppressed(mod, f):
+                return
+            key = (f.path, f.code, f.span)
+            cur = best.get(key)
+            if cur is None or _rank(f) < _rank(cur):
+                best[key] = f
+
+        for root in self.roots():
+            if not root.entries or root.info is None:
+                continue
+            fg = root.decl.fullgraph
+            severity = ERROR if fg else WARNING
+            for fs, mod in root.entries[:1]:
+                if fs.is_generator:
+                    emit(self._make(registry.BY_CODE["FG401"], root.mod.path, root.decl.span,
+                                    f"`{fs.name}` is a generator; torch.compile cannot compile generators",
+                                    severity, root, [Step(fs.qualname, None)]))
+                if fs.is_async:
+                    emit(self._make(registry.BY_CODE["FG402"], root.mod.path, root.decl.span,
+                                    f"`{fs.name}` is `async def`; torch.compile cannot compile coroutines",
+                                    severity, root, [Step(fs.qualname, None)]))
+            for r in self._reach(root, allowed, ignored):
+                for site in r.fs.sites:
+                    if site.dead_if and self.dead(site.dead_if):
+                        continue
+                    if site.callee and (site.callee in ignored or site.data.get("receiver") in ignored):
+                        continue
+                    if site.callee and site.callee in reorderable and site.data.get("reorderable"):
+                        continue
+                    rule = registry.BY_CODE.get(site.code)
+                    if rule is None or not _applies(rule, version, fg):
+                        continue
+                    emit(self._make(rule, r.mod.path, site.span, site.message, severity, root, r.path,
+                                    data={**site.data, "stmt": site.stmt}))
+                for e in r.fs.edges:
+                    if e.dead_if and self.dead(e.dead_if):
+                        continue
+                    for tfs, tmod in self.resolve_edge(e, r.mod):
+                        if tfs.disabled and tfs.compiled is None:
+                            rule = registry.BY_CODE["FG202"]
+                            gb = "GB0099" if tfs.disabled == "nonrecursive" else "GB0098"
+                            emit(self._make(rule, r.mod.path, e.span,
+                                            f"`{tfs.name}` is decorated with torch.compiler.disable; calling it "
+                                            f"from compiled code breaks the graph ({gb})",
+                                            severity, root, r.path, data={"callee": tfs.qualname}))
+                if r.fs.iter_uses:
+                    if callers is None:
+                        callers = self._callers_index()
+                    for use in r.fs.iter_uses:
+                        if use.dead_if and self.dead(use.dead_if):
+                            continue
+                        src = self._iterator_passed(r.fs, use, callers)
+                        if src is None:
+                            continue
+                        rule = registry.BY_CODE["FG403"]
+                        if not _applies(rule, version, fg):
+                            continue
+                        emit(self._make(rule, r.mod.path, use.span,
+                                        f"`{use.param}` is an iterator passed in from outside (at {src}); "
+                                        f"`{use.how}` on it cannot be traced",
+                                        severity, root, r.path, data={"param": use.param, "how": use.how}))
+        out = sorted(best.values(), key=Finding.sort_key)
+        return out
+
+    def _reach(self, root: RootRecord, allowed: set[str], ignored: set[str]) -> Iterable[Reached]:
+        seen: set[str] = set()
+        queue: deque[Reached] = deque()
+        for fs, mod in root.entries:
+            if fs.qualname not in seen:
+                seen.add(fs.qualname)
+                queue.append(Reached(fs, mod, [Step(fs.qualname, None)]))
+        while queue:
+            r = queue.popleft()
+            yield r
+            if len(r.path) >= _MAX_DEPTH:
+                continue
+            for e in r.fs.edges:
+                if e.dead_if and self.dead(e.dead_if):
+                    continue
+                for tfs, tmod in self.resolve_edge(e, r.mod):
+                    q = tfs.qualname
+                    if q in seen or tfs.opaque or tfs.disabled or q in allowed or q in ignored:
+                        continue
+                    if tfs.compiled is not None and q != r.fs.qualname:
+                        continue  # another compiled region: its own root covers it
+                    seen.add(q)
+                    queue.append(Reached(tfs, tmod, r.path + [Step(q, Location(r.mod.path, e.span))]))
+
+    def _callers_index(self):
+        idx: dict[str, list[tuple]] = {}
+        for mod in self.modules.values():
+            for cs in mod.call_sites:
+                if not any(cs.args) and not any(k for _, k in cs.kwargs):
+                    continue
+                if cs.is_method_call:
+                    cls, _, meth = cs.target.rpartition(".")
+                    hit = self.find_method(cls, meth, mod.path)
+                else:
+                    hit = self.function(cs.target, mod.path)
+                    if hit is None:
+                        c = self.class_(cs.target, mod.path)
+                        hit = self.module_call(c[0].qualname, mod.path)[0] if c and \
+                            self.module_call(c[0].qualname, mod.path) else None
+                if hit is not None:
+                    idx.setdefault(hit[0].qualname, []).append((cs, mod))
+        return idx
+
+    def _iterator_passed(self, fs: FunctionSummary, use, callers) -> str | None:
+        for cs, mod in callers.get(fs.qualname, ()):
+            kinds = []
+            if use.index < len(cs.args):
+                kinds.append(cs.args[use.index])
+            kinds.extend(k for name, k in cs.kwargs if name == use.param)
+            for k in kinds:
+                if k == "iter" or (k.startswith("call:") and self._is_generator_fn(k[5:], mod.path)):
+                    return f"{os.path.basename(mod.path)}:{cs.span.start.line + 1}"
+        return None
+
+    def _is_generator_fn(self, q: str, near: str) -> bool:
+        hit = self.function(q, near)
+        return hit is not None and hit[0].is_generator
+
+    def _make(self, rule, path, span, message, severity, root: RootRecord, path_steps, data=None) -> Finding:
+        return Finding(path=path, code=rule.code, name=rule.name, message=message, severity=severity, span=span,
+                       root=root.info, call_path=list(path_steps), gb_codes=tuple(rule.gb_codes),
+                       url=rule.url(), data=dict(data or {}))
+
+
+def _applies(rule, version, fg: bool | None) -> bool:
+    if not rule.versions.contains(version):
+        return False
+    modes = rule.modes(version)
+    if fg is True:
+        return FULLGRAPH in modes
+    if fg is False:
+        return PARTIAL in modes
+    return modes == BOTH
+
+
+def _rank(f: Finding):
+    return (0 if f.severity == ERROR else 1, len(f.call_path))
+
+
+def _suppressed(mod: ModuleSummary, f: Finding) -> bool:
+    if not mod.suppressions:
+        return False
+    lines = {f.span.start.line}
+    stmt = f.data.get("stmt")
+    if stmt is not None:
+        lines.add(stmt.end.line)
+        lines.add(stmt.start.line)
+    for line in lines:
+        if line in mod.suppressions:
+            codes = mod.suppressions[line]
+            if codes is None or f.code in codes or any(f.code.startswith(c) for c in codes if len(c) < 5):
+                return True
+    return False
+
+
+def _unused(*_a) -> None:  # pragma: no cover
+    return None
+
+
+__all__ = ["Project", "Site"]

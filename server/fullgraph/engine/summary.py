@@ -1,0 +1,135 @@
+"""What the analyzer extracts from one module: plain data, cheap to cache and to combine.
+
+Everything is keyed by qualified names (``pkg.mod.Class.method``), so modules are analysed
+independently and tied together later by the project (engine/project.py).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..positions import Span
+
+# A guard condition: the event is dead under compile if, for some conjunction in `dead_if`, every
+# function named in it is a guard function (returns torch.compiler.is_compiling()).  An empty
+# conjunction would mean "always dead"; such events are never recorded at all.
+DeadIf = tuple  # tuple[frozenset[str], ...]
+
+
+@dataclass
+class Site:
+    """A statement Dynamo cannot trace, found in a function body."""
+
+    code: str
+    span: Span
+    message: str
+    stmt: Span  # the enclosing statement (for guard and suppression fixes)
+    dead_if: DeadIf = ()
+    callee: str | None = None  # qualified callee, for ignore_logging_functions
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Edge:
+    """A call from one function to something the project may resolve to a function."""
+
+    kind: str  # call | method | module_call | attr_call | item_call | super | hooks
+    target: str  # qualified name (function, class) the call refers to
+    attr: str | None
+    span: Span
+    text: str  # what the user wrote, for the call path
+    dead_if: DeadIf = ()
+    args: tuple[str, ...] = ()  # per positional argument: "iter", "call:<q>" or ""
+    kwargs: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass
+class IterUse:
+    param: str
+    index: int  # position among the call's arguments (self excluded)
+    span: Span
+    how: str  # "next" | "for" | "zip"
+    dead_if: DeadIf = ()
+
+
+@dataclass
+class FunctionSummary:
+    qualname: str
+    name: str
+    span: Span
+    name_span: Span
+    class_qualname: str | None = None
+    params: list[str] = field(default_factory=list)
+    is_generator: bool = False
+    is_async: bool = False
+    is_method: bool = False  # takes self as first parameter
+    # How decorators change what Dynamo does with this function:
+    compiled: bool | None = None  # decorated with torch.compile (value: fullgraph flag, None unknown)
+    disabled: str | None = None  # "recursive" | "nonrecursive": torch.compiler.disable
+    opaque: str | None = None  # "nonstrict_trace" | "custom_op" | "triton_op": not traced by Dynamo
+    sites: list[Site] = field(default_factory=list)
+    edges: list[Edge] = field(default_factory=list)
+    iter_uses: list[IterUse] = field(default_factory=list)
+    # Guard function: returns torch.compiler.is_compiling() (if every atom is a guard too).
+    guard_atoms: frozenset | None = None
+    returns_value: bool = False  # has a `return <expr>` that is not None
+    decorator_lines: list[int] = field(default_factory=list)
+
+
+@dataclass
+class ClassSummary:
+    qualname: str
+    name: str
+    span: Span
+    name_span: Span
+    bases: list[str] = field(default_factory=list)  # qualified names, as resolved in the module
+    methods: dict[str, str] = field(default_factory=dict)  # name -> function qualname
+    attrs: dict[str, tuple[str, ...]] = field(default_factory=dict)  # self.<attr> -> class qualnames
+    containers: dict[str, tuple[str, ...]] = field(default_factory=dict)  # self.<attr> -> element classes
+
+
+@dataclass
+class RootDecl:
+    """`torch.compile` applied to something."""
+
+    kind: str  # "function" | "module" (instance of a class: forward) | "method" | "attr"
+    target: str  # function qualname, or class qualname
+    attr: str | None
+    fullgraph: bool | None
+    label: str
+    span: Span
+
+
+@dataclass
+class CallSite:
+    """Any call to a named function anywhere in the module (for iterator-argument analysis)."""
+
+    target: str
+    is_method_call: bool
+    args: tuple[str, ...]
+    kwargs: tuple[tuple[str, str], ...]
+    span: Span
+    arg_spans: tuple = ()
+
+
+@dataclass
+class ModuleSummary:
+    name: str
+    path: str
+    text_hash: str
+    functions: dict[str, FunctionSummary] = field(default_factory=dict)
+    classes: dict[str, ClassSummary] = field(default_factory=dict)
+    roots: list[RootDecl] = field(default_factory=list)
+    bindings: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # name -> (kind, q)
+    star_imports: list[str] = field(default_factory=list)
+    imports: set[str] = field(default_factory=set)  # modules this module imports (absolute)
+    ignored: set[str] = field(default_factory=set)  # ignore_logging_functions.add(...) targets
+    reorderable: set[str] = field(default_factory=set)
+    allow_in_graph: set[str] = field(default_factory=set)
+    call_sites: list[CallSite] = field(default_factory=list)
+    # register_forward_hook(...): ((owner kind "class"|"attr", class q, attr), (kind, q, attr))
+    hooks: list[tuple[tuple, tuple]] = field(default_factory=list)
+    unresolved_roots: list[tuple[str, Span]] = field(default_factory=list)
+    syntax_error: tuple[str, Span] | None = None
+    suppressions: dict[int, frozenset | None] = field(default_factory=dict)  # line -> codes (None: all)
+    line_count: int = 0

@@ -1,0 +1,185 @@
+"""Abstract values the analyzer tracks, and what it knows about torch's and Python's names.
+
+A value is what an expression is known to be *while Dynamo traces it*: a tensor, a Python scalar
+computed from tensor data, a guard (``torch.compiler.is_compiling()``, True under compile), a
+reference to a named symbol, an instance of a known class, an iterator, ...  Everything not known
+is UNKNOWN, and rules never fire on UNKNOWN where a wrong guess would be a false positive.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# ---- value kinds ------------------------------------------------------------------------------
+UNKNOWN = "unknown"
+REF = "ref"  # a named symbol: module, function, class, external API (q = qualified name)
+INSTANCE = "instance"  # an object of class q (project or external, e.g. "logging.Logger")
+TENSOR = "tensor"
+DDSCALAR = "ddscalar"  # a Python number/bool/list computed from tensor data (.item(), int(t), ...)
+CONST = "const"  # a Python literal (number, string, None, bool)
+FSTRING = "fstring"
+GUARD = "guard"  # True while compiling, if every atom (a function qualname) is a guard function
+ITERATOR = "iterator"  # iter(...), zip(...), a generator: consumed by next()/for
+SELF = "self"  # `self` in a method of class q
+SELFATTR = "selfattr"  # self.<attr> (q = class, attr = name)
+ITEMOF = "itemof"  # an element of self.<attr> container (q = class, attr = name)
+LOCALFN = "localfn"  # a nested def or lambda (q = its qualname)
+COMPILED = "compiled"  # result of torch.compile(...)
+OPAQUE = "opaque"  # nonstrict_trace(f) / a custom op: Dynamo does not trace into it
+STATIC = "static"  # static metadata (x.shape, x.dtype, x.ndim, len(x), x.size()): not data-dependent
+SUPER = "super"  # super() in class q
+
+
+@dataclass(frozen=True)
+class Val:
+    kind: str = UNKNOWN
+    q: str | None = None
+    attr: str | None = None
+    atoms: frozenset = frozenset()  # for GUARD: functions that must all be guards
+    negated: bool = False  # for GUARD: `not guard`
+    float_dtype: bool = False  # for TENSOR: known floating point
+
+    def is_tensor(self) -> bool:
+        return self.kind == TENSOR
+
+
+U = Val()
+TENSOR_V = Val(TENSOR)
+FLOAT_TENSOR_V = Val(TENSOR, float_dtype=True)
+CONST_V = Val(CONST)
+STATIC_V = Val(STATIC)
+DDSCALAR_V = Val(DDSCALAR)
+
+# ---- compile-state guards ---------------------------------------------------------------------
+# True under torch.compile (verified on 2.13: cases guard_*). Canonical qualified names.
+GUARD_FUNCTIONS = frozenset({
+    "torch.compiler.is_compiling",
+    "torch.compiler.is_dynamo_compiling",
+    "torch._dynamo.is_compiling",
+    "torch._dynamo.external_utils.is_compiling",
+    "torch._utils.is_compiling",
+    # well-known library wrappers that return one of the above
+    "transformers.utils.is_torchdynamo_compiling",
+    "transformers.utils.import_utils.is_torchdynamo_compiling",
+    "transformers.pytorch_utils.is_torchdynamo_compiling",
+})
+# NOT guards (False under torch.compile): torch.compiler.is_exporting, torch.jit.is_scripting.
+
+# ---- torch.compile and escape hatches ---------------------------------------------------------
+COMPILE = "torch.compile"
+NONSTRICT_TRACE = frozenset({"torch._dynamo.nonstrict_trace", "torch.compiler.nonstrict_trace"})
+CUSTOM_OP = frozenset({"torch.library.custom_op", "torch._library.custom_ops.custom_op"})
+TRITON_OP = frozenset({"torch.library.triton_op"})
+ALLOW_IN_GRAPH = frozenset({"torch.compiler.allow_in_graph", "torch._dynamo.allow_in_graph"})
+DISABLE = frozenset({"torch.compiler.disable", "torch._dynamo.disable"})
+GRAPH_BREAK = frozenset({"torch._dynamo.graph_break"})
+IGNORE_LOGGING_SETS = frozenset({
+    "torch._dynamo.config.ignore_logging_functions",
+    "torch._dynamo.config.ignore_logger_methods",
+})
+REORDERABLE_SETS = frozenset({"torch._dynamo.config.reorderable_logging_functions"})
+
+# ---- what torch names return ------------------------------------------------------------------
+# torch.* callables that do not return a tensor (everything else under torch., torch.nn.functional,
+# torch.special, torch.linalg, torch.fft returns tensors or tuples of them).
+TORCH_NON_TENSOR = frozenset({
+    "is_tensor", "is_storage", "is_floating_point", "is_complex", "is_nonzero", "numel", "equal",
+    "allclose", "get_default_dtype", "set_default_dtype", "is_grad_enabled", "compile", "no_grad",
+    "enable_grad", "set_grad_enabled", "inference_mode", "is_inference_mode_enabled", "autocast",
+    "device", "dtype", "Size", "Generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
+    "set_rng_state", "get_num_threads", "set_num_threads", "get_num_interop_threads", "save", "load",
+    "finfo", "iinfo", "typename", "result_type", "promote_types", "can_cast", "set_printoptions",
+    "use_deterministic_algorithms", "are_deterministic_algorithms_enabled", "broadcast_shapes",
+    "is_anomaly_enabled", "set_anomaly_enabled", "cond", "vmap", "_assert", "_check", "sym_int",
+    "sym_float", "sym_max", "sym_min", "sym_not", "is_autocast_enabled", "get_device",
+    "split", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit", "meshgrid",
+    "broadcast_tensors", "sort", "topk", "max", "min", "median", "mode", "kthvalue", "aminmax",
+    "std_mean", "var_mean", "unique", "unique_consecutive", "frexp", "lu", "qr", "svd", "eig",
+    "slogdet", "histogram", "where",
+})
+TENSOR_NAMESPACES = ("torch.nn.functional.", "torch.special.", "torch.linalg.", "torch.fft.")
+TORCH_SUBPACKAGES_NON_TENSOR = (
+    "torch.cuda.", "torch.backends.", "torch.jit.", "torch.compiler.", "torch._dynamo.", "torch.library.",
+    "torch.utils.", "torch.distributed.", "torch.optim.", "torch.nn.", "torch.autograd.", "torch.profiler.",
+    "torch.onnx.", "torch.export.", "torch.fx.", "torch.testing.", "torch.hub.", "torch.multiprocessing.",
+    "torch.random.", "torch.mps.", "torch.xpu.", "torch.cpu.", "torch.amp.", "torch.func.",
+    "torch._higher_order_ops.", "torch._C.", "torch.sparse.", "torch.types.", "torch.overrides.",
+)
+FLOAT_FACTORIES = frozenset({"torch.randn", "torch.rand", "torch.randn_like", "torch.rand_like",
+                             "torch.linspace", "torch.logspace", "torch.softmax", "torch.sigmoid"})
+
+
+def torch_call_returns_tensor(q: str) -> bool:
+    if q.startswith(TENSOR_NAMESPACES):
+        return True
+    if not q.startswith("torch."):
+        return False
+    if q.startswith(TORCH_SUBPACKAGES_NON_TENSOR):
+        return False
+    name = q[len("torch."):]
+    if "." in name:
+        return False
+    if name[:1].isupper():  # classes: torch.Tensor(...) aside, Size, Generator, dtype, ...
+        return name == "Tensor"
+    return name not in TORCH_NON_TENSOR
+
+
+# Tensor methods that return static metadata or Python values that are not data-dependent.
+TENSOR_STATIC_METHODS = frozenset({
+    "size", "dim", "ndimension", "numel", "nelement", "element_size", "stride", "storage_offset",
+    "is_contiguous", "is_floating_point", "is_complex", "get_device", "type", "__len__",
+    "is_pinned", "is_shared", "is_sparse", "has_names", "is_set_to", "register_hook", "requires_grad_",
+    "backward", "data_ptr", "storage", "untyped_storage", "tolist", "item", "numpy", "retain_grad",
+})
+TENSOR_STATIC_ATTRS = frozenset({
+    "shape", "dtype", "device", "ndim", "is_cuda", "is_cpu", "requires_grad", "is_leaf", "layout",
+    "names", "is_sparse", "is_quantized", "is_meta", "itemsize", "nbytes",
+})
+TENSOR_ATTRS = frozenset({"T", "mT", "H", "mH", "grad", "data", "real", "imag"})
+# Methods distinctive enough that an unknown receiver is taken to be a tensor (or a numpy array,
+# which Dynamo traces as a tensor).  Kept short on purpose: precision over recall.
+TENSOR_DISTINCTIVE_METHODS = frozenset({
+    "sum", "mean", "any", "all", "norm", "std", "var", "prod", "argmax", "argmin", "abs", "amax",
+    "amin", "isnan", "isinf", "isfinite", "softmax", "log_softmax", "sigmoid", "exp", "sqrt", "rsqrt",
+    "matmul", "detach", "contiguous", "masked_fill", "eq", "ne", "gt", "lt", "ge", "le", "float",
+    "double", "half", "bfloat16", "cumsum", "logsumexp", "nansum", "squeeze", "unsqueeze",
+    "transpose", "permute", "flatten", "clamp", "relu", "tanh",
+})
+FLOAT_METHODS = frozenset({"float", "double", "half", "bfloat16", "mean", "softmax", "log_softmax",
+                           "sigmoid", "exp", "sqrt", "rsqrt", "std", "var", "norm", "tanh", "logsumexp"})
+
+# torch.utils.cpp_extension loaders return a module of compiled (pybind) functions.
+EXTENSION_LOADERS = frozenset({"torch.utils.cpp_extension.load_inline", "torch.utils.cpp_extension.load"})
+EXTENSION_MODULE = "<cpp_extension module>"
+
+# nn containers whose elements are called by iterating or indexing them.
+MODULE_CONTAINERS = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict"})
+NN_MODULE = "torch.nn.Module"
+AUTOGRAD_FUNCTION = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
+
+# Registering a hook makes the hook function part of the module's call.
+HOOK_METHODS = frozenset({
+    "register_forward_hook", "register_forward_pre_hook",
+})
+
+# Canonical spellings of re-exported names (so rules match one qualified name).
+CANONICAL = {
+    "torch.Tensor": "torch.Tensor",
+    "torch.nn.modules.module.Module": "torch.nn.Module",
+    "torch.nn.modules.container.ModuleList": "torch.nn.ModuleList",
+    "torch.nn.modules.container.Sequential": "torch.nn.Sequential",
+    "torch.nn.modules.container.ModuleDict": "torch.nn.ModuleDict",
+    "torch._dynamo.eval_frame.disable": "torch._dynamo.disable",
+    "torch._dynamo.decorators.disable": "torch._dynamo.disable",
+    "torch._dynamo.decorators.graph_break": "torch._dynamo.graph_break",
+    "torch._dynamo.decorators.nonstrict_trace": "torch._dynamo.nonstrict_trace",
+    "torch._dynamo.decorators.allow_in_graph": "torch._dynamo.allow_in_graph",
+    "torch.autograd.function.Function": "torch.autograd.Function",
+    "logging.RootLogger": "logging.Logger",
+    "tqdm.tqdm": "tqdm.tqdm",
+    "tqdm.auto.tqdm": "tqdm.tqdm",
+    "tqdm.notebook.tqdm": "tqdm.tqdm",
+}
+
+
+def canonical(q: str) -> str:
+    return CANONICAL.get(q, q)

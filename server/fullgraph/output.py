@@ -1,0 +1,174 @@
+"""Output formats for findings: text, json, sarif (2.1.0), github (workflow commands)."""
+from __future__ import annotations
+
+import json
+import os
+from typing import Iterable
+
+from . import __version__
+from .model import ERROR, INFO, WARNING, Finding
+from .rules import registry
+
+FORMATS = ("text", "json", "sarif", "github")
+
+
+def _rel(path: str, base: str | None) -> str:
+    base = base or os.getcwd()
+    try:
+        rel = os.path.relpath(path, base)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
+
+
+def format_text(findings: list[Finding], files_checked: int, torch_version: str, torch_source: str,
+                base: str | None = None, color: bool = False) -> str:
+    def c(code: str, s: str) -> str:
+        return f"\x1b[{code}m{s}\x1b[0m" if color else s
+
+    lines: list[str] = []
+    for f in findings:
+        loc = f"{_rel(f.path, base)}:{f.span.start.line + 1}:{f.span.start.col + 1}"
+        sev = {ERROR: c("31", "error"), WARNING: c("33", "warning"), INFO: c("36", "info")}[f.severity]
+        lines.append(f"{c('1', loc)}: {sev} {c('1', f.code)} {f.message}")
+        if f.root is not None:
+            fg = "fullgraph=True" if f.root.fullgraph else "without fullgraph=True"
+            r = f.root.location
+            lines.append(f"    compiled by {f.root.label} ({fg}) at {_rel(r.path, base)}:{r.span.start.line + 1}")
+        if len(f.call_path) > 1:
+            lines.append(f"    call path: {' -> '.join(s.qualname for s in f.call_path)}")
+        elif f.call_path:
+            lines.append(f"    in: {f.call_path[0].qualname}")
+        if f.fixes:
+            lines.append("    fixes: " + "; ".join(f"{x.title}{'' if x.safe else ' (unsafe)'}" for x in f.fixes))
+    n = len(findings)
+    errors = sum(1 for f in findings if f.severity == ERROR)
+    summary = (f"Found {n} graph break{'s' if n != 1 else ''} ({errors} error{'s' if errors != 1 else ''}, "
+               f"{n - errors} warning{'s' if n - errors != 1 else ''}) in {files_checked} file"
+               f"{'s' if files_checked != 1 else ''} checked (torch {torch_version}, {torch_source}).")
+    if n == 0:
+        summary = (f"No graph breaks found in {files_checked} file{'s' if files_checked != 1 else ''} checked "
+                   f"(torch {torch_version}, {torch_source}).")
+    lines.append(summary)
+    return "\n".join(lines)
+
+
+def format_json(result) -> str:
+    return json.dumps(result.to_json(), indent=2, ensure_ascii=False)
+
+
+def _gh_escape(s: str, prop: bool = False) -> str:
+    s = s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if prop:
+        s = s.replace(":", "%3A").replace(",", "%2C")
+    return s
+
+
+def format_github(findings: list[Finding], base: str | None = None) -> str:
+    out = []
+    for f in findings:
+        level = "error" if f.severity == ERROR else "warning" if f.severity == WARNING else "notice"
+        path = _rel(f.path, base)
+        msg = f.message
+        if f.root is not None:
+            msg += f" (compiled by {f.root.label}; path: {f.path_text()})"
+        out.append(
+            f"::{level} title={_gh_escape(f.code + ' ' + f.name, True)},file={_gh_escape(path, True)},"
+            f"line={f.span.start.line + 1},col={f.span.start.col + 1},"
+            f"endLine={f.span.end.line + 1},endColumn={f.span.end.col + 1}::{_gh_escape(msg)}"
+        )
+    return "\n".join(out)
+
+
+def format_sarif(findings: list[Finding], base: str | None = None) -> str:
+    base = base or os.getcwd()
+    rules = []
+    index = {}
+    for i, r in enumerate(registry.RULES):
+        index[r.code] = i
+        rules.append({
+            "id": r.code,
+            "name": r.name,
+            "shortDescription": {"text": r.summary},
+            "fullDescription": {"text": " ".join(r.what.split())},
+            "helpUri": r.url(),
+            "help": {"text": " ".join(r.instead.split()), "markdown": r.docs_markdown()},
+            "properties": {"gb_codes": list(r.gb_codes), "torch_versions": r.versions.describe()},
+            "defaultConfiguration": {"level": "error"},
+        })
+    results = []
+    for f in findings:
+        region = {
+            "startLine": f.span.start.line + 1,
+            "startColumn": f.span.start.col + 1,
+            "endLine": f.span.end.line + 1,
+            "endColumn": f.span.end.col + 1,
+        }
+        res = {
+            "ruleId": f.code,
+            "ruleIndex": index.get(f.code, 0),
+            "level": "error" if f.severity == ERROR else "warning" if f.severity == WARNING else "note",
+            "message": {"text": f.message},
+            "locations": [{"physicalLocation": {
+                "artifactLocation": {"uri": _uri(f.path, base), "uriBaseId": "%SRCROOT%"},
+                "region": region}}],
+            "properties": {"call_path": [s.qualname for s in f.call_path], "gb_codes": list(f.gb_codes)},
+        }
+        if f.root is not None:
+            r = f.root.location
+            res["relatedLocations"] = [{
+                "id": 1,
+                "message": {"text": f"compiled by {f.root.label}"},
+                "physicalLocation": {"artifactLocation": {"uri": _uri(r.path, base), "uriBaseId": "%SRCROOT%"},
+                                     "region": {"startLine": r.span.start.line + 1,
+                                                "startColumn": r.span.start.col + 1}},
+            }]
+            flow = []
+            for s in f.call_path:
+                if s.call is None:
+                    continue
+                flow.append({"location": {
+                    "physicalLocation": {"artifactLocation": {"uri": _uri(s.call.path, base), "uriBaseId": "%SRCROOT%"},
+                                         "region": {"startLine": s.call.span.start.line + 1,
+                                                    "startColumn": s.call.span.start.col + 1}},
+                    "message": {"text": f"calls {s.qualname}"}}})
+            if flow:
+                res["codeFlows"] = [{"threadFlows": [{"locations": flow}]}]
+        results.append(res)
+    doc = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "fullgraph", "version": __version__,
+                                "informationUri": "https://pypi.org/project/fullgraph/", "rules": rules}},
+            "originalUriBaseIds": {"%SRCROOT%": {"uri": Path_uri(base)}},
+            "results": results,
+        }],
+    }
+    return json.dumps(doc, indent=2, ensure_ascii=False)
+
+
+def _uri(path: str, base: str) -> str:
+    from urllib.parse import quote
+
+    rel = _rel(path, base)
+    if os.path.isabs(rel):
+        return Path_uri(rel)
+    return quote(rel.replace(os.sep, "/"))
+
+
+def Path_uri(path: str) -> str:  # noqa: N802
+    from pathlib import Path
+
+    uri = Path(path).resolve().as_uri()
+    return uri if uri.endswith("/") else uri + "/" if os.path.isdir(path) else uri
+
+
+def format_rules(fmt: str = "text", rules: Iterable = ()) -> str:
+    rules = list(rules) or registry.RULES
+    if fmt == "json":
+        return json.dumps([{"code": r.code, "name": r.name, "summary": r.summary, "gb_codes": list(r.gb_codes),
+                            "versions": r.versions.describe(), "fixes": list(r.fixes), "url": r.url()}
+                           for r in rules], indent=2)
+    width = max(len(r.name) for r in rules)
+    return "\n".join(f"{r.code}  {r.name.ljust(width)}  {r.summary}" for r in rules)

@@ -1,0 +1,120 @@
+"""What a rule is.
+
+A rule is one class: its code, name, Dynamo GB codes, the torch versions and compile modes it applies
+to, its docs (What it does / Why it breaks the graph / Example / Use instead / Fixes), its breaking and
+clean examples (verified against real torch in the tests), the fixes it offers, and how it matches.
+
+Matching is declarative so the analyzer can dispatch in one pass: ``calls`` are qualified names of
+callees (``"builtins.print"``, ``"time.*"``), ``methods`` are method names called on some receiver,
+``hooks`` are syntactic events (``"condition"``, ``"subscript"``, ``"percent_format"``, ``"await"``,
+``"with"``, ``"range"``).  The analyzer calls ``check(event)`` for each match; ``check`` returns a
+message (or a ``Report``) to report, or None to stay silent.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ..torchinfo import ALL_VERSIONS, TorchVersion, VersionRange, gb_url
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..engine.analyzer import Event
+
+FULLGRAPH = "fullgraph"  # torch.compile(..., fullgraph=True): the break raises
+PARTIAL = "partial"  # torch.compile(...) without fullgraph: the break splits the graph
+BOTH = frozenset({FULLGRAPH, PARTIAL})
+
+# Where a rule's codeDescription points when it has no GB code of its own.
+TORCH_DOCS_URL = "https://docs.pytorch.org/docs/stable/compile/programming_model.graph_breaks_index.html"
+
+
+@dataclass(frozen=True)
+class Example:
+    """A module that is analysed by fullgraph and compiled by torch in the tests.
+
+    ``code`` is a complete module (``import torch`` included).  Lines ending in ``# expect: FGnnn``
+    are where the finding must be.  ``call`` is evaluated after the module to run the compiled root
+    (torch.compile's backend is forced to "eager" by the test harness).  A breaking example must make
+    the call raise (for a fullgraph=True root) or graph-break (for a plain root); a clean one must
+    compile under fullgraph=True with no break.
+    """
+
+    code: str
+    call: str = "f(torch.randn(4))"
+    breaks: bool = True
+    note: str = ""
+    needs: tuple[str, ...] = ()  # importable modules needed to run it (e.g. "tqdm")
+
+
+@dataclass
+class Report:
+    message: str
+    node: Any = None  # ast node to underline (default: the event's node)
+    data: dict = field(default_factory=dict)
+
+
+class Rule:
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]  # one line, for `fullgraph rules`
+    gb_codes: ClassVar[tuple[str, ...]] = ()
+    versions: ClassVar[VersionRange] = ALL_VERSIONS
+    verified: ClassVar[str] = "verified on torch 2.13 CPU (tests/test_rules_dynamo.py)"
+    # Docs
+    what: ClassVar[str] = ""
+    why: ClassVar[str] = ""
+    instead: ClassVar[str] = ""
+    examples: ClassVar[tuple[Example, ...]] = ()
+    fixes: ClassVar[tuple[str, ...]] = ()  # fix ids, preferred first
+    doc_url: ClassVar[str] = ""  # overrides the link for rules without a GB code
+    # Matching
+    calls: ClassVar[tuple[str, ...]] = ()
+    methods: ClassVar[tuple[str, ...]] = ()
+    hooks: ClassVar[tuple[str, ...]] = ()
+
+    def modes(self, torch: TorchVersion) -> frozenset[str]:
+        """Compile modes in which this pattern breaks, for that torch version."""
+        return BOTH
+
+    def check(self, ev: "Event") -> str | Report | None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # ---- derived ---------------------------------------------------------------------------
+    @classmethod
+    def url(cls) -> str:
+        """The page the editor links the code to: Dynamo's page for the rule's GB code."""
+        if cls.doc_url:
+            return cls.doc_url
+        if cls.gb_codes:
+            return gb_url(cls.gb_codes[0])
+        return TORCH_DOCS_URL
+
+    @classmethod
+    def gb_links(cls) -> list[tuple[str, str]]:
+        return [(c, gb_url(c)) for c in cls.gb_codes]
+
+    @classmethod
+    def docs_markdown(cls) -> str:
+        parts = [f"## {cls.code} {cls.name}", "", cls.summary, ""]
+        parts += ["### What it does", cls.what.strip(), ""]
+        parts += ["### Why it breaks the graph", cls.why.strip(), ""]
+        gbs = ", ".join(f"[{c}]({u})" for c, u in cls.gb_links())
+        meta = [f"Applies to: {cls.versions.describe()}"]
+        if gbs:
+            meta.append(f"Dynamo: {gbs}")
+        meta.append(cls.verified)
+        parts += ["; ".join(meta), ""]
+        bad = [e for e in cls.examples if e.breaks]
+        good = [e for e in cls.examples if not e.breaks]
+        if bad:
+            parts += ["### Example", "```python", bad[0].code.strip(), "```", ""]
+        parts += ["### Use instead", cls.instead.strip(), ""]
+        if good:
+            parts += ["```python", good[0].code.strip(), "```", ""]
+        if cls.fixes:
+            from ..fixes import FIX_TITLES
+
+            parts += ["### Fixes"]
+            parts += [f"- `{f}`: {FIX_TITLES.get(f, f)}" for f in cls.fixes]
+            parts.append("")
+        return "\n".join(parts)

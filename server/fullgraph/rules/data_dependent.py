@@ -1,0 +1,515 @@
+"""FG3xx: Python control flow and Python values that depend on tensor data."""
+from __future__ import annotations
+
+import ast
+
+from ..engine import values as V
+from ..torchinfo import TorchVersion
+from .base import BOTH, FULLGRAPH, PARTIAL, Example, Report, Rule
+
+# fullgraph=True turns on capture_scalar_outputs / capture_dynamic_output_shape_ops itself since
+# PRs #163121/#163123 (Sep 2025): first released in 2.10 (inferred), verified on 2.13.
+CAPTURE_SINCE = TorchVersion(2, 10, 0)
+CAPTURE_NOTE = """On torch >= 2.10 (verified on 2.13; the boundary is inferred from PRs #163121/#163123),
+`fullgraph=True` captures scalar outputs and dynamic-shape ops, so this compiles there and the rule only
+reports it under `torch.compile` without `fullgraph=True`, where it is a graph break."""
+
+
+class DataDependentBranch(Rule):
+    code = "FG301"
+    name = "data-dependent-branch"
+    summary = "if/while/and/or/not on a tensor's value inside a compiled region"
+    gb_codes = ("GB0170", "GB0033")
+    hooks = ("condition",)
+    fixes = ("torch-where", "torch-cond", "suppress")
+    what = """Finds Python control flow whose condition is a tensor (`if x.sum() > 0:`, `while t.max() < 10:`,
+`if torch.isnan(x).any():`, `if flag:` with a tensor `flag`, `a or b` on tensors) and conditions built
+from `torch.equal`/`torch.allclose`."""
+    why = """Python needs a concrete bool, but while tracing the tensor has no value: Dynamo cannot trace
+the branch ("Data-dependent branching", GB0170; "Data dependent operator", GB0033)."""
+    instead = """Compute both sides and select with `torch.where(cond, a, b)` (fix `torch-where`, when both
+branches assign tensors to the same names), or use `torch.cond(pred, true_fn, false_fn, operands)` —
+branches must return tensors of the same shape and dtype, must not mutate or return their inputs
+unchanged, and must not print or call `.item()`.  For validation (`if torch.isnan(x).any(): raise`),
+use `torch._assert_async(~torch.isnan(x).any(), "...")`."""
+    examples = (
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    if x.sum() > 0:  # expect: FG301
+        return x + 1
+    return x - 1
+"""),
+        Example("""import torch
+
+
+class Clean(torch.nn.Module):
+    def forward(self, x: torch.Tensor):
+        if torch.isnan(x).any():  # expect: FG301
+            x = torch.nan_to_num(x)
+        return x * 2
+
+
+m = torch.compile(Clean(), fullgraph=True)
+""", call="m(torch.tensor([1.0, float('nan'), 3.0]))"),
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    while x.sum() < 10:  # expect: FG301
+        x = x * 2
+    return x
+""", call="f(torch.tensor([0.5, 0.25]))"),
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    if torch.equal(x, x.clone()):  # expect: FG301
+        return x + 1
+    return x
+"""),
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return torch.where(x.sum() > 0, x + 1, x - 1)
+""", breaks=False),
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x, training: bool = True):
+    if x.shape[0] > 2 and x.dim() == 1 and training:
+        return x + 1
+    return x - 1
+""", breaks=False, note="shapes and Python flags are static"),
+    )
+
+    def check(self, ev):
+        v = ev.value
+        if v is None:
+            return None
+        if v.kind == V.TENSOR:
+            return Report("Python control flow on a tensor value (`bool(tensor)`) breaks the graph")
+        if v.kind == V.DDSCALAR and v.q in ("torch.equal", "torch.allclose", "torch.is_nonzero"):
+            return Report(f"`{v.q}()` returns a Python bool computed from tensor data; branching on it breaks the graph")
+        return None
+
+
+class DataDependentPythonValue(Rule):
+    code = "FG302"
+    name = "data-dependent-python-value"
+    summary = "control flow or range() on .item()/int(t)/float(t)/bool(t) values (fullgraph=True)"
+    gb_codes = ()
+    hooks = ("condition",)
+    calls = ("builtins.range",)
+    fixes = ("torch-where", "suppress")
+    doc_url = "https://docs.pytorch.org/docs/stable/compile/programming_model.dynamo_core_concepts.html"
+    what = """Finds Python values computed from tensor data (`loss.item()`, `int(n)`, `float(t)`, `bool(t)`, `t.tolist()`)
+used where Python needs a concrete value: an `if`/`while` condition or `range()`."""
+    why = """Under `fullgraph=True` the scalar becomes an unbacked symbol; branching on it or looping over
+`range()` of it needs its value, which does not exist while tracing: `UserError: Could not guard on
+data-dependent expression` ("Consider annotating your code using torch._check*()").  The error names
+the line that uses the value, not the `.item()` call.  It has no GB code."""
+    instead = """Keep the value a tensor and select with `torch.where`, or use `torch.cond`.  For a size, use
+the tensor in a torch op that accepts it, or add `torch._check(n >= 0)` hints when it is a size."""
+    examples = (
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    if x.sum().item() > 0:  # expect: FG302
+        return x + 1
+    return x - 1
+"""),
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(n):
+    acc = torch.zeros(2)
+    for _ in range(int(n)):  # expect: FG302
+        acc = acc + 1
+    return acc
+""", call="f(torch.tensor([3]))"),
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    b = bool(x.sum() > 0)
+    return x + 1 if b else x - 1  # expect: FG302
+"""),
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    s = x.sum().item()
+    return x * (s * 2 + 1)
+""", breaks=False, note="a captured scalar used in arithmetic is fine under fullgraph=True"),
+    )
+
+    def modes(self, torch):
+        return frozenset({FULLGRAPH}) if not torch < CAPTURE_SINCE else frozenset()
+
+    def check(self, ev):
+        if ev.kind == "condition":
+            v = ev.value
+            if v is not None and v.kind == V.DDSCALAR and v.q is None:
+                return "Python control flow on a value computed from tensor data (e.g. `.item()`) cannot be traced"
+            return None
+        if ev.kind == "call" and ev.q == "builtins.range":
+            if any(a.kind in (V.DDSCALAR, V.TENSOR) and a.q is None for a in ev.args):
+                return "`range()` of a value computed from tensor data cannot be traced"
+        return None
+
+
+class ScalarConversion(Rule):
+    code = "FG303"
+    name = "tensor-to-python-scalar"
+    summary = ".item()/int(t)/float(t)/.tolist() inside a plain (non-fullgraph) compiled region"
+    gb_codes = ("GB0124", "GB0033")
+    methods = ("item", "tolist")
+    calls = ("builtins.int", "builtins.float")
+    fixes = ("suppress",)
+    what = "Finds conversions of tensor values to Python numbers in compiled code."
+    why = """Without `capture_scalar_outputs`, Dynamo cannot put `.item()` in the graph ("Unsupported
+Tensor.item() call with capture_scalar_outputs=False", GB0124); the graph is split there.  """ + CAPTURE_NOTE
+    instead = """Keep values as tensors (`x * x.sum()` instead of `x * x.sum().item()`), compile with
+`fullgraph=True`, or set `torch._dynamo.config.capture_scalar_outputs = True`."""
+    examples = (
+        Example("""import torch
+
+
+@torch.compile
+def f(x):
+    return x + x.sum().item()  # expect: FG303
+"""),
+        Example("""import torch
+
+
+@torch.compile
+def f(x):
+    return x * float(x.sum())  # expect: FG303
+"""),
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return x + x.sum().item()
+""", breaks=False, note="fullgraph=True captures the scalar on torch >= 2.10"),
+    )
+
+    def modes(self, torch):
+        return frozenset({PARTIAL}) if not torch < CAPTURE_SINCE else BOTH
+
+    def check(self, ev):
+        if ev.kind == "method":
+            r = ev.recv
+            if r is None:
+                return None
+            if ev.method == "item" and r.kind in (V.TENSOR, V.UNKNOWN):
+                return "`.item()` splits the graph unless scalar outputs are captured"
+            if ev.method == "tolist" and r.kind == V.TENSOR and not r.float_dtype:
+                return "`.tolist()` splits the graph unless scalar outputs are captured"
+            return None
+        if ev.args and ev.args[0].kind == V.TENSOR:
+            return f"`{ev.q.replace('builtins.', '')}(tensor)` splits the graph unless scalar outputs are captured"
+        return None
+
+
+class DynamicShapeOp(Rule):
+    code = "FG304"
+    name = "dynamic-shape-op"
+    summary = "nonzero/unique/masked_select/x[mask]/bincount inside a plain (non-fullgraph) compiled region"
+    gb_codes = ("GB0036",)
+    calls = ("torch.nonzero", "torch.unique", "torch.masked_select", "torch.bincount", "torch.argwhere",
+             "torch.where", "torch.repeat_interleave", "torch.unique_consecutive")
+    methods = ("nonzero", "unique", "masked_select", "bincount", "argwhere")
+    hooks = ("subscript",)
+    fixes = ("suppress",)
+    what = "Finds operators whose output shape depends on tensor data."
+    why = """Without `capture_dynamic_output_shape_ops` the output size is unknown while tracing ("Dynamic
+shape operator", GB0036) and the graph is split.  """ + CAPTURE_NOTE
+    instead = """Prefer shape-preserving forms: `torch.where(mask, x, 0)` instead of `x[mask]` (when the consumer
+allows it), `repeat_interleave(..., output_size=n)`, `bincount(..., minlength=n)` via `scatter_add_`;
+or compile with `fullgraph=True`."""
+    examples = (
+        Example("""import torch
+
+
+@torch.compile
+def f(x):
+    return torch.nonzero(x > 0)  # expect: FG304
+"""),
+        Example("""import torch
+
+
+@torch.compile
+def f(x):
+    return x[x > 0].sum()  # expect: FG304
+"""),
+        Example("""import torch
+
+
+@torch.compile
+def f(x):
+    return torch.where(x > 0, x, torch.zeros_like(x)).sum()
+""", breaks=False),
+    )
+
+    def modes(self, torch):
+        return frozenset({PARTIAL}) if not torch < CAPTURE_SINCE else BOTH
+
+    def check(self, ev):
+        if ev.kind == "subscript":
+            node = ev.node.slice if isinstance(ev.node, ast.Subscript) else None
+            if isinstance(node, ast.Compare) and ev.value is not None and ev.value.kind == V.TENSOR:
+                return "boolean-mask indexing has a data-dependent output shape"
+            return None
+        if ev.kind == "method":
+            if ev.recv is not None and ev.recv.kind == V.TENSOR:
+                return f"`.{ev.method}()` has a data-dependent output shape"
+            return None
+        if ev.q == "torch.where":
+            return "`torch.where(cond)` with one argument has a data-dependent output shape" \
+                if len(ev.args) == 1 and not ev.kwargs else None
+        if ev.q == "torch.repeat_interleave":
+            if "output_size" in ev.kwargs or len(ev.args) < 2 or ev.args[1].kind != V.TENSOR:
+                return None
+        return f"`{ev.q}()` has a data-dependent output shape"
+
+
+class FloatToList(Rule):
+    code = "FG305"
+    name = "float-tolist"
+    summary = ".tolist() on a floating-point tensor inside a compiled region"
+    gb_codes = ("GB0109",)
+    methods = ("tolist",)
+    fixes = ("suppress",)
+    what = "Finds `.tolist()` on tensors the analyzer knows are floating point."
+    why = "Dynamo does not trace `tolist()` on non-integer tensors (\"Tensor.tolist() with non-integer tensor\", GB0109), with or without capture_scalar_outputs."
+    instead = "Keep the values as a tensor; convert to a list outside the compiled function."
+    examples = (
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    vals = x.float().tolist()  # expect: FG305
+    return torch.tensor(vals) * 2
+"""),
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return x.float().clone() * 2
+""", breaks=False),
+    )
+
+    def check(self, ev):
+        if ev.recv is not None and ev.recv.kind == V.TENSOR and ev.recv.float_dtype:
+            return "`.tolist()` on a floating-point tensor breaks the graph"
+        return None
+
+
+class TensorToString(Rule):
+    code = "FG306"
+    name = "tensor-to-string"
+    summary = "str()/repr()/'%s' % of a tensor inside a compiled region"
+    gb_codes = ("GB0059", "GB0569", "GB0208")
+    calls = ("builtins.str", "builtins.repr")
+    hooks = ("percent_format",)
+    fixes = ("fstring", "suppress")
+    what = "Finds `str(t)`, `repr(t)` and `\"...\" % t` where `t` is a tensor."
+    why = """Formatting a tensor needs its values (GB0569 for repr; GB0059 for str; GB0208 for % formatting).
+f-strings of tensors are supported (`f"{t}"`)."""
+    instead = "Use an f-string: `f\"{t}\"` (fix `fstring`), or format outside the compiled region."
+    examples = (
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    msg = "value: " + str(x)  # expect: FG306
+    return x + len(msg)
+"""),
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    msg = "value: %s" % x  # expect: FG306
+    return x + len(msg)
+"""),
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    msg = f"value: {x}"
+    return x + len(msg)
+""", breaks=False),
+    )
+
+    def check(self, ev):
+        if ev.kind == "percent_format":
+            if ev.value is not None and ev.value.kind == V.TENSOR:
+                return "`%` formatting of a tensor breaks the graph; use an f-string"
+            return None
+        if ev.args and ev.args[0].kind == V.TENSOR:
+            return f"`{ev.q.replace('builtins.', '')}(tensor)` breaks the graph; use an f-string"
+        return None
+
+
+class OneHotNoNumClasses(Rule):
+    code = "FG307"
+    name = "one-hot-without-num-classes"
+    summary = "F.one_hot() without num_classes inside a compiled region"
+    gb_codes = ("GB0246",)
+    calls = ("torch.nn.functional.one_hot",)
+    fixes = ("suppress",)
+    what = "Finds `torch.nn.functional.one_hot(x)` without `num_classes`."
+    why = "Without `num_classes` the output width is `x.max() + 1`, a data-dependent shape (GB0246)."
+    instead = "Pass the number of classes: `F.one_hot(x, num_classes=n)`."
+    examples = (
+        Example("""import torch
+import torch.nn.functional as F
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return F.one_hot(x) * 2  # expect: FG307
+""", call="f(torch.tensor([0, 2, 1]))"),
+        Example("""import torch
+import torch.nn.functional as F
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return F.one_hot(x, num_classes=3) * 2
+""", call="f(torch.tensor([0, 2, 1]))", breaks=False),
+    )
+
+    def check(self, ev):
+        if len(ev.args) >= 2 or "num_classes" in ev.kwargs:
+            return None
+        return "`one_hot()` without `num_classes` has a data-dependent output shape"
+
+
+class DataPointer(Rule):
+    code = "FG308"
+    name = "data-pointer"
+    summary = ".data_ptr()/.storage()/.untyped_storage() inside a compiled region"
+    gb_codes = ("GB0088", "GB0208", "GB0156")
+    methods = ("data_ptr", "storage", "untyped_storage")
+    fixes = ("suppress",)
+    what = "Finds access to a tensor's memory (`data_ptr`, `storage`, `untyped_storage`) in compiled code."
+    why = "Fake tensors used for tracing have no memory: these calls raise or return non-tensors (GB0088, GB0208, GB0156)."
+    instead = "Use metadata instead (`x.numel() * x.element_size()` for the byte size), or do it outside the region."
+    examples = (
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return x + (x.data_ptr() % 2)  # expect: FG308
+"""),
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return x + x.numel() * x.element_size()
+""", breaks=False),
+    )
+
+    def check(self, ev):
+        r = ev.recv
+        if r is None:
+            return None
+        if r.kind == V.TENSOR or (r.kind == V.UNKNOWN and ev.method in ("data_ptr", "untyped_storage")):
+            return f"`.{ev.method}()` needs real tensor memory, which does not exist while tracing"
+        return None
+
+
+class MathOnTensor(Rule):
+    code = "FG309"
+    name = "math-on-tensor"
+    summary = "math.* function applied to a tensor inside a compiled region"
+    gb_codes = ("GB0033",)
+    calls = ("math.*",)
+    fixes = ("torch-math", "suppress")
+    what = "Finds `math.exp(t)`, `math.sqrt(t)`, ... where `t` is a tensor."
+    why = "`math` functions convert their argument to a Python float, which depends on tensor data (GB0033, or a data-dependent guard error under fullgraph=True)."
+    instead = "Use the torch equivalent: `torch.exp(t)`, `torch.sqrt(t)` (fix `torch-math`)."
+    examples = (
+        Example("""import math
+
+import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return x * math.exp(x.sum())  # expect: FG309
+"""),
+        Example("""import math
+
+import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return x * math.sqrt(x.shape[0])
+""", breaks=False, note="math on Python numbers (shapes) is fine"),
+    )
+
+    def check(self, ev):
+        if any(a.kind == V.TENSOR for a in ev.args):
+            return Report(f"`{ev.q}()` on a tensor needs its value; use the torch function",
+                          data={"torch_equivalent": f"torch.{ev.q.split('.', 1)[1]}"})
+        return None
+
+
+class TorchAssert(Rule):
+    code = "FG310"
+    name = "torch-assert-on-tensor"
+    summary = "torch._assert(tensor_condition, ...) inside a compiled region"
+    gb_codes = ("GB0033",)
+    calls = ("torch._assert",)
+    fixes = ("suppress",)
+    what = "Finds `torch._assert` with a tensor condition."
+    why = "`torch._assert` needs the condition as a Python bool: a data-dependent guard (fullgraph=True) or a graph break (GB0033). A plain `assert` on a tensor compiles on 2.13."
+    instead = "Use `torch._assert_async(cond, msg)`, which checks on the device without a graph break."
+    examples = (
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    torch._assert((x > -100).all(), "values out of range")  # expect: FG310
+    return x + 1
+"""),
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    torch._assert_async((x > -100).all(), "values out of range")
+    return x + 1
+""", breaks=False),
+    )
+
+    def check(self, ev):
+        if ev.args and ev.args[0].kind == V.TENSOR:
+            return "`torch._assert()` on a tensor condition breaks the graph; use `torch._assert_async()`"
+        return None

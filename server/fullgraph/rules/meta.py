@@ -1,0 +1,30 @@
+"""FG0xx: files fullgraph cannot analyse."""
+from __future__ import annotations
+
+from .base import Rule
+
+
+class SyntaxErrorRule(Rule):
+    code = "FG001"
+    name = "syntax-error"
+    summary = "the file does not parse; nothing in it was analysed"
+    verified = "not a Dynamo rule"
+    what = "Reports a file Python cannot parse (the first syntax error), so a clean result is never silent about it."
+    why = "A file that does not parse cannot be imported, let alone compiled; fullgraph analyses nothing in it."
+    instead = "Fix the syntax error."
+
+    def check(self, ev):
+        return None
+
+
+class UnreadableFile(Rule):
+    code = "FG002"
+    name = "unreadable-file"
+    summary = "the file is binary, not valid text, or too large to analyse"
+    verified = "not a Dynamo rule"
+    what = "Reports a `.py` file that is not UTF-8 text (or its declared encoding), contains NUL bytes, or is over the size limit."
+    why = "fullgraph analyses Python source text only."
+    instead = "Exclude generated or binary files with `exclude` / `extend-exclude` in `[tool.fullgraph]`."
+
+    def check(self, ev):
+        return None

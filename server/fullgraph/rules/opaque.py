@@ -1,0 +1,280 @@
+"""FG2xx: explicit breaks, disabled callees, and calls Dynamo cannot see into."""
+from __future__ import annotations
+
+from ..engine import values as V
+from .base import Example, Rule
+
+
+class ExplicitGraphBreak(Rule):
+    code = "FG201"
+    name = "explicit-graph-break"
+    summary = "torch._dynamo.graph_break() inside a compiled region"
+    gb_codes = ("GB0025",)
+    calls = ("torch._dynamo.graph_break",)
+    fixes = ("remove-graph-break", "nonstrict-trace", "split", "suppress")
+    what = "Finds explicit `torch._dynamo.graph_break()` calls reachable from a compiled root."
+    why = "The call exists to split the graph (\"Call to `torch._dynamo.graph_break()`\", GB0025)."
+    instead = """Remove it if it was left from debugging.  If it is in a pure tensor function you call, wrap that
+call with `torch._dynamo.nonstrict_trace(g)(x)` (the guide's Strategy 2), or split the compiled
+function around it."""
+    examples = (
+        Example("""import torch
+
+
+def g(x):
+    y = x.sin()
+    torch._dynamo.graph_break()  # expect: FG201
+    return y.sin()
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    w = x.sin()
+    return g(w)
+"""),
+        Example("""import torch
+from torch._dynamo import graph_break
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    y = x + 1
+    graph_break()  # expect: FG201
+    return y * 2
+"""),
+        Example("""import torch
+
+
+def g(x):
+    y = x.sin()
+    torch._dynamo.graph_break()
+    return y.sin()
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    w = x.sin()
+    return torch._dynamo.nonstrict_trace(g)(w)
+""", breaks=False),
+    )
+
+    def check(self, ev):
+        return "explicit `graph_break()` call"
+
+
+class DisabledCallee(Rule):
+    code = "FG202"
+    name = "disabled-callee"
+    summary = "call to a torch.compiler.disable'd function from a compiled region"
+    gb_codes = ("GB0098", "GB0099")
+    fixes = ("nonstrict-trace", "suppress")
+    what = "Finds calls from compiled code to functions decorated with `@torch.compiler.disable` or " \
+           "`@torch._dynamo.disable` (the analyzer finds the callee through the project)."
+    why = """A disabled function runs in eager mode, so calling it from compiled code splits the graph
+("Skip calling `torch.compiler.disable()`d function", GB0098; GB0099 for `recursive=False`).
+`disable` is not a fix for graph breaks: it creates them."""
+    instead = """If the function is pure tensor code, drop `disable` or use `@torch._dynamo.nonstrict_trace`; if it
+must stay out of the graph, call it from outside the compiled region."""
+    examples = (
+        Example("""import torch
+
+
+@torch.compiler.disable
+def helper(x):
+    return x * 2
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return helper(x) + 1  # expect: FG202
+"""),
+        Example("""import torch
+
+
+@torch._dynamo.disable(recursive=False)
+def helper(x):
+    return x * 2
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return helper(x) + 1  # expect: FG202
+"""),
+        Example("""import torch
+
+
+@torch._dynamo.nonstrict_trace
+def helper(x):
+    return x * 2
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return helper(x) + 1
+""", breaks=False),
+    )
+
+    def check(self, ev):  # reported by the project from call edges, not from a single module
+        return None
+
+
+class JitInRegion(Rule):
+    code = "FG203"
+    name = "jit-in-region"
+    summary = "torch.jit.script()/torch.jit.trace() inside a compiled region"
+    gb_codes = ("GB0007", "GB0098")
+    calls = ("torch.jit.script", "torch.jit.trace", "torch.jit.trace_module")
+    fixes = ("suppress",)
+    what = "Finds TorchScript compilation inside compiled code."
+    why = "TorchScript entry points are skipped or disabled by Dynamo (GB0007 / GB0098)."
+    instead = "Script or trace once, outside the compiled function; better, drop TorchScript for torch.compile."
+    examples = (
+        Example("""import torch
+
+
+def double(t):
+    return t * 2
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    g = torch.jit.trace(double, (x,))  # expect: FG203
+    return g(x)
+"""),
+    )
+
+    def check(self, ev):
+        return f"`{ev.q}()` breaks the graph"
+
+
+class TorchRuntimeCall(Rule):
+    code = "FG204"
+    name = "torch-runtime-call"
+    summary = "torch runtime/config calls (manual_seed, set_num_threads, mark_dynamic, ...) in a compiled region"
+    gb_codes = ("GB0007", "GB0208")
+    calls = ("torch.manual_seed", "torch.set_num_threads", "torch.get_num_threads", "torch.set_num_interop_threads",
+             "torch._dynamo.mark_dynamic", "torch._dynamo.mark_static", "torch.random.manual_seed")
+    fixes = ("suppress",)
+    what = "Finds calls that change or read torch's process-wide runtime state inside compiled code."
+    why = """`torch.manual_seed` and `torch.set_num_threads` are skipped (GB0007); `torch.get_num_threads`
+returns a non-tensor from a torch op (GB0208); `torch._dynamo.mark_dynamic` is a forbidden callable
+inside the region."""
+    instead = "Call these once, before the compiled function (seed and threads at start-up; `mark_dynamic` on the input before the call)."
+    examples = (
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    torch.manual_seed(0)  # expect: FG204
+    return x + torch.rand(4)
+"""),
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return x * torch.get_num_threads()  # expect: FG204
+"""),
+        Example("""import torch
+
+torch.manual_seed(0)
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return x + torch.rand(4)
+""", breaks=False),
+    )
+
+    def check(self, ev):
+        return f"`{ev.q}()` breaks the graph; call it outside the compiled region"
+
+
+class TorchGenerator(Rule):
+    code = "FG205"
+    name = "torch-generator"
+    summary = "torch.Generator objects used inside a compiled region"
+    gb_codes = ("GB0055", "GB7650")
+    methods = ("manual_seed", "seed", "get_state", "set_state", "initial_seed")
+    hooks = ("generator_kwarg",)
+    calls = ("torch.Generator",)
+    fixes = ("suppress",)
+    what = "Finds `torch.Generator` construction, method calls and `generator=` arguments in compiled code."
+    why = """A Generator is stateful RNG state that cannot be put in an FX graph: passing it to a factory fails
+to convert it to a proxy (GB0055) and its methods are unsupported (GB7650)."""
+    instead = "Draw the random tensors with the generator outside the compiled function and pass them in, " \
+              "or use the global RNG (`torch.manual_seed` once, outside) inside."
+    examples = (
+        Example("""import torch
+
+GEN = torch.Generator().manual_seed(0)
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return x + torch.randn(4, generator=GEN)  # expect: FG205
+"""),
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x, noise):
+    return x + noise
+
+
+GEN = torch.Generator().manual_seed(0)
+""", call="f(torch.randn(4), torch.randn(4, generator=GEN))", breaks=False),
+    )
+
+    def check(self, ev):
+        if ev.kind == "call":
+            return "creating a `torch.Generator` inside a compiled region breaks the graph"
+        if ev.kind == "method":
+            if ev.recv is not None and ev.recv.kind == V.INSTANCE and ev.recv.q == "torch.Generator":
+                return f"`Generator.{ev.method}()` breaks the graph"
+            return None
+        if ev.kind == "generator_kwarg":
+            return "a `torch.Generator` passed as `generator=` breaks the graph"
+        return None
+
+
+class OpaqueExtension(Rule):
+    code = "FG206"
+    name = "opaque-extension-call"
+    summary = "call into a C++ extension or SciPy kernel inside a compiled region"
+    gb_codes = ("GB0007", "GB0156")
+    calls = ("scipy.*",)
+    hooks = ("extension_call",)
+    fixes = ("custom-op", "suppress")
+    what = "Finds calls to functions of C++ extensions built with `torch.utils.cpp_extension.load_inline/load` " \
+           "and to SciPy functions in compiled code."
+    why = """Dynamo cannot trace compiled code it has no Python source for: pybind functions are skipped
+(GB0007) and SciPy ufuncs are objects it does not model (GB0156)."""
+    instead = """Wrap the kernel in a custom operator: `@torch.library.custom_op("mylib::name", mutates_args=())`
+with type annotations, plus a `register_fake` implementation that returns an empty tensor of the
+output's shape (the guide's Strategy 2; fix `custom-op` writes it).  `nonstrict_trace` does not work
+for kernels that read raw data (they cannot run on fake tensors: GB0251)."""
+    examples = (
+        Example("""import numpy as np
+import scipy.special
+import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return torch.from_numpy(scipy.special.erf(x.numpy()))  # expect: FG206
+""", needs=("scipy",)),
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return torch.special.erf(x)
+""", breaks=False),
+    )
+
+    def check(self, ev):
+        if ev.kind == "extension_call":
+            return f"`{ev.text(ev.node.func)}()` calls a compiled C++ extension; Dynamo cannot trace it"
+        return f"`{ev.q}()` is a compiled SciPy kernel; Dynamo cannot trace it"

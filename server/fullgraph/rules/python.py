@@ -1,0 +1,117 @@
+"""FG4xx: Python language features Dynamo does not compile."""
+from __future__ import annotations
+
+from .base import Example, Rule
+
+
+class CompiledGenerator(Rule):
+    code = "FG401"
+    name = "compiled-generator"
+    summary = "torch.compile applied to a generator function"
+    gb_codes = ("GB0003",)
+    fixes = ()
+    what = "Finds `torch.compile` on a function that contains `yield`."
+    why = "Generators cannot be compiled directly (\"Attempt to trace generator\", GB0003). Generators *called* inside compiled code are fine."
+    instead = "Compile the per-item computation and keep the generator in Python, or return a list."
+    examples = (
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)  # expect: FG401
+def f(x):
+    yield x + 1
+""", call="list(f(torch.randn(4)))"),
+        Example("""import torch
+
+
+def gen(x):
+    yield x + 1
+    yield x + 2
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return sum(gen(x))
+""", breaks=False),
+    )
+
+    def check(self, ev):  # reported by the project for roots
+        return None
+
+
+class CompiledAsync(Rule):
+    code = "FG402"
+    name = "compiled-async"
+    summary = "torch.compile applied to an async function, or await inside a compiled region"
+    gb_codes = ("GB0082",)
+    hooks = ("await",)
+    fixes = ()
+    what = "Finds `torch.compile` on `async def` functions and `await` in compiled code."
+    why = """Dynamo has no handler for the await bytecode ("Missing bytecode handler", GB0082).  On torch 2.13
+calling a compiled `async def` a second time crashed the interpreter (SIGSEGV) in our catalog runs."""
+    instead = "Compile the synchronous tensor code and await around it."
+    examples = (
+        Example("""import asyncio
+
+import torch
+
+
+async def fetch(x):
+    await asyncio.sleep(0)
+    return x
+
+
+@torch.compile(fullgraph=True)
+async def f(x):  # expect: FG402
+    y = await fetch(x)  # expect: FG402
+    return y + 1
+""", call="asyncio.run(f(torch.randn(4)))"),
+    )
+
+    def check(self, ev):
+        return "`await` inside a compiled region cannot be traced"
+
+
+class IteratorArgument(Rule):
+    code = "FG403"
+    name = "iterator-argument"
+    summary = "next()/for over an iterator passed into a compiled function"
+    gb_codes = ("GB4347", "GB0811")
+    fixes = ("list-argument", "suppress")
+    what = """Finds `next(xs)` and `for _ in xs` on a parameter of a compiled function when a call site passes an
+iterator (`f(iter(xs))`, `f(zip(a, b))`, a generator)."""
+    why = """Dynamo cannot consume an iterator object that comes from outside the region ("Missing tp_iternext",
+GB4347; "missing tp_iter", GB0811).  Iterators created *inside* are fine."""
+    instead = """Pass a list and create the iterator inside (`it = iter(xs)`) — the guide's Strategy 1 example;
+fix `list-argument` rewrites the function and its call sites (`f(iter(xs))` -> `f(xs)`)."""
+    examples = (
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(xs):
+    a = next(xs)  # expect: FG403
+    b = next(xs)
+    return a + b
+
+
+xs = [torch.tensor(1.0), torch.tensor(2.0)]
+""", call="f(iter(xs))"),
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(xs):
+    it = iter(xs)
+    a = next(it)
+    b = next(it)
+    return a + b
+
+
+xs = [torch.tensor(1.0), torch.tensor(2.0)]
+out = None
+""", call="f(xs)", breaks=False),
+    )
+
+    def check(self, ev):  # reported by the project from call sites
+        return None

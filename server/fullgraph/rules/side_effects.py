@@ -1,0 +1,678 @@
+"""FG1xx: side effects and host calls Dynamo cannot put in a graph."""
+from __future__ import annotations
+
+from ..engine import values as V
+from .base import Example, Report, Rule
+
+GUARD_INSTEAD = """Keep the side effect out of the compiled region: guard it with
+`if not torch.compiler.is_compiling():` (it then runs only in eager mode), move it to the caller
+(outside the compiled function), or — for logging-style calls that return None — register the
+function in `torch._dynamo.config.ignore_logging_functions` (torch >= 2.11) so compiled code skips it."""
+
+
+def _all_reorderable(ev) -> bool:
+    return all(v.kind in (V.TENSOR, V.CONST, V.FSTRING) for v in [*ev.args, *ev.kwargs.values()])
+
+
+class PrintCall(Rule):
+    code = "FG101"
+    name = "print-call"
+    summary = "print() inside a compiled region"
+    gb_codes = ("GB0059",)
+    calls = ("builtins.print",)
+    fixes = ("guard", "reorderable-logging", "ignore-logging-function", "suppress")
+    what = "Finds `print(...)` calls in code that runs under `torch.compile`."
+    why = """Dynamo cannot trace `print`: it is a builtin with an effect outside the tensor program
+("Failed to trace builtin operator", GB0059).  Under `fullgraph=True` compilation fails; otherwise the
+graph is split at the print and the rest runs in a new graph."""
+    instead = GUARD_INSTEAD + """  When every argument is a tensor, a constant or an f-string,
+`torch._dynamo.config.reorderable_logging_functions.add(print)` keeps the print and runs it after the
+graph (it then shows values after any later in-place update)."""
+    examples = (
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    y = x * 2
+    print("y =", y)  # expect: FG101
+    return y + 1
+"""),
+        Example("""import torch
+
+
+def log_stats(t):
+    print("mean", t.mean())  # expect: FG101
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        y = self.lin(x)
+        log_stats(y)
+        return y.relu()
+
+
+m = torch.compile(Net(), fullgraph=True)
+""", call="m(torch.randn(2, 4))"),
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    y = x * 2
+    if not torch.compiler.is_compiling():
+        print("y =", y)
+    return y + 1
+""", breaks=False),
+        Example("""import torch
+
+
+def print(*args):  # a local print shadows the builtin
+    return None
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    print("not the builtin")
+    return x + 1
+""", breaks=False),
+        Example("""import torch
+
+
+def report(x):
+    print("eager only", x)
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return x + 1
+
+
+report(f(torch.randn(4)))
+""", breaks=False, note="print outside the compiled region"),
+    )
+
+    def check(self, ev):
+        return Report("`print()` cannot be traced by Dynamo; it breaks the graph",
+                      data={"reorderable": _all_reorderable(ev)})
+
+
+LOGGER_METHODS = ("debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log",
+                  "isEnabledFor")
+
+
+class LoggerCall(Rule):
+    code = "FG102"
+    name = "logger-call"
+    summary = "logging.Logger method called inside a compiled region"
+    gb_codes = ("GB0291",)
+    methods = LOGGER_METHODS
+    fixes = ("guard", "ignore-logging-function", "suppress")
+    what = "Finds calls of `logging.Logger` methods (`logger.info(...)`, `logger.debug(...)`, ...) on a logger " \
+           "obtained from `logging.getLogger`."
+    why = """"logging.Logger method not supported for non-export cases" (GB0291): Dynamo does not trace
+logger methods, so the call breaks the graph.  Guarding with `logger.isEnabledFor(...)` does not help:
+that is a logger method too."""
+    instead = GUARD_INSTEAD + """  `reorderable_logging_functions` does **not** work for logger methods
+(verified on 2.13: still GB0291); `ignore_logging_functions.add(logging.Logger.info)` (all loggers) or
+`.add(logger.info)` (this logger) does."""
+    examples = (
+        Example("""import logging
+
+import torch
+
+logger = logging.getLogger(__name__)
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    y = x.sin()
+    logger.info("computed sin")  # expect: FG102
+    return y
+"""),
+        Example("""import logging
+
+import torch
+
+log = logging.getLogger("train")
+
+
+class Block(torch.nn.Module):
+    def forward(self, x):
+        log.debug("block input %s", x.shape)  # expect: FG102
+        return x * 2
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.block = Block()
+
+    def forward(self, x):
+        return self.block(x) + 1
+
+
+m = torch.compile(Net(), fullgraph=True)
+""", call="m(torch.randn(3))"),
+        Example("""import logging
+
+import torch
+
+logger = logging.getLogger(__name__)
+torch._dynamo.config.ignore_logging_functions.add(logger.info)
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    logger.info("skipped while compiled")
+    return x + 1
+""", breaks=False),
+    )
+
+    def check(self, ev):
+        if ev.recv is not None and ev.recv.kind == V.INSTANCE and ev.recv.q == "logging.Logger":
+            return f"`logger.{ev.method}()` (a logging.Logger method) breaks the graph"
+        return None
+
+
+class LoggingModuleCall(Rule):
+    code = "FG103"
+    name = "logging-module-call"
+    summary = "logging.info()/logging.getLogger() called inside a compiled region"
+    gb_codes = ("GB4841", "GB6215")
+    calls = ("logging.debug", "logging.info", "logging.warning", "logging.warn", "logging.error",
+             "logging.exception", "logging.critical", "logging.log", "logging.getLogger")
+    fixes = ("guard", "ignore-logging-function", "suppress")
+    what = "Finds module-level logging functions (`logging.info(...)`) and `logging.getLogger(...)` in compiled code."
+    why = """`logging.info()` goes through the root logger, which Dynamo cannot model ("Unsupported
+python_type() call", GB4841); `logging.getLogger()` inside the region fails on the logger registry
+("Unresolved GetAttrVariable comparison", GB6215)."""
+    instead = GUARD_INSTEAD + "  Create loggers once at module level."
+    examples = (
+        Example("""import logging
+
+import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    logging.info("step")  # expect: FG103
+    return x + 1
+"""),
+        Example("""import logging
+
+import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    logging.getLogger("train").info("step")  # expect: FG103
+    return x + 1
+"""),
+        Example("""import logging
+
+import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    if not torch.compiler.is_compiling():
+        logging.info("step")
+    return x + 1
+""", breaks=False),
+    )
+
+    def check(self, ev):
+        if ev.q == "logging.getLogger":
+            return "`logging.getLogger()` inside a compiled region breaks the graph; create the logger at module level"
+        return f"`{ev.q}()` (root-logger function) breaks the graph"
+
+
+class WarningsWarn(Rule):
+    code = "FG104"
+    name = "warnings-warn"
+    summary = "warnings.warn() inside a compiled region"
+    gb_codes = ("GB0007",)
+    calls = ("warnings.warn", "warnings.warn_explicit")
+    fixes = ("guard", "reorderable-logging", "ignore-logging-function", "suppress")
+    what = "Finds `warnings.warn(...)` in compiled code."
+    why = """`warnings.warn` is a C function Dynamo marks as skipped ("Attempted to call function marked as
+skipped", GB0007)."""
+    instead = GUARD_INSTEAD
+    examples = (
+        Example("""import warnings
+
+import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    warnings.warn("deprecated path")  # expect: FG104
+    return x + 1
+"""),
+        Example("""import warnings
+
+import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    if not torch.compiler.is_compiling():
+        warnings.warn("deprecated path")
+    return x + 1
+""", breaks=False),
+    )
+
+    def check(self, ev):
+        return Report("`warnings.warn()` breaks the graph", data={"reorderable": _all_reorderable(ev)})
+
+
+class FileIO(Rule):
+    code = "FG105"
+    name = "file-io"
+    summary = "open()/input()/sys.stdout.write()/io.BytesIO() inside a compiled region"
+    gb_codes = ("GB0059", "GB0156")
+    calls = ("builtins.open", "builtins.input", "io.BytesIO", "sys.stdout.write", "sys.stderr.write", "io.open")
+    fixes = ("guard", "suppress")
+    what = "Finds file and console I/O in compiled code."
+    why = """Dynamo traces tensor programs; `open` and `input` are builtins it cannot trace (GB0059) and
+`sys.stdout.write` / `io.BytesIO` are methods of objects it does not model (GB0156)."""
+    instead = "Do I/O outside the compiled function (read before, write after), or guard it with " \
+              "`if not torch.compiler.is_compiling():`."
+    examples = (
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x, path="/dev/null"):
+    with open(path, "w") as fh:  # expect: FG105
+        fh.write("step\\n")
+    return x + 1
+"""),
+        Example("""import sys
+
+import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    sys.stdout.write("step\\n")  # expect: FG105
+    return x + 1
+"""),
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x, path="/dev/null"):
+    y = x + 1
+    if not torch.compiler.is_compiling():
+        with open(path, "w") as fh:
+            fh.write("step\\n")
+    return y
+""", breaks=False),
+    )
+
+    def check(self, ev):
+        name = ev.q.replace("builtins.", "")
+        return f"`{name}()` (I/O) breaks the graph"
+
+
+class Serialization(Rule):
+    code = "FG106"
+    name = "serialization"
+    summary = "torch.save/torch.load/pickle/json inside a compiled region"
+    gb_codes = ("GB0007", "GB0156")
+    calls = ("torch.save", "torch.load", "pickle.*", "json.dump", "json.dumps")
+    fixes = ("guard", "split", "ignore-logging-function", "suppress")
+    what = "Finds serialisation calls (`torch.save`, `torch.load`, `pickle.*`, `json.dump(s)`) in compiled code."
+    why = """These functions are skipped by Dynamo (GB0007) or are methods of objects it does not model
+(GB0156), so the graph breaks at the call.  The PyTorch guide's Strategy 3 example is exactly this
+(`torch.save` inside a compiled function)."""
+    instead = """Save and load outside the compiled region: split the function into compiled pieces before and
+after the call (fix `split`), or skip it while compiling with `if not torch.compiler.is_compiling():`."""
+    examples = (
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    y = x ** 2 / 2
+    torch.save(y, "/dev/null")  # expect: FG106
+    z = y ** 3 / 6
+    return z
+"""),
+        Example("""import json
+
+import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    meta = json.dumps({"step": 1})  # expect: FG106
+    return x + len(meta)
+"""),
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    y = x ** 2 / 2
+    if not torch.compiler.is_compiling():
+        torch.save(y, "/dev/null")
+    z = y ** 3 / 6
+    return z
+""", breaks=False),
+    )
+
+    def check(self, ev):
+        return f"`{ev.q}()` breaks the graph; serialise outside the compiled region"
+
+
+class ClockCall(Rule):
+    code = "FG107"
+    name = "clock-call"
+    summary = "time.time()/perf_counter()/sleep()/datetime.now() inside a compiled region"
+    gb_codes = ("GB0007", "GB0156")
+    calls = ("time.time", "time.perf_counter", "time.sleep", "time.monotonic", "time.process_time",
+             "time.time_ns", "time.perf_counter_ns", "time.monotonic_ns", "datetime.datetime.now",
+             "datetime.datetime.utcnow", "datetime.datetime.today", "datetime.date.today")
+    fixes = ("guard", "split", "suppress")
+    what = "Finds wall-clock reads and sleeps in compiled code."
+    why = """Clock functions are C builtins Dynamo skips (GB0007; `datetime.now` is GB0156).  A time read inside a
+graph would also be meaningless: the graph runs asynchronously from Python."""
+    instead = """Time the compiled call from the outside (`t0 = time.perf_counter(); out = f(x); ...`), or
+split the function around the timing code.  A guard is offered only when nothing after it uses the
+value read."""
+    examples = (
+        Example("""import time
+
+import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    t0 = time.perf_counter()  # expect: FG107
+    y = x.sin()
+    return y, t0
+"""),
+        Example("""from time import perf_counter as clock
+
+import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    start = clock()  # expect: FG107
+    return x + start
+"""),
+        Example("""import time
+import types
+
+import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x, time):  # the parameter shadows the module
+    return x + time.monotonic()
+""", call="f(torch.randn(4), types.SimpleNamespace(monotonic=lambda: 1.0))", breaks=False),
+    )
+
+    def check(self, ev):
+        return f"`{ev.q}()` breaks the graph"
+
+
+class PythonRandom(Rule):
+    code = "FG108"
+    name = "python-random"
+    summary = "random.random()/numpy.random inside a compiled region"
+    gb_codes = ("GB0007",)
+    calls = ("random.random", "numpy.random.*")
+    fixes = ("suppress",)
+    what = "Finds Python's and NumPy's random number generators in compiled code."
+    why = """`random.random()` is skipped by Dynamo (GB0007).  NumPy's generators produce a data-dependent value
+("Could not guard on data-dependent expression").  (`random.randint` is supported.)"""
+    instead = "Use torch's RNG (`torch.rand(())`, `torch.randint`), which is traced into the graph."
+    examples = (
+        Example("""import random
+
+import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return x * random.random()  # expect: FG108
+"""),
+        Example("""import numpy as np
+import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return x * np.random.uniform()  # expect: FG108
+""", needs=("numpy",)),
+        Example("""import random
+
+import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return x * random.randint(1, 3) + torch.rand(())
+""", breaks=False),
+    )
+
+    def check(self, ev):
+        return f"`{ev.q}()` breaks the graph; use torch's random functions"
+
+
+class Debugger(Rule):
+    code = "FG109"
+    name = "debugger"
+    summary = "breakpoint()/pdb.set_trace() inside a compiled region"
+    gb_codes = ("GB0007", "GB0059")
+    calls = ("builtins.breakpoint", "pdb.set_trace", "pdb.post_mortem", "ipdb.set_trace")
+    fixes = ("guard", "suppress")
+    what = "Finds debugger entry points in compiled code."
+    why = "Dynamo cannot trace into the debugger (`pdb.set_trace` GB0007, `breakpoint()` GB0059)."
+    instead = "Remove it, or guard it so it only stops in eager runs: `if not torch.compiler.is_compiling(): breakpoint()`."
+    examples = (
+        Example("""import pdb
+
+import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x, debug=False):
+    if debug:
+        pdb.set_trace()  # expect: FG109
+    return x + 1
+""", call="f(torch.randn(4), debug=True)", note="the call stops in pdb only in eager; compiled, it raises"),
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x, debug=False):
+    if debug and not torch.compiler.is_compiling():
+        breakpoint()
+    return x + 1
+""", breaks=False),
+    )
+
+    def check(self, ev):
+        return f"`{ev.q.replace('builtins.', '')}()` breaks the graph"
+
+
+class HostCall(Rule):
+    code = "FG110"
+    name = "host-call"
+    summary = "OS/process/interpreter calls (subprocess, os.getpid, hashlib, uuid, threading, ...) in a compiled region"
+    gb_codes = ("GB0007", "GB0142")
+    calls = ("subprocess.*", "os.getpid", "os.path.exists", "os.path.isfile", "os.path.isdir", "os.listdir",
+             "os.system", "sys.getrefcount", "uuid.uuid1", "uuid.uuid4", "hashlib.*", "zlib.*",
+             "inspect.currentframe", "inspect.stack", "importlib.import_module", "threading.current_thread",
+             "threading.get_ident")
+    hooks = ("with",)
+    fixes = ("guard", "suppress")
+    what = "Finds calls into the operating system and the interpreter in compiled code, and `with lock:` blocks."
+    why = """These are C functions Dynamo marks as skipped (GB0007); a `threading.Lock` is a context manager it
+does not know how to enter (GB0142)."""
+    instead = "Compute such values outside the compiled function and pass them in, or guard the code with " \
+              "`if not torch.compiler.is_compiling():`."
+    examples = (
+        Example("""import os
+
+import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return x + os.getpid()  # expect: FG110
+"""),
+        Example("""import threading
+
+import torch
+
+LOCK = threading.Lock()
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    with LOCK:  # expect: FG110
+        y = x + 1
+    return y
+"""),
+        Example("""import os
+
+import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    scale = float(os.environ.get("SCALE", "2"))
+    return x * scale
+""", breaks=False, note="os.environ reads are supported (guarded)"),
+    )
+
+    def check(self, ev):
+        if ev.kind == "with":
+            v = ev.value
+            if v is not None and v.kind == V.INSTANCE and v.q in ("threading.Lock", "threading.RLock"):
+                return Report("entering a `threading.Lock` breaks the graph")
+            return None
+        return f"`{ev.q}()` breaks the graph"
+
+
+class ProgressBar(Rule):
+    code = "FG111"
+    name = "progress-bar"
+    summary = "tqdm(...) inside a compiled region"
+    gb_codes = ("GB0007",)
+    calls = ("tqdm.tqdm", "tqdm.trange", "tqdm.auto.trange")
+    fixes = ("suppress",)
+    what = "Finds tqdm progress bars in compiled code."
+    why = "tqdm's constructor touches the terminal and locks; Dynamo skips it (GB0007)."
+    instead = """Keep progress bars in the (uncompiled) training loop.  Inside compiled code, iterate plainly while
+compiling: `it = range(n) if torch.compiler.is_compiling() else tqdm(range(n))`."""
+    examples = (
+        Example("""import torch
+from tqdm import tqdm
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    for _ in tqdm(range(3), disable=True):  # expect: FG111
+        x = x + 1
+    return x
+""", needs=("tqdm",)),
+        Example("""import torch
+from tqdm import tqdm
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    it = range(3) if torch.compiler.is_compiling() else tqdm(range(3), disable=True)
+    for _ in it:
+        x = x + 1
+    return x
+""", breaks=False, needs=("tqdm",)),
+    )
+
+    def check(self, ev):
+        return "`tqdm(...)` breaks the graph"
+
+
+class DynamicCode(Rule):
+    code = "FG112"
+    name = "dynamic-code"
+    summary = "eval()/exec()/globals() inside a compiled region"
+    gb_codes = ("GB0059",)
+    calls = ("builtins.eval", "builtins.exec", "builtins.globals")
+    fixes = ("suppress",)
+    what = "Finds `eval`, `exec` and `globals()` in compiled code."
+    why = "Dynamo cannot trace code that is built at run time, nor expose the frame's globals (GB0059)."
+    instead = "Replace dynamic code with ordinary Python (a dict of functions instead of `eval`)."
+    examples = (
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return x + eval("1 + 1")  # expect: FG112
+"""),
+        Example("""import torch
+
+OPS = {"add": lambda a, b: a + b}
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return OPS["add"](x, 2)
+""", breaks=False),
+    )
+
+    def check(self, ev):
+        return f"`{ev.q.replace('builtins.', '')}()` breaks the graph"
+
+
+class CopyCall(Rule):
+    code = "FG113"
+    name = "copy-call"
+    summary = "copy.copy()/copy.deepcopy() inside a compiled region"
+    gb_codes = ("GB4198", "GB0179", "GB0007")
+    calls = ("copy.copy", "copy.deepcopy")
+    fixes = ("clone", "suppress")
+    what = "Finds `copy.copy` and `copy.deepcopy` in compiled code."
+    why = """Dynamo does not support `copy.deepcopy` (GB4198 on a tensor, GB0179 otherwise) and skips
+`copy.copy` (GB0007)."""
+    instead = "Use `t.clone()` for tensors and build new containers explicitly (`list(xs)`, `dict(d)`)."
+    examples = (
+        Example("""import copy
+
+import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    y = copy.deepcopy(x)  # expect: FG113
+    return y + 1
+"""),
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    y = x.clone()
+    return y + 1
+""", breaks=False),
+    )
+
+    def check(self, ev):
+        tensor = bool(ev.args) and ev.args[0].kind == V.TENSOR
+        if ev.q == "copy.deepcopy" and tensor:
+            return Report("`copy.deepcopy()` of a tensor breaks the graph; use `.clone()`",
+                          data={"tensor_arg": True})
+        return Report(f"`{ev.q}()` breaks the graph", data={"tensor_arg": tensor})
