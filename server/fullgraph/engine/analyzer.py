@@ -1052,6 +1052,12 @@ class FunctionAnalyzer:
             if v.kind == V.LOCALFN and v.q and not isinstance(a, ast.Lambda):
                 self.edge("call", v.q, None, a)
 
+        if recv is not None and recv.kind == V.REF and method in ("add", "update") and args and \
+                (recv.q in V.IGNORE_LOGGING_SETS or recv.q in V.REORDERABLE_SETS):
+            # torch._dynamo.config.ignore_logging_functions.add(fn): calls to fn are skipped
+            dest = self.mod.summary.ignored if recv.q in V.IGNORE_LOGGING_SETS else self.mod.summary.reorderable
+            dest.update(self._registered(node.args[0], args[0], method))
+            return U
         if fval.kind == V.REF and fval.q:
             q = fval.q
             return self._call_ref(node, q, args, kwargs, arg_kinds, kw_kinds)
@@ -1238,12 +1244,6 @@ class FunctionAnalyzer:
                 owner = ("attr", recv.q, recv.attr)
             if owner and target:
                 mod.summary.hooks.append((owner, target))
-            return U
-        if k == V.REF and recv.q and method in ("add", "update") and args and \
-                (recv.q in V.IGNORE_LOGGING_SETS or recv.q in V.REORDERABLE_SETS):
-            targets = self._registered(node.args[0], args[0], method)
-            dest = mod.summary.ignored if recv.q in V.IGNORE_LOGGING_SETS else mod.summary.reorderable
-            dest.update(targets)
             return U
         if k == V.SELF:
             self.edge("method", recv.q, method, node, arg_kinds, kw_kinds)

@@ -79,7 +79,7 @@ opt = torch.optim.SGD(model.parameters(), lr=0.1)
 def step(x):
     opt.step()  # expect: FG502
     return x + 1
-"""),
+""", call="step(torch.randn(2, 4))"),
         Example("""import torch
 
 model = torch.nn.Linear(4, 1)

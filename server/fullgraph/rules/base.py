@@ -44,6 +44,7 @@ class Example:
     breaks: bool = True
     note: str = ""
     needs: tuple[str, ...] = ()  # importable modules needed to run it (e.g. "tqdm")
+    eager_ok: bool = True  # the call also runs in plain Python (False: e.g. it would stop in pdb)
 
 
 @dataclass

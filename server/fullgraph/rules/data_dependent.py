@@ -132,7 +132,7 @@ def f(x):
 
 
 @torch.compile(fullgraph=True)
-def f(n):
+def f(n: torch.Tensor):
     acc = torch.zeros(2)
     for _ in range(int(n)):  # expect: FG302
         acc = acc + 1
@@ -254,7 +254,7 @@ def f(x):
 
 
 @torch.compile
-def f(x):
+def f(x: torch.Tensor):
     return x[x > 0].sum()  # expect: FG304
 """),
         Example("""import torch
@@ -339,7 +339,7 @@ f-strings of tensors are supported (`f"{t}"`)."""
 
 
 @torch.compile(fullgraph=True)
-def f(x):
+def f(x: torch.Tensor):
     msg = "value: " + str(x)  # expect: FG306
     return x + len(msg)
 """),
@@ -347,7 +347,7 @@ def f(x):
 
 
 @torch.compile(fullgraph=True)
-def f(x):
+def f(x: torch.Tensor):
     msg = "value: %s" % x  # expect: FG306
     return x + len(msg)
 """),
@@ -357,7 +357,7 @@ def f(x):
 @torch.compile(fullgraph=True)
 def f(x):
     msg = f"value: {x}"
-    return x + len(msg)
+    return x + 1, msg
 """, breaks=False),
     )
 

@@ -57,12 +57,12 @@ import torch
 
 
 async def fetch(x):
-    await asyncio.sleep(0)
+    await asyncio.sleep(0)  # expect: FG402
     return x
 
 
-@torch.compile(fullgraph=True)
-async def f(x):  # expect: FG402
+@torch.compile(fullgraph=True)  # expect: FG402
+async def f(x):
     y = await fetch(x)  # expect: FG402
     return y + 1
 """, call="asyncio.run(f(torch.randn(4)))"),
@@ -96,7 +96,8 @@ def f(xs):
 
 
 xs = [torch.tensor(1.0), torch.tensor(2.0)]
-""", call="f(iter(xs))"),
+out = f(iter(xs))
+""", call="out"),
         Example("""import torch
 
 
@@ -109,8 +110,8 @@ def f(xs):
 
 
 xs = [torch.tensor(1.0), torch.tensor(2.0)]
-out = None
-""", call="f(xs)", breaks=False),
+out = f(xs)
+""", call="out", breaks=False),
     )
 
     def check(self, ev):  # reported by the project from call sites

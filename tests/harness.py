@@ -1,0 +1,123 @@
+"""Shared test helpers: analyse example code, and run it under real Dynamo."""
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import os
+import re
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+from fullgraph.api import Workspace
+from fullgraph.config import Config
+
+EXPECT_RE = re.compile(r"#\s*expect:\s*([A-Z0-9, ]+)")
+_counter = itertools.count()
+
+
+def expected(code: str) -> set[tuple[int, str]]:
+    """{(1-based line, code)} from `# expect: FG101` comments."""
+    out = set()
+    for i, line in enumerate(code.splitlines(), 1):
+        m = EXPECT_RE.search(line)
+        if m:
+            for c in m.group(1).replace(",", " ").split():
+                out.add((i, c))
+    return out
+
+
+def check_code(code: str, tmp: Path | None = None, name: str | None = None, **cfg) -> list:
+    tmp = tmp or Path(tempfile.mkdtemp(prefix="fg_test_"))
+    name = name or f"example_{next(_counter)}"
+    p = tmp / f"{name}.py"
+    p.write_text(code, encoding="utf-8")
+    ws = Workspace(Config(project_root=str(tmp), **cfg))
+    return ws.check([p]).findings
+
+
+def found(findings) -> set[tuple[int, str]]:
+    return {(f.span.start.line + 1, f.code) for f in findings}
+
+
+class DynamoOutcome:
+    def __init__(self, raised: BaseException | None, graph_breaks: int, eager_error: BaseException | None = None):
+        self.raised = raised
+        self.graph_breaks = graph_breaks
+        self.eager_error = eager_error
+
+
+def run_example(code: str, call: str, force_fullgraph: bool | None = None, eager: bool = False) -> DynamoOutcome:
+    """Import `code` as a module with torch.compile's backend forced to "eager", evaluate `call`.
+
+    Returns whether the call raised (a Dynamo error) and how many graph breaks Dynamo counted.
+    """
+    import torch
+    import torch._dynamo
+    from torch._dynamo.utils import counters
+
+    orig_compile = torch.compile
+
+    def eager_compile(model=None, **kw):
+        if eager:  # plain Python: torch.compile is the identity
+            return model if model is not None else (lambda m: m)
+        kw["backend"] = "eager"
+        if force_fullgraph is not None:
+            kw["fullgraph"] = force_fullgraph
+        if model is None:
+            return lambda m: orig_compile(m, **kw)
+        return orig_compile(model, **kw)
+
+    cfg = torch._dynamo.config
+    saved = (set(cfg.ignore_logging_functions), set(cfg.reorderable_logging_functions))
+    d = Path(tempfile.mkdtemp(prefix="fg_dyn_"))
+    name = f"fg_example_{next(_counter)}"
+    p = d / f"{name}.py"
+    p.write_text(code, encoding="utf-8")
+    torch._dynamo.reset()
+    counters.clear()
+    torch.compile = eager_compile
+    raised = None
+    try:
+        spec = importlib.util.spec_from_file_location(name, p)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod
+        try:
+            spec.loader.exec_module(mod)
+            eval(call, mod.__dict__)
+        except Exception as e:  # noqa: BLE001 - we classify below
+            raised = e
+    finally:
+        torch.compile = orig_compile
+        sys.modules.pop(name, None)
+        cfg.ignore_logging_functions.clear()
+        cfg.ignore_logging_functions.update(saved[0])
+        cfg.reorderable_logging_functions.clear()
+        cfg.reorderable_logging_functions.update(saved[1])
+    breaks = sum(counters["graph_break"].values())
+    torch._dynamo.reset()
+    return DynamoOutcome(raised, breaks)
+
+
+def is_dynamo_error(e: BaseException) -> bool:
+    import torch._dynamo.exc as exc
+
+    if isinstance(e, (exc.Unsupported, exc.UserError, exc.TorchRuntimeError, exc.InternalTorchDynamoError)):
+        return True
+    return isinstance(e, AssertionError) and "forbidden callable" in str(e)
+
+
+def dynamo_user_lines(e: BaseException, filename_hint: str = "fg_example_") -> list[int]:
+    """Lines of the example module named in Dynamo's 'from user code' frames, innermost last."""
+    text = str(e)
+    return [int(m.group(1)) for m in re.finditer(r'File "[^"]*' + filename_hint + r'[^"]*", line (\d+)', text)]
+
+
+def dedent(s: str) -> str:
+    return textwrap.dedent(s).lstrip("\n")
+
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+os.environ.setdefault("FULLGRAPH_TESTING", "1")

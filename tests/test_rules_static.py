@@ -1,0 +1,44 @@
+"""Every rule example, through the analyzer: findings exactly where `# expect:` says, nowhere else.
+
+The same examples run under real Dynamo in test_rules_dynamo.py, so analyzer and Dynamo cannot
+disagree silently.
+"""
+from __future__ import annotations
+
+import pytest
+from harness import check_code, expected, found
+
+from fullgraph.rules import registry
+
+EXAMPLES = [(r.code, i, ex) for r in registry.RULES for i, ex in enumerate(r.examples)]
+
+
+@pytest.mark.parametrize("code,i,ex", EXAMPLES, ids=[f"{c}-{i}-{'break' if e.breaks else 'clean'}" for c, i, e in EXAMPLES])
+def test_example_findings(code, i, ex, tmp_path):
+    findings = check_code(ex.code, tmp_path)
+    assert found(findings) == expected(ex.code), "\n".join(
+        f"{f.span.start.line + 1}: {f.code} {f.message}" for f in findings)
+    if ex.breaks:
+        assert any(c == code for _, c in expected(ex.code)), "a breaking example must expect its own rule"
+    else:
+        assert not expected(ex.code)
+
+
+def test_every_rule_has_docs_and_examples():
+    for r in registry.RULES:
+        assert r.code.startswith("FG") and len(r.code) == 5, r.code
+        assert r.name and r.summary and r.what and r.why and r.instead, r.code
+        if r.code.startswith("FG0"):
+            continue
+        assert any(e.breaks for e in r.examples), f"{r.code} has no breaking example"
+        assert r.gb_codes or r.code == "FG302", f"{r.code} names no Dynamo GB code"
+        md = r.docs_markdown()
+        for heading in ("What it does", "Why it breaks the graph", "Example", "Use instead"):
+            assert f"### {heading}" in md, (r.code, heading)
+
+
+def test_codes_and_names_unique():
+    codes = [r.code for r in registry.RULES]
+    names = [r.name for r in registry.RULES]
+    assert len(codes) == len(set(codes))
+    assert len(names) == len(set(names))
