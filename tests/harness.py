@@ -121,3 +121,57 @@ def dedent(s: str) -> str:
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 os.environ.setdefault("FULLGRAPH_TESTING", "1")
+
+
+def dynamo_breaks_of_run(entry, strict_like: bool = True) -> set[tuple[str, int]]:
+    """Run `entry()` with every torch.compile forced to fullgraph=False (eager backend) and collect
+    every graph break Dynamo logs as (file, line) of the innermost user frame.
+
+    A root compiled with fullgraph=True is run with capture_scalar_outputs and
+    capture_dynamic_output_shape_ops on, which is what fullgraph=True implies on torch 2.13, so the
+    breaks seen are the ones that root would raise on — all of them, not only the first.
+    """
+    import logging
+
+    import torch
+    import torch._dynamo
+    import torch._logging
+
+    orig = torch.compile
+    seen: set[tuple[str, int]] = set()
+    pat = re.compile(r"in user code at (\S+?):(\d+)")
+
+    class H(logging.Handler):
+        def emit(self, record):
+            m = pat.search(record.getMessage())
+            if m:
+                seen.add((os.path.realpath(m.group(1)), int(m.group(2))))
+
+    def patched(model=None, **kw):
+        fullgraph = kw.pop("fullgraph", False)
+        kw["backend"] = "eager"
+        if model is None:
+            return lambda m: patched(m, fullgraph=fullgraph, **kw)
+        compiled = orig(model, fullgraph=False, **kw)
+        if not (fullgraph and strict_like):
+            return compiled
+
+        def run(*a, **k):
+            with torch._dynamo.config.patch(capture_scalar_outputs=True, capture_dynamic_output_shape_ops=True):
+                return compiled(*a, **k)
+        return run
+
+    h = H(level=logging.DEBUG)
+    lg = logging.getLogger("torch._dynamo")
+    lg.addHandler(h)
+    torch._logging.set_logs(graph_breaks=True)
+    torch._dynamo.reset()
+    torch.compile = patched
+    try:
+        entry()
+    finally:
+        torch.compile = orig
+        lg.removeHandler(h)
+        torch._logging.set_logs()
+        torch._dynamo.reset()
+    return seen

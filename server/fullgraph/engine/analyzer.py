@@ -1164,7 +1164,7 @@ class FunctionAnalyzer:
         if q in V.EXTENSION_LOADERS:
             return Val(V.INSTANCE, V.EXTENSION_MODULE)
         last = q.rsplit(".", 1)[-1]
-        if last[:1].isupper() and not last.isupper():
+        if last[:1].isupper():
             return Val(V.INSTANCE, q)  # PEP 8 class name: the project checks it really is a class
         if q.startswith("numpy.") or q.startswith("math."):
             if any(a.kind == V.DDSCALAR for a in args):

@@ -435,9 +435,8 @@ class Project:
                 if r.fs.iter_uses:
                     if callers is None:
                         callers = self._callers_index()
-                    done_params: set[str] = set()
                     for use in r.fs.iter_uses:
-                        if use.param in done_params or (use.dead_if and self.dead(use.dead_if)):
+                        if use.dead_if and self.dead(use.dead_if):
                             continue
                         src = self._iterator_passed(r.fs, use, callers)
                         if src is None:
@@ -445,7 +444,6 @@ class Project:
                         rule = registry.BY_CODE["FG403"]
                         if not _applies(rule, version, fg):
                             continue
-                        done_params.add(use.param)  # Dynamo stops at the first use
                         emit(self._make(rule, r.mod.path, use.span,
                                         f"`{use.param}` is an iterator passed in from outside (at {src}); "
                                         f"`{use.how}` on it cannot be traced",

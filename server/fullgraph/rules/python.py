@@ -91,7 +91,7 @@ fix `list-argument` rewrites the function and its call sites (`f(iter(xs))` -> `
 @torch.compile(fullgraph=True)
 def f(xs):
     a = next(xs)  # expect: FG403
-    b = next(xs)
+    b = next(xs)  # expect: FG403
     return a + b
 
 

@@ -1,0 +1,1 @@
+"""A small GPT, split across modules the way real projects are (model, layers, utils, train)."""
