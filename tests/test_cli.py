@@ -1,0 +1,223 @@
+"""`fullgraph check` as a user runs it: exit codes, formats, config, suppression, bad input."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from harness import EXAMPLES, dedent
+
+PRINT_MOD = dedent('''
+    import torch
+
+
+    @torch.compile(fullgraph=True)
+    def f(x):
+        print("x", x)
+        return x + 1
+    ''')
+
+
+def run(*args, cwd=None, input=None):
+    env = dict(os.environ)
+    return subprocess.run([sys.executable, "-m", "fullgraph", *map(str, args)], cwd=cwd, capture_output=True,
+                          text=True, env=env, input=input, timeout=300)
+
+
+def test_examples_text_output_and_exit_code():
+    r = run("check", EXAMPLES)
+    assert r.returncode == 1, r.stderr
+    assert "examples/nanogpt/utils.py:27:5: error FG101" in r.stdout or "utils.py:27:5: error FG101" in r.stdout
+    assert "call path: nanogpt.model.GPT.forward -> nanogpt.layers.Block.forward" in r.stdout
+    assert "Found 10 graph breaks (6 errors, 4 warnings) in 7 files checked" in r.stdout
+
+
+def test_clean_exit_zero(tmp_path):
+    (tmp_path / "m.py").write_text("import torch\n\n@torch.compile\ndef f(x):\n    return x + 1\n")
+    r = run("check", tmp_path)
+    assert r.returncode == 0
+    assert "No graph breaks found in 1 file checked" in r.stdout
+
+
+def test_json_schema(tmp_path):
+    (tmp_path / "m.py").write_text(PRINT_MOD)
+    r = run("check", tmp_path, "--format", "json")
+    assert r.returncode == 1
+    doc = json.loads(r.stdout)
+    assert set(doc) == {"version", "torch_version", "files_checked", "diagnostics"}
+    assert doc["files_checked"] == 1
+    (d,) = doc["diagnostics"]
+    for key in ("path", "code", "name", "message", "severity", "range", "root", "call_path", "gb_codes", "url", "fixes"):
+        assert key in d, key
+    assert d["code"] == "FG101" and d["name"] == "print-call" and d["severity"] == "error"
+    assert d["range"] == {"start": {"line": 6, "column": 5}, "end": {"line": 6, "column": 18}}
+    assert d["call_path"] == ["m.f"]
+    assert d["gb_codes"] == ["GB0059"]
+    assert d["url"].endswith("gb0059.html")
+    assert isinstance(d["fixes"], list)
+
+
+def test_columns_are_characters_not_bytes(tmp_path):
+    src = PRINT_MOD.replace('print("x", x)', 'y = "😀中文"; print(y)')
+    (tmp_path / "m.py").write_text(src, encoding="utf-8")
+    d = json.loads(run("check", tmp_path, "--format", "json").stdout)["diagnostics"][0]
+    line = src.splitlines()[d["range"]["start"]["line"] - 1]
+    assert line[d["range"]["start"]["column"] - 1:].startswith("print(y)")
+
+
+def test_sarif_is_sarif_2_1_0(tmp_path):
+    (tmp_path / "m.py").write_text(PRINT_MOD)
+    doc = json.loads(run("check", tmp_path, "--format", "sarif", cwd=tmp_path).stdout)
+    assert doc["version"] == "2.1.0" and "sarif-2.1.0" in doc["$schema"]
+    run0 = doc["runs"][0]
+    assert run0["tool"]["driver"]["name"] == "fullgraph"
+    rule_ids = [r["id"] for r in run0["tool"]["driver"]["rules"]]
+    (res,) = run0["results"]
+    assert res["ruleId"] == "FG101" and rule_ids[res["ruleIndex"]] == "FG101"
+    assert res["level"] == "error"
+    loc = res["locations"][0]["physicalLocation"]
+    assert loc["artifactLocation"]["uri"] == "m.py"
+    assert loc["region"]["startLine"] == 6 and loc["region"]["startColumn"] == 5
+    assert run0["originalUriBaseIds"]["%SRCROOT%"]["uri"].endswith("/")
+
+
+def test_github_format(tmp_path):
+    (tmp_path / "m.py").write_text(PRINT_MOD)
+    out = run("check", tmp_path, "--format", "github", cwd=tmp_path).stdout
+    assert out.startswith("::error title=FG101 print-call,file=m.py,line=6,col=5,")
+
+
+def test_select_ignore(tmp_path):
+    (tmp_path / "m.py").write_text(PRINT_MOD)
+    assert run("check", tmp_path, "--ignore", "FG1").returncode == 0
+    assert run("check", tmp_path, "--select", "FG3").returncode == 0
+    assert run("check", tmp_path, "--select", "FG1", "--ignore", "FG102").returncode == 1
+    assert run("check", tmp_path, "--select", "FG101").returncode == 1
+
+
+def test_pyproject_config(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.fullgraph]\nignore = ["FG101"]\nbogus = 1\n')
+    (tmp_path / "m.py").write_text(PRINT_MOD)
+    r = run("check", tmp_path)
+    assert r.returncode == 0
+    assert "unknown setting 'bogus'" in r.stderr
+
+
+def test_config_roots(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "model.py").write_text(dedent('''
+        import torch
+
+
+        class Net(torch.nn.Module):
+            def forward(self, x):
+                print(x)
+                return x
+        '''))
+    assert run("check", tmp_path).returncode == 0  # nothing compiles Net here
+    (tmp_path / "pyproject.toml").write_text('[tool.fullgraph]\nroots = ["pkg.model:Net.forward"]\n')
+    r = run("check", tmp_path, "--format", "json")
+    (d,) = json.loads(r.stdout)["diagnostics"]
+    assert d["code"] == "FG101" and d["severity"] == "error" and d["call_path"] == ["pkg.model.Net.forward"]
+    r = run("check", tmp_path, "--root", "pkg.model:Net", "--format", "json")
+    assert len(json.loads(r.stdout)["diagnostics"]) == 1
+
+
+def test_suppression_comments(tmp_path):
+    src = PRINT_MOD.replace('print("x", x)', 'print("x", x)  # fullgraph: ignore[FG101]')
+    (tmp_path / "m.py").write_text(src)
+    assert run("check", tmp_path).returncode == 0
+    (tmp_path / "m.py").write_text(PRINT_MOD.replace('print("x", x)', 'print("x", x)  # fullgraph: ignore'))
+    assert run("check", tmp_path).returncode == 0
+    (tmp_path / "m.py").write_text(PRINT_MOD.replace('print("x", x)', 'print("x", x)  # fullgraph: ignore[FG102]'))
+    assert run("check", tmp_path).returncode == 1
+    # the text inside a string is not a comment
+    (tmp_path / "m.py").write_text(PRINT_MOD.replace('print("x", x)', 'print("# fullgraph: ignore", x)'))
+    assert run("check", tmp_path).returncode == 1
+
+
+def test_torch_version_gates_rules(tmp_path):
+    src = dedent('''
+        import torch
+
+
+        @torch.compile(fullgraph=True)
+        def f(x):
+            return x + x.sum().item()
+        ''')
+    (tmp_path / "m.py").write_text(src)
+    assert run("check", tmp_path, "--torch-version", "2.13").returncode == 0
+    r = run("check", tmp_path, "--torch-version", "2.9", "--format", "json")
+    assert [d["code"] for d in json.loads(r.stdout)["diagnostics"]] == ["FG303"]
+    assert json.loads(r.stdout)["torch_version"] == "2.9.0"
+
+
+def test_bad_input_gets_clear_findings_and_the_run_goes_on(tmp_path):
+    (tmp_path / "broken.py").write_text("def f(:\n    pass\n")
+    (tmp_path / "binary.py").write_bytes(b"\x00\x01\x02import torch")
+    (tmp_path / "latin.py").write_bytes("x = 'caf\xe9'\n".encode("latin-1"))
+    (tmp_path / "ok.py").write_text(PRINT_MOD)
+    r = run("check", tmp_path, "--format", "json")
+    assert r.returncode == 1, r.stderr
+    doc = json.loads(r.stdout)
+    by_file = {Path(d["path"]).name: d for d in doc["diagnostics"]}
+    assert by_file["broken.py"]["code"] == "FG001" and "SyntaxError" in by_file["broken.py"]["message"]
+    assert by_file["broken.py"]["range"]["start"]["line"] == 1
+    assert by_file["binary.py"]["code"] == "FG002" and "NUL" in by_file["binary.py"]["message"]
+    assert by_file["latin.py"]["code"] == "FG002"
+    assert by_file["ok.py"]["code"] == "FG101"
+    assert doc["files_checked"] == 4
+
+
+def test_excluded_directories(tmp_path):
+    for d in (".venv", "build", "node_modules", ".git"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "m.py").write_text(PRINT_MOD)
+    r = run("check", tmp_path)
+    assert r.returncode == 0 and "0 files checked" in r.stdout
+    (tmp_path / "pyproject.toml").write_text('[tool.fullgraph]\nextend-exclude = ["gen"]\n')
+    (tmp_path / "gen").mkdir()
+    (tmp_path / "gen" / "m.py").write_text(PRINT_MOD)
+    assert run("check", tmp_path).returncode == 0
+
+
+def test_usage_errors_exit_2(tmp_path):
+    assert run("check", tmp_path / "missing").returncode == 2
+    assert run("check", tmp_path, "--torch-version", "banana").returncode == 2
+    assert run("check", tmp_path, "--format", "xml").returncode == 2
+    r = run("explain", "FG999")
+    assert r.returncode == 2 and "unknown rule" in r.stderr
+
+
+def test_rules_and_explain():
+    r = run("rules")
+    assert r.returncode == 0 and "FG101" in r.stdout and "print-call" in r.stdout
+    rules = json.loads(run("rules", "--format", "json").stdout)
+    assert {"code", "name", "summary"} <= set(rules[0])
+    r = run("explain", "print-call")
+    assert r.returncode == 0
+    for heading in ("What it does", "Why it breaks the graph", "Example", "Use instead"):
+        assert heading in r.stdout
+    assert "GB0059" in r.stdout
+
+
+def test_never_imports_checked_code(tmp_path):
+    marker = tmp_path / "imported"
+    (tmp_path / "evil.py").write_text(f"open({str(marker)!r}, 'w').write('x')\n" + PRINT_MOD)
+    run("check", tmp_path)
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("module", [True, False])
+def test_python_dash_m_and_script(module, tmp_path):
+    (tmp_path / "m.py").write_text(PRINT_MOD)
+    if module:
+        r = run("check", tmp_path)
+    else:
+        exe = Path(sys.executable).parent / "fullgraph"
+        r = subprocess.run([str(exe), "check", str(tmp_path)], capture_output=True, text=True)
+    assert r.returncode == 1 and "FG101" in r.stdout
