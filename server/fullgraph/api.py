@@ -9,6 +9,7 @@ Both return the same `Finding`s; fixes are attached by `fullgraph.fixes`.
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import io
 import os
 import tokenize
@@ -104,19 +105,23 @@ class Workspace:
         self.config = config or Config()
         self.project = Project(self.config)
         self.file_errors: dict[str, tuple[str, str]] = {}
+        self.texts: dict[str, str] = {}  # editor buffers (what the fixes edit); disk files are read on demand
 
     # ---- editor buffers ------------------------------------------------------------------------
-    def set_text(self, path: str, text: str) -> ModuleSummary:
-        """Analyse (or re-analyse) one file's text; unchanged text reuses its summary."""
+    def set_text(self, path: str, text: str, recover: bool = True) -> ModuleSummary:
+        """Analyse (or re-analyse) an editor buffer; unchanged text reuses its summary.
+
+        With `recover` (the default for buffers), a syntax error blanks only the top-level blocks
+        that do not parse: the rest of the file keeps its findings while the user types."""
         path = os.path.abspath(path)
         old = self.project.modules.get(path)
-        import hashlib
-
         h = hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+        self.texts[path] = text
         if old is not None and old.text_hash == h:
             return old
         modname, is_pkg = module_name_for(path)
-        summary = analyze(path, text, modname, is_pkg)
+        summary = analyze(path, text, modname, is_pkg, recover=recover)
+        summary.text_hash = h
         self.project.set_module(summary)
         self.file_errors.pop(path, None)
         return summary
@@ -130,6 +135,16 @@ class Workspace:
         path = os.path.abspath(path)
         self.project.remove_module(path)
         self.file_errors.pop(path, None)
+        self.texts.pop(path, None)
+
+    def forget_text(self, path: str) -> None:
+        """An editor buffer closed: fall back to the file on disk (or drop it)."""
+        path = os.path.abspath(path)
+        self.texts.pop(path, None)
+        if os.path.isfile(path):
+            self.load_files([path])
+        else:
+            self.remove(path)
 
     def findings_for(self, paths: Iterable[str] | None = None) -> list[Finding]:
         want = None if paths is None else {os.path.abspath(p) for p in paths}

@@ -124,6 +124,9 @@ class LineIndex:
         line = max(pos.line, 0)
         return Pos(line, max(0, min(pos.col, len(self.lines[line]))))
 
+    def clamp_span(self, span: Span) -> Span:
+        return Span(self.clamp(span.start), self.clamp(span.end))
+
     def to_client(self, pos: Pos, encoding: str) -> tuple[int, int]:
         """Pos -> (line, character) in the client's encoding, clamped inside the document."""
         p = self.clamp(pos)

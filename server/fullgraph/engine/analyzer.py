@@ -71,9 +71,10 @@ def module_name_for(path: str, root: str | None = None) -> tuple[str, bool]:
 
 
 class ModuleAnalyzer:
-    def __init__(self, path: str, text: str, modname: str, is_package: bool = False):
+    def __init__(self, path: str, text: str, modname: str, is_package: bool = False, recover: bool = False):
         self.path = path
         self.text = text
+        self.recover = recover
         self.modname = modname
         self.is_package = is_package
         self.lines = LineIndex(text)
@@ -118,19 +119,16 @@ class ModuleAnalyzer:
         try:
             tree = ast.parse(self.text, filename=self.path, type_comments=False)
         except SyntaxError as e:
-            line = max((e.lineno or 1) - 1, 0)
-            col = max((e.offset or 1) - 1, 0)
-            # SyntaxError.offset counts characters in 3.10+ for str input
-            end_line = max(((getattr(e, "end_lineno", None) or e.lineno or 1) - 1), line)
-            end_col = getattr(e, "end_offset", None)
-            end_col = max(end_col - 1, col + 1) if end_col and end_line == line else col + 1
-            self.summary.syntax_error = (f"SyntaxError: {e.msg}", Span.of(line, col, end_line, end_col))
+            self.summary.syntax_error = (f"SyntaxError: {e.msg}", self._error_span(e))
             self._suppressions()
-            return self.summary
+            tree = self._recover(e) if self.recover else None
+            if tree is None:
+                return self.summary
         except (ValueError, RecursionError, MemoryError) as e:
             self.summary.syntax_error = (f"cannot parse: {e}", Span.of(0, 0, 0, 0))
             return self.summary
-        self._suppressions()
+        else:
+            self._suppressions()
         top = FunctionAnalyzer(self, None, tree, qualname=self.modname, cls=None, module_level=True)
         top.analyze_module(tree.body)
         self.bindings = top.env
@@ -151,6 +149,49 @@ class ModuleAnalyzer:
             fa = FunctionAnalyzer(self, parent, node, qualname=qual, cls=cls)
             fa.analyze_function()
         return self.summary
+
+    def _error_span(self, e: SyntaxError) -> Span:
+        line = max((e.lineno or 1) - 1, 0)
+        col = max((e.offset or 1) - 1, 0)  # SyntaxError.offset counts characters for str input
+        end_line = max(((getattr(e, "end_lineno", None) or e.lineno or 1) - 1), line)
+        end_col = getattr(e, "end_offset", None)
+        end_col = max(end_col - 1, col + 1) if end_col and end_line == line else col + 1
+        return self.lines.clamp_span(Span.of(line, col, end_line, end_col))
+
+    def _recover(self, err: SyntaxError) -> ast.Module | None:
+        """Blank the top-level blocks that do not parse (keeping every line where it is) and
+        analyse the rest, so a half-typed function does not hide the findings of the others."""
+        lines = self.text.splitlines(keepends=True)
+
+        def top_level(i: int) -> bool:
+            s = lines[i]
+            return bool(s) and (s[0].isalpha() or s[0] in "_@")
+
+        for _ in range(16):
+            n = len(lines)
+            at = min(max((err.lineno or 1) - 1, 0), n - 1) if n else 0
+            start = at
+            while start > 0 and not top_level(start):
+                start -= 1
+            while start > 0 and lines[start - 1].startswith("@"):
+                start -= 1
+            end = at + 1
+            while end < n and not (top_level(end) and not lines[end].startswith(("else", "elif", "except", "finally"))):
+                end += 1
+            for i in range(start, end):
+                ending = lines[i][len(lines[i].rstrip("\r\n")):]
+                lines[i] = ending
+            text = "".join(lines)
+            try:
+                tree = ast.parse(text, filename=self.path)
+            except SyntaxError as e:
+                err = e
+                continue
+            except (ValueError, RecursionError, MemoryError):
+                return None
+            self.text = text
+            return tree
+        return None
 
     def _suppressions(self) -> None:
         if "fullgraph:" not in self.text and "FULLGRAPH:" not in self.text.upper():
@@ -1313,9 +1354,12 @@ def _is_match(s: ast.AST) -> bool:
     return type(s).__name__ == "Match"
 
 
-def analyze(path: str, text: str, modname: str | None = None, is_package: bool | None = None) -> ModuleSummary:
+def analyze(path: str, text: str, modname: str | None = None, is_package: bool | None = None,
+            recover: bool = False) -> ModuleSummary:
+    """Analyse one module.  With `recover`, a file with a syntax error still has the top-level
+    blocks that parse analysed (the editor case); otherwise it is reported and not analysed."""
     if modname is None:
         modname, pkg = module_name_for(path)
         if is_package is None:
             is_package = pkg
-    return ModuleAnalyzer(path, text, modname, bool(is_package)).run()
+    return ModuleAnalyzer(path, text, modname, bool(is_package), recover).run()
