@@ -31,7 +31,7 @@ def helper(x):
 a = 1  # fullgraph: ignore[FG101
 #        ^^^^^^^^^ keyword.other.fullgraph.python
 #                   ^^^^^^ keyword.control.ignore.fullgraph.python
-#                         ^^^^^^ - constant.other.rule-code.fullgraph.python - punctuation.definition.list.begin.fullgraph.python
+#                         ^^^^^^ - constant.other.rule-code.fullgraph.python punctuation.definition.list.begin.fullgraph.python
 c = 1  # fullgraph: ignore[FG-101]
 #                          ^^ - constant.other.rule-code.fullgraph.python
 

@@ -37,15 +37,15 @@ z = y.tolist()  #fullgraph:ignore[FG301]
 w = len(x)  # noqa: E501  # fullgraph: ignore[FG101]
 #             ^^^^ comment.line.number-sign.python - keyword.other.fullgraph.python
 #                           ^^^^^^^^^ keyword.other.fullgraph.python
-#                                              ^^^^^ constant.other.rule-code.fullgraph.python
+#                                             ^^^^^ constant.other.rule-code.fullgraph.python
 
 # After a type comment (MagicPython gives those their own comment scope).
 v = []  # type: list[int]  # fullgraph: ignore[FG101]
 #                            ^^^^^^^^^ keyword.other.fullgraph.python
-#                                               ^^^^^ constant.other.rule-code.fullgraph.python
+#                                              ^^^^^ constant.other.rule-code.fullgraph.python
 
 # Inside an indented block.
 def forward(self, x):
     return self.helper(x)  # fullgraph: ignore[FG201]
 #                            ^^^^^^^^^ keyword.other.fullgraph.python
-#                                               ^^^^^ constant.other.rule-code.fullgraph.python
+#                                              ^^^^^ constant.other.rule-code.fullgraph.python

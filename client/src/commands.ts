@@ -1,0 +1,215 @@
+import { execFile } from "child_process";
+import * as vscode from "vscode";
+import { Commands, DIAGNOSTIC_SOURCE, FIX_ALL_KIND } from "./constants";
+import { log, notify } from "./logger";
+import { Runtime, ServerManager } from "./server";
+
+/** One entry of `python -m fullgraph rules --format json`. */
+export interface RuleInfo {
+  code: string;
+  name: string;
+  summary: string;
+}
+
+const RULE_SCHEME = "fullgraph-rule";
+const CLI_TIMEOUT_MS = 30000;
+
+/** Run `python -m fullgraph <args>` with the server's interpreter and environment; resolves to stdout. */
+export function runCli(runtime: Runtime, args: readonly string[]): Promise<string> {
+  const { interpreter } = runtime;
+  const argv = [...interpreter.args, "-m", "fullgraph", ...args];
+  log.debug(`Running ${[interpreter.command, ...argv].join(" ")}`);
+  return new Promise((resolve, reject) => {
+    execFile(
+      interpreter.command,
+      argv,
+      { env: runtime.env, cwd: runtime.cwd, timeout: CLI_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, windowsHide: true },
+      (error, stdout, stderr) => {
+        if (error) {
+          const detail = (stderr || error.message).trim();
+          reject(new Error(`\`fullgraph ${args.join(" ")}\` failed: ${detail}`));
+          return;
+        }
+        resolve(stdout);
+      },
+    );
+  });
+}
+
+export function parseRules(stdout: string): RuleInfo[] {
+  const data: unknown = JSON.parse(stdout);
+  if (!Array.isArray(data)) {
+    throw new Error("`fullgraph rules --format json` did not print a JSON list");
+  }
+  return data
+    .filter((r): r is Record<string, unknown> => typeof r === "object" && r !== null && typeof r.code === "string")
+    .map((r) => ({ code: String(r.code), name: String(r.name ?? ""), summary: String(r.summary ?? "") }));
+}
+
+/** Rule codes of the fullgraph diagnostics on the cursor line of the active editor. */
+function codesAtCursor(): string[] {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor) {
+    return [];
+  }
+  const line = editor.selection.active.line;
+  const codes = vscode.languages
+    .getDiagnostics(editor.document.uri)
+    .filter((d) => d.source === DIAGNOSTIC_SOURCE && d.range.start.line <= line && line <= d.range.end.line)
+    .map((d) => (typeof d.code === "object" ? String(d.code.value) : String(d.code ?? "")))
+    .filter((c) => c.length > 0);
+  return [...new Set(codes)];
+}
+
+/** Read-only `fullgraph-rule:/FG101.md` documents with the Markdown of `fullgraph explain FG101`. */
+class RuleDocumentProvider implements vscode.TextDocumentContentProvider {
+  private readonly cache = new Map<string, string>();
+
+  constructor(private readonly runtime: () => Promise<Runtime | undefined>) {}
+
+  static uri(code: string): vscode.Uri {
+    return vscode.Uri.from({ scheme: RULE_SCHEME, path: `/${code}.md` });
+  }
+
+  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    const code = uri.path.replace(/^\//, "").replace(/\.md$/, "");
+    const cached = this.cache.get(code);
+    if (cached !== undefined) {
+      return cached;
+    }
+    const runtime = await this.runtime();
+    if (!runtime) {
+      return `# ${code}\n\nThe fullgraph server has no usable Python interpreter; see **fullgraph: Show Logs**.\n`;
+    }
+    const markdown = await runCli(runtime, ["explain", code]);
+    this.cache.set(code, markdown);
+    return markdown;
+  }
+
+  clear(): void {
+    this.cache.clear();
+  }
+}
+
+export function registerCommands(context: vscode.ExtensionContext, manager: ServerManager): void {
+  const runtime = async (): Promise<Runtime | undefined> => {
+    const state = manager.state;
+    if (state.kind === "running" || (state.kind === "stopped" && state.runtime)) {
+      return state.runtime;
+    }
+    return manager.resolveRuntime(undefined, true);
+  };
+  const rules = new RuleDocumentProvider(runtime);
+
+  context.subscriptions.push(
+    vscode.workspace.registerTextDocumentContentProvider(RULE_SCHEME, rules),
+    manager.onDidChangeState(() => rules.clear()),
+
+    vscode.commands.registerCommand(Commands.restart, () => manager.restart("fullgraph: Restart Server")),
+
+    vscode.commands.registerCommand(Commands.showLogs, () => log.show(false)),
+
+    vscode.commands.registerCommand(Commands.fixAll, () => fixAll()),
+
+    vscode.commands.registerCommand(Commands.explainRule, async (code?: unknown) => {
+      try {
+        await explainRule(typeof code === "string" ? code : undefined, runtime, rules);
+      } catch (err) {
+        void notify("error", err instanceof Error ? err.message : String(err), "Show Logs").then((picked) => {
+          if (picked) {
+            log.show(false);
+          }
+        });
+      }
+    }),
+  );
+}
+
+/**
+ * Apply the server's `source.fixAll.fullgraph` action to the active Python file — the same action VS Code runs
+ * for `"editor.codeActionsOnSave": {"source.fixAll.fullgraph": "explicit"}`.
+ */
+async function fixAll(): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor || editor.document.languageId !== "python") {
+    void vscode.window.showInformationMessage("fullgraph: open a Python file to fix its graph breaks.");
+    return;
+  }
+  const document = editor.document;
+  const kind = vscode.CodeActionKind.Empty.append(FIX_ALL_KIND);
+  const whole = document.validateRange(new vscode.Range(0, 0, document.lineCount, 0));
+  const actions =
+    (await vscode.commands.executeCommand<vscode.CodeAction[] | undefined>(
+      "vscode.executeCodeActionProvider",
+      document.uri,
+      whole,
+      FIX_ALL_KIND,
+      1, // resolve the edit of the first action if the server computes it lazily
+    )) ?? [];
+  const action = actions.find((a) => a.kind !== undefined && kind.contains(a.kind));
+  if (!action || (!action.edit && !action.command)) {
+    const count = vscode.languages.getDiagnostics(document.uri).filter((d) => d.source === DIAGNOSTIC_SOURCE).length;
+    void vscode.window.showInformationMessage(
+      count === 0
+        ? "fullgraph: no graph breaks in this file."
+        : `fullgraph: none of the ${count} graph breaks in this file has a safe automatic fix; see the quick fixes (Ctrl+.) for each.`,
+    );
+    return;
+  }
+  log.info(`Applying "${action.title}" to ${document.uri.fsPath}`);
+  if (action.edit && !(await vscode.workspace.applyEdit(action.edit))) {
+    void notify("error", `Could not apply "${action.title}": the file changed meanwhile; try again.`);
+    return;
+  }
+  if (action.command) {
+    await vscode.commands.executeCommand(action.command.command, ...(action.command.arguments ?? []));
+  }
+}
+
+interface RulePick extends vscode.QuickPickItem {
+  code?: string;
+}
+
+async function explainRule(
+  code: string | undefined,
+  runtime: () => Promise<Runtime | undefined>,
+  rules: RuleDocumentProvider,
+): Promise<void> {
+  let chosen = code?.trim().toUpperCase();
+  if (!chosen) {
+    const rt = await runtime();
+    if (!rt) {
+      return;
+    }
+    const all = parseRules(await runCli(rt, ["rules", "--format", "json"]));
+    const here = codesAtCursor();
+    const toItem = (r: RuleInfo): RulePick => ({ label: r.code, description: r.name, detail: r.summary, code: r.code });
+    const items: RulePick[] = [];
+    const nearby = all.filter((r) => here.includes(r.code));
+    if (nearby.length > 0) {
+      items.push({ label: "On this line", kind: vscode.QuickPickItemKind.Separator }, ...nearby.map(toItem));
+      items.push({ label: "All rules", kind: vscode.QuickPickItemKind.Separator });
+    }
+    items.push(...all.map(toItem));
+    const picked = await vscode.window.showQuickPick(items, {
+      title: "fullgraph: Explain Rule",
+      placeHolder: "Rule code or name, e.g. FG101",
+      matchOnDescription: true,
+      matchOnDetail: true,
+    });
+    chosen = picked?.code;
+  }
+  if (!chosen) {
+    return;
+  }
+  const uri = RuleDocumentProvider.uri(chosen);
+  // Fetch first so that an unknown code is reported instead of opening an empty preview.
+  await rules.provideTextDocumentContent(uri);
+  try {
+    await vscode.commands.executeCommand("markdown.showPreview", uri);
+  } catch (err) {
+    log.warn(`Markdown preview unavailable (${String(err)}); opening the rule as text`);
+    const doc = await vscode.workspace.openTextDocument(uri);
+    await vscode.window.showTextDocument(doc, { preview: true });
+  }
+}

@@ -1,0 +1,35 @@
+/** Identifiers shared by the client modules. Keep in sync with package.json "contributes". */
+
+export const EXTENSION_ID = "fullgraph.fullgraph";
+export const SERVER_ID = "fullgraph";
+export const SERVER_NAME = "fullgraph";
+export const CONFIG_SECTION = "fullgraph";
+
+/** `source` of every diagnostic the server publishes. */
+export const DIAGNOSTIC_SOURCE = "fullgraph";
+
+/** Code action kind of the server's "fix all" source action. */
+export const FIX_ALL_KIND = "source.fixAll.fullgraph";
+
+/** Custom notification the server sends after start and whenever its torch information changes. */
+export const STATUS_NOTIFICATION = "fullgraph/status";
+
+/** Oldest Python the server runs on (server/pyproject.toml `requires-python`). */
+export const MIN_PYTHON: readonly [number, number] = [3, 10];
+
+export const PYTHON_EXTENSION_ID = "ms-python.python";
+
+export const Commands = {
+  restart: "fullgraph.restart",
+  showLogs: "fullgraph.showLogs",
+  fixAll: "fullgraph.fixAll",
+  explainRule: "fullgraph.explainRule",
+} as const;
+
+/** Settings whose change needs a new server process; the others reach the server as didChangeConfiguration. */
+export const RESTART_SETTINGS = [
+  "fullgraph.enable",
+  "fullgraph.interpreter",
+  "fullgraph.importStrategy",
+  "fullgraph.logLevel",
+] as const;

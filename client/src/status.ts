@@ -1,0 +1,107 @@
+import * as vscode from "vscode";
+import { Commands, DIAGNOSTIC_SOURCE } from "./constants";
+import { formatVersion } from "./python";
+import { ServerManager, ServerState, ServerStatus } from "./server";
+
+/** Number of fullgraph diagnostics of a document (diagnostics of other tools are not counted). */
+export function countFindings(uri: vscode.Uri): number {
+  return vscode.languages.getDiagnostics(uri).filter((d) => d.source === DIAGNOSTIC_SOURCE).length;
+}
+
+export function findingsText(count: number): string {
+  if (count === 0) {
+    return "no graph breaks";
+  }
+  return count === 1 ? "1 graph break" : `${count} graph breaks`;
+}
+
+export function torchText(status: ServerStatus | undefined): string | undefined {
+  if (!status?.torchVersion) {
+    return undefined;
+  }
+  return status.torchSource ? `torch ${status.torchVersion} (${status.torchSource})` : `torch ${status.torchVersion}`;
+}
+
+/**
+ * The language status item of Python files: the number of fullgraph findings in the active file, the torch
+ * version the server checks against (from `fullgraph/status`) and the server's state.
+ */
+export class StatusItem implements vscode.Disposable {
+  private readonly item: vscode.LanguageStatusItem;
+  private readonly disposables: vscode.Disposable[] = [];
+  private serverStatus: ServerStatus | undefined;
+  private state: ServerState;
+
+  constructor(manager: ServerManager) {
+    this.item = vscode.languages.createLanguageStatusItem("fullgraph.status", { language: "python" });
+    this.item.name = "fullgraph";
+    this.state = manager.state;
+    this.disposables.push(
+      this.item,
+      manager.onDidChangeState((state) => {
+        this.state = state;
+        if (state.kind !== "running") {
+          this.serverStatus = undefined;
+        }
+        this.update();
+      }),
+      manager.onDidReceiveStatus((status) => {
+        this.serverStatus = status;
+        this.update();
+      }),
+      vscode.window.onDidChangeActiveTextEditor(() => this.update()),
+      vscode.languages.onDidChangeDiagnostics((e) => {
+        const active = vscode.window.activeTextEditor?.document.uri.toString();
+        if (active && e.uris.some((uri) => uri.toString() === active)) {
+          this.update();
+        }
+      }),
+    );
+    this.update();
+  }
+
+  private update(): void {
+    const item = this.item;
+    item.busy = this.state.kind === "starting";
+    item.severity = vscode.LanguageStatusSeverity.Information;
+    item.command = { title: "Show Logs", command: Commands.showLogs };
+    switch (this.state.kind) {
+      case "disabled":
+        item.text = "fullgraph: disabled";
+        item.detail = "fullgraph.enable is off";
+        return;
+      case "starting":
+        item.text = "fullgraph: starting";
+        item.detail = undefined;
+        return;
+      case "failed":
+        item.severity = vscode.LanguageStatusSeverity.Error;
+        item.text = "fullgraph: not running";
+        item.detail = this.state.message.length > 120 ? `${this.state.message.slice(0, 117)}…` : this.state.message;
+        return;
+      case "stopped":
+        item.severity = vscode.LanguageStatusSeverity.Warning;
+        item.text = "fullgraph: stopped";
+        item.detail = undefined;
+        item.command = { title: "Restart", command: Commands.restart };
+        return;
+      case "running": {
+        const uri = vscode.window.activeTextEditor?.document.uri;
+        item.text = uri ? `fullgraph: ${findingsText(countFindings(uri))}` : "fullgraph";
+        const { interpreter } = this.state.runtime;
+        const parts = [
+          torchText(this.serverStatus) ?? "torch version not reported yet",
+          this.serverStatus?.fullgraphVersion ? `fullgraph ${this.serverStatus.fullgraphVersion}` : undefined,
+          `Python ${formatVersion(interpreter.version)}`,
+          this.serverStatus?.lastCapture ? `last capture ${this.serverStatus.lastCapture}` : undefined,
+        ];
+        item.detail = parts.filter((p): p is string => Boolean(p)).join(" · ");
+        return;
+      }
+    }
+  }
+
+  dispose(): void {
+    this.disposables.forEach((d) => d.dispose());
+  }
+}
