@@ -1,0 +1,371 @@
+"""The runtime record (`.fullgraph/breaks.json`) and what editors and the CLI read from it.
+
+Format (version 1), one JSON object::
+
+    {"version": 1, "source": "live" | "torch_logs" | "torch_trace", "torch_version": "2.13.0+cpu",
+     "command": ["python", "train.py"], "exit_code": 0,
+     "started": "2026-11-29T17:49:09Z", "finished": "2026-11-29T17:49:12Z",
+     "files": {"/abs/path.py": "<sha1 of the file's bytes when Dynamo reported on it>"},
+     "breaks": [{"path", "line", "column", "end_line", "end_column",     # 1-based, code points
+                 "gb_type", "gb_code", "exc_class", "explanation", "hints",
+                 "stack": [{"path", "line", "function"}, ...],          # outermost first, innermost last
+                 "root": {"path", "line", "function", "fullgraph"} | null,
+                 "count"}]}
+
+* ``path``/``line``/``column`` is the innermost frame in user code (not the standard library or an
+  installed package); ``stack`` keeps every frame Dynamo reported, library frames included.
+* ``column``/``end_column`` come from the ``^^^^`` markers Python prints under the running part of
+  the line; without markers the whole line (first to last non-blank character) is given.  They
+  are null when the file no longer matches what Dynamo printed.
+* ``gb_code`` is the "GBnnnn" of Dynamo's documentation link, else the installed torch's
+  ``graph_break_registry.json`` entry for ``gb_type``; null for data-dependent guard errors
+  (``exc_class`` "UserError"), which have none.
+* ``root`` is the compiled function the break happened under: the outermost function on the stack
+  that Dynamo compiled (a resume function counts as the function it resumes).  ``line`` is where
+  its definition starts (its first decorator, as ``co_firstlineno``).  ``fullgraph`` is the flag
+  of the ``torch.compile`` call (captured from the running wrapper; for imported logs from the
+  static analysis of the root, else null).
+* ``count`` is how many times Dynamo met the break while compiling: the first compile, each
+  recompile, and each frame that traced the same code again (a helper Dynamo inlined, then
+  compiled on its own).  Running already-compiled code again does not trace, so it does not count.
+
+Editors use :func:`load_record` and :func:`runtime_findings`.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import tempfile
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..model import ERROR, WARNING, Finding, Location, RootInfo, Step
+from ..positions import Span, split_lines
+
+log = logging.getLogger("fullgraph.trace")
+
+VERSION = 1
+RECORD_RELPATH = os.path.join(".fullgraph", "breaks.json")
+DOCS_URL = "https://meta-pytorch.github.io/compile-graph-break-site/gb/{}.html"
+
+
+@dataclass
+class Break:
+    path: str
+    line: int  # 1-based
+    column: int | None  # 1-based code points
+    end_line: int | None
+    end_column: int | None  # 1-based, exclusive
+    gb_type: str
+    gb_code: str | None
+    explanation: str = ""
+    hints: list[str] = field(default_factory=list)
+    stack: list[dict] = field(default_factory=list)
+    root: dict | None = None
+    count: int = 1
+    exc_class: str | None = None
+
+    @property
+    def code(self) -> str:
+        """The code findings carry: the GB code, else Dynamo's exception class (e.g. "UserError")."""
+        return self.gb_code or self.exc_class or "Dynamo"
+
+    @property
+    def fullgraph(self) -> bool | None:
+        return (self.root or {}).get("fullgraph")
+
+    def to_json(self) -> dict:
+        return {
+            "path": self.path, "line": self.line, "column": self.column,
+            "end_line": self.end_line, "end_column": self.end_column,
+            "gb_type": self.gb_type, "gb_code": self.gb_code, "exc_class": self.exc_class,
+            "explanation": self.explanation, "hints": list(self.hints),
+            "stack": [dict(s) for s in self.stack], "root": dict(self.root) if self.root else None,
+            "count": self.count,
+        }
+
+    @staticmethod
+    def from_json(d: dict) -> "Break":
+        def opt_int(v):
+            return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+        if not isinstance(d, dict):
+            raise ValueError("break is not an object")
+        path, line, gb_type = d.get("path"), d.get("line"), d.get("gb_type")
+        if not isinstance(path, str) or opt_int(line) is None or not isinstance(gb_type, str):
+            raise ValueError("break needs path, line and gb_type")
+        stack = [s for s in d.get("stack") or [] if isinstance(s, dict) and isinstance(s.get("path"), str)
+                 and opt_int(s.get("line")) is not None]
+        root = d.get("root")
+        if not (isinstance(root, dict) and isinstance(root.get("path"), str)):
+            root = None
+        hints = [h for h in d.get("hints") or [] if isinstance(h, str)]
+        gb_code = d.get("gb_code") if isinstance(d.get("gb_code"), str) else None
+        exc = d.get("exc_class") if isinstance(d.get("exc_class"), str) else None
+        count = opt_int(d.get("count"))
+        return Break(path=path, line=line, column=opt_int(d.get("column")), end_line=opt_int(d.get("end_line")),
+                     end_column=opt_int(d.get("end_column")), gb_type=gb_type, gb_code=gb_code,
+                     explanation=d.get("explanation") if isinstance(d.get("explanation"), str) else "",
+                     hints=hints, stack=stack, root=root, count=count if count and count > 0 else 1,
+                     exc_class=exc)
+
+
+@dataclass
+class Record:
+    command: list[str] = field(default_factory=list)
+    exit_code: int | None = None
+    started: str | None = None
+    finished: str | None = None
+    torch_version: str | None = None
+    files: dict[str, str] = field(default_factory=dict)
+    breaks: list[Break] = field(default_factory=list)
+    source: str = "live"
+    version: int = VERSION
+
+    def to_json(self) -> dict:
+        return {
+            "version": self.version, "source": self.source, "torch_version": self.torch_version,
+            "command": list(self.command), "exit_code": self.exit_code,
+            "started": self.started, "finished": self.finished,
+            "files": dict(sorted(self.files.items())),
+            "breaks": [b.to_json() for b in self.breaks],
+        }
+
+    @staticmethod
+    def from_json(d: Any) -> "Record":
+        if not isinstance(d, dict):
+            raise ValueError("record is not a JSON object")
+        v = d.get("version")
+        if v != VERSION:
+            raise ValueError(f"unsupported record version {v!r} (this fullgraph reads version {VERSION})")
+        breaks = []
+        for i, b in enumerate(d.get("breaks") or []):
+            try:
+                breaks.append(Break.from_json(b))
+            except ValueError as e:
+                log.warning("fullgraph trace record: skipping break #%d: %s", i, e)
+        files = {k: v for k, v in (d.get("files") or {}).items() if isinstance(k, str) and isinstance(v, str)}
+        cmd = d.get("command")
+        return Record(command=[str(c) for c in cmd] if isinstance(cmd, list) else [],
+                      exit_code=d.get("exit_code") if isinstance(d.get("exit_code"), int) else None,
+                      started=d.get("started") if isinstance(d.get("started"), str) else None,
+                      finished=d.get("finished") if isinstance(d.get("finished"), str) else None,
+                      torch_version=d.get("torch_version") if isinstance(d.get("torch_version"), str) else None,
+                      files=files, breaks=breaks,
+                      source=d.get("source") if isinstance(d.get("source"), str) else "live")
+
+    def breaks_for(self, path: str) -> list[Break]:
+        key = _norm(path)
+        return [b for b in self.breaks if _norm(b.path) == key]
+
+
+# ---- files ------------------------------------------------------------------------------------
+def sha1_bytes(data: bytes) -> str:
+    return hashlib.sha1(data).hexdigest()
+
+
+def sha1_file(path: str) -> str | None:
+    try:
+        with open(path, "rb") as fh:
+            return sha1_bytes(fh.read())
+    except OSError:
+        return None
+
+
+def _text_hashes(text: str) -> set[str]:
+    """Hashes the file could have had on disk for this editor text (UTF-8, with or without BOM)."""
+    out = set()
+    try:
+        data = text.encode("utf-8", "surrogatepass")
+    except UnicodeError:
+        return out
+    out.add(sha1_bytes(data))
+    out.add(sha1_bytes(b"\xef\xbb\xbf" + data))
+    import io
+    import tokenize
+
+    try:  # a PEP 263 coding cookie other than UTF-8
+        enc, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        if enc not in ("utf-8", "utf-8-sig"):
+            out.add(sha1_bytes(text.encode(enc)))
+    except (SyntaxError, LookupError, UnicodeError):
+        pass
+    return out
+
+
+def _norm(path: str) -> str:
+    try:
+        return os.path.normcase(os.path.realpath(path))
+    except (OSError, ValueError):
+        return path
+
+
+def find_project_root(start: str | None = None) -> str:
+    """The nearest directory with pyproject.toml or .git, from `start` (default: cwd) up; else `start`."""
+    start = os.path.abspath(start or os.getcwd())
+    d = start
+    while True:
+        if os.path.isfile(os.path.join(d, "pyproject.toml")) or os.path.exists(os.path.join(d, ".git")):
+            return d
+        parent = os.path.dirname(d)
+        if parent == d:
+            return start
+        d = parent
+
+
+def default_record_path(start: str | None = None) -> str:
+    return os.path.join(find_project_root(start), RECORD_RELPATH)
+
+
+# ---- reading and writing ---------------------------------------------------------------------------
+def load_record(path: str) -> Record | None:
+    """The record at `path`, or None (logged on the "fullgraph.trace" logger) if it is missing,
+    unreadable, truncated, not JSON or of another version.  Never raises."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as e:
+        log.info("fullgraph trace record %s: cannot read (%s)", path, e.strerror or e)
+        return None
+    try:
+        return Record.from_json(json.loads(data.decode("utf-8")))
+    except (ValueError, UnicodeDecodeError, RecursionError) as e:
+        log.warning("fullgraph trace record %s: not a valid record (%s)", path, e)
+        return None
+    except Exception as e:  # noqa: BLE001 - a record must never take the editor down
+        log.warning("fullgraph trace record %s: unexpected content (%s: %s)", path, type(e).__name__, e)
+        return None
+
+
+def save_record(record: Record, path: str) -> None:
+    """Write atomically (temp file in the same directory, then rename)."""
+    d = os.path.dirname(os.path.abspath(path))
+    os.makedirs(d, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".breaks.", suffix=".tmp", dir=d)
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # a normal file, not mkstemp's 0600
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(record.to_json(), fh, indent=2, ensure_ascii=False)
+            fh.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+# ---- findings ----------------------------------------------------------------------------------------
+def to_finding(b: Break, text: str | None = None) -> Finding:
+    """A runtime break as a `Finding` (origin "runtime").
+
+    code: the GB code, else the exception class ("UserError"); name: Dynamo's gb_type; message:
+    gb_type and the first explanation line; severity: error under a fullgraph=True root, else
+    warning; data: hints, stack, count, explanation, gb_type, exc_class.
+    """
+    lines = split_lines(text) if text is not None else None
+    l0 = b.line - 1
+    if b.column is not None:
+        c0 = b.column - 1
+        el = (b.end_line or b.line) - 1
+        ec = (b.end_column - 1) if b.end_column is not None else c0
+    else:
+        src = lines[l0] if lines is not None and 0 <= l0 < len(lines) else ""
+        c0 = len(src) - len(src.lstrip())
+        el, ec = l0, len(src.rstrip())
+    span = Span.of(l0, c0, el, max(ec, c0) if el == l0 else ec)
+    first = b.explanation.strip().splitlines()[0] if b.explanation.strip() else ""
+    message = f"{b.gb_type}: {first}" if first and first != b.gb_type else b.gb_type
+    if b.count > 1:
+        message += f" (hit {b.count} times)"
+    root = None
+    steps: list[Step] = []
+    if b.root:
+        r = b.root
+        fg = r.get("fullgraph")
+        label = "torch.compile" if fg is not None else "torch.compile (fullgraph flag unknown)"
+        rline = max(int(r.get("line") or 1) - 1, 0)
+        root = RootInfo(qualname=str(r.get("function") or "?"), label=label,
+                        location=Location(r["path"], Span.of(rline, 0, rline, 0)), fullgraph=bool(fg))
+        steps = _steps(b)
+    severity = ERROR if b.fullgraph else WARNING
+    return Finding(
+        path=b.path, code=b.code, name=b.gb_type, message=message, severity=severity, span=span,
+        root=root, call_path=steps, gb_codes=(b.gb_code,) if b.gb_code else (),
+        url=DOCS_URL.format(b.gb_code.lower()) if b.gb_code else "",
+        data={"hints": list(b.hints), "stack": [dict(s) for s in b.stack], "count": b.count,
+              "explanation": b.explanation, "gb_type": b.gb_type, "exc_class": b.exc_class,
+              "fullgraph": b.fullgraph},
+        origin="runtime",
+    )
+
+
+def _steps(b: Break) -> list[Step]:
+    """The call path from the root to the break, as the static findings show it."""
+    if not b.root:
+        return []
+    frames = b.stack
+    start = None
+    for i, fr in enumerate(frames):
+        if _norm(fr["path"]) == _norm(b.root["path"]) and fr.get("function") == b.root.get("function"):
+            start = i
+            break
+    if start is None:
+        return []
+    # user frames from the root to the break (library frames in between, e.g. Module._call_impl, and
+    # the library frames below the break are in data["stack"])
+    from .parse import is_library_path
+
+    chain = [fr for fr in frames[start:] if not is_library_path(fr["path"])]
+    inner = next((i for i in range(len(chain) - 1, -1, -1)
+                  if _norm(chain[i]["path"]) == _norm(b.path) and chain[i]["line"] == b.line), len(chain) - 1)
+    chain = chain[: inner + 1]
+    out = [Step(qualname=str(chain[0].get("function")), call=None)]
+    for prev, fr in zip(chain, chain[1:]):
+        pl = max(int(prev["line"]) - 1, 0)
+        out.append(Step(qualname=str(fr.get("function")), call=Location(prev["path"], Span.of(pl, 0, pl, 0))))
+    return out
+
+
+def findings_of(record: Record) -> list[Finding]:
+    """Every break of the record as a Finding (for the CLI formatters), sorted like `check`'s."""
+    out = [to_finding(b, _read_text(b.path)) for b in record.breaks]
+    out.sort(key=Finding.sort_key)
+    return out
+
+
+def _read_text(path: str) -> str | None:
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    from ..api import SourceError, decode_source
+
+    try:
+        return decode_source(data)
+    except SourceError:
+        return None
+
+
+def runtime_findings(record: Record | None, path: str, current_text: str) -> list[Finding]:
+    """The record's breaks in `path`, as Findings, if `current_text` is what Dynamo saw.
+
+    Returns [] when the record is None, does not know the file, or the file's content changed since
+    the capture (the text's SHA-1, as UTF-8 with or without BOM, differs from the recorded one):
+    runtime breaks are never shown at lines that may have moved.
+    """
+    if record is None:
+        return []
+    key = _norm(path)
+    recorded = next((h for p, h in record.files.items() if _norm(p) == key), None)
+    if recorded is None or recorded not in _text_hashes(current_text):
+        return []
+    out = [to_finding(b, current_text) for b in record.breaks if _norm(b.path) == key]
+    out.sort(key=Finding.sort_key)
+    return out
