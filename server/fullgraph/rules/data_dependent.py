@@ -95,7 +95,8 @@ def f(x, training: bool = True):
         if v is None:
             return None
         if v.kind == V.TENSOR:
-            return Report("Python control flow on a tensor value (`bool(tensor)`) breaks the graph")
+            return Report("Python control flow on a tensor value (`bool(tensor)`) breaks the graph",
+                          data={"tensor": True})
         if v.kind == V.DDSCALAR and v.q in ("torch.equal", "torch.allclose", "torch.is_nonzero"):
             return Report(f"`{v.q}()` returns a Python bool computed from tensor data; branching on it breaks the graph")
         return None

@@ -1,0 +1,580 @@
+"""The fix engine's building blocks: text edits, the per-call source cache, libcst fragments.
+
+A fix never transforms a whole module.  It parses (with libcst) only the *top-level statement* that
+contains the code it changes — a function, a class, a module-level statement — rewrites nodes in
+it, and turns the difference between the old and the new text of that statement into one minimal
+text edit.  Module-level insertions (an import, a registration line, a generated function) are
+plain line insertions.  Everything is cached per `FixContext`, which lives for one
+`attach_fixes` call, so each file is read, `ast`-parsed and libcst-parsed (per statement) at most
+once per call.
+
+Positions are `Pos(line, col)` with 0-based lines and code-point columns (positions.py), against
+the exact text the workspace analysed.
+"""
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar, Iterable
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
+
+from ..positions import Pos, Span, split_lines
+from ..torchinfo import ALL_VERSIONS, TorchVersion, VersionRange
+
+
+# ---- edits ---------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class TextEdit:
+    range: Span
+    new_text: str
+
+    def to_data(self) -> dict:
+        return {"range": self.range, "new_text": self.new_text}
+
+    @staticmethod
+    def from_data(d: dict) -> "TextEdit":
+        return TextEdit(d["range"], d["new_text"])
+
+    def to_json(self) -> dict:
+        return {"range": self.range.to_json(), "newText": self.new_text}
+
+
+@dataclass
+class Offer:
+    """What a fix proposes for one finding."""
+
+    title: str
+    edits: list[TextEdit]
+
+
+class NotOffered(Exception):
+    """Raised inside a fix when it does not apply (caught by the engine)."""
+
+
+def give_up(_why: str = "") -> None:
+    raise NotOffered(_why)
+
+
+# ---- text helpers --------------------------------------------------------------------------------
+_NL_RE = re.compile(r"\r\n|\r|\n")
+
+
+def line_starts(text: str) -> list[int]:
+    """Offsets where each line starts (\\r\\n, \\r and \\n end a line, like positions.split_lines)."""
+    starts = [0]
+    for m in _NL_RE.finditer(text):
+        starts.append(m.end())
+    return starts
+
+
+def detect_newline(text: str) -> str:
+    m = _NL_RE.search(text)
+    return m.group(0) if m else "\n"
+
+
+def apply_edits(text: str, edits: Iterable[TextEdit], starts: list[int] | None = None) -> str:
+    """Apply non-overlapping edits (positions against `text`)."""
+    starts = starts or line_starts(text)
+
+    def off(p: Pos) -> int:
+        if p.line >= len(starts):
+            return len(text)
+        return min(starts[p.line] + p.col, len(text))
+
+    items = sorted(((off(e.range.start), off(e.range.end), i, e.new_text) for i, e in enumerate(edits)))
+    out = []
+    cur = 0
+    for s, e, _, new in items:
+        if s < cur:
+            raise ValueError("overlapping edits")
+        out.append(text[cur:s])
+        out.append(new)
+        cur = e
+    out.append(text[cur:])
+    return "".join(out)
+
+
+def pos_of_offset(starts: list[int], offset: int) -> Pos:
+    import bisect
+
+    line = bisect.bisect_right(starts, offset) - 1
+    return Pos(line, offset - starts[line])
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+# ---- one source file -----------------------------------------------------------------------------
+class Source:
+    """One file's analysed text, with lazily built indexes."""
+
+    def __init__(self, path: str, text: str, modname: str):
+        self.path = path
+        self.text = text
+        self.modname = modname
+        self.starts = line_starts(text)
+        self.newline = detect_newline(text)
+        self._tree: ast.Module | None = None
+        self._tree_failed = False
+        self._fragments: dict[tuple[int, int], Fragment | None] = {}
+        self._top: list[tuple[int, int, ast.stmt]] | None = None
+        self._indent: str | None = None
+
+    # lines
+    @property
+    def lines(self) -> list[str]:
+        return split_lines(self.text)
+
+    def line(self, n: int) -> str:
+        if n < 0 or n >= len(self.starts):
+            return ""
+        end = self.starts[n + 1] if n + 1 < len(self.starts) else len(self.text)
+        return self.text[self.starts[n]:end].rstrip("\r\n")
+
+    def offset(self, p: Pos) -> int:
+        if p.line >= len(self.starts):
+            return len(self.text)
+        return min(self.starts[p.line] + p.col, len(self.text))
+
+    def pos(self, offset: int) -> Pos:
+        return pos_of_offset(self.starts, offset)
+
+    @property
+    def n_lines(self) -> int:
+        # a trailing newline starts an empty last "line" in `starts`; it is not a line of its own
+        n = len(self.starts)
+        if self.text.endswith(("\n", "\r")):
+            n -= 1
+        return n
+
+    @property
+    def indent_unit(self) -> str:
+        """The file's indentation step (first indented line), default four spaces."""
+        if self._indent is None:
+            self._indent = "    "
+            for m in re.finditer(r"^(?:def|class|if|for|while|with|try|async def)\b[^\n]*:[ \t]*(?:#[^\n]*)?\r?\n"
+                                 r"(?:[ \t]*(?:#[^\n]*)?\r?\n)*([ \t]+)\S", self.text, re.M):
+                self._indent = m.group(1)
+                break
+        return self._indent
+
+    # ast
+    @property
+    def tree(self) -> ast.Module | None:
+        if self._tree is None and not self._tree_failed:
+            try:
+                self._tree = ast.parse(self.text)
+            except (SyntaxError, ValueError):
+                self._tree_failed = True
+        return self._tree
+
+    def top_level(self) -> list[tuple[int, int, ast.stmt]]:
+        """(first line, last line, node) of every top-level statement, decorators included (0-based)."""
+        if self._top is None:
+            out = []
+            tree = self.tree
+            if tree is not None:
+                for node in tree.body:
+                    first = node.lineno
+                    for d in getattr(node, "decorator_list", ()):
+                        first = min(first, d.lineno)
+                    out.append((first - 1, (node.end_lineno or node.lineno) - 1, node))
+            self._top = out
+        return self._top
+
+    def top_index_at(self, line: int) -> int | None:
+        for i, (a, b, _) in enumerate(self.top_level()):
+            if a <= line <= b:
+                return i
+        return None
+
+    def fragment_at(self, line: int) -> "Fragment":
+        i = self.top_index_at(line)
+        if i is None:
+            give_up("not inside a top-level statement")
+        a, b, _ = self.top_level()[i]
+        # a top-level statement sharing its first/last line with another (`a = 1; b = 2`) is one line
+        top = self.top_level()
+        while i > 0 and top[i - 1][1] >= a:
+            i -= 1
+            a = top[i][0]
+        j = i
+        while j + 1 < len(top) and top[j + 1][0] <= b:
+            j += 1
+            b = max(b, top[j][1])
+        key = (a, b)
+        if key not in self._fragments:
+            try:
+                self._fragments[key] = Fragment(self, a, b)
+            except (cst.ParserSyntaxError, Exception):  # libcst may not parse every new syntax
+                self._fragments[key] = None
+        frag = self._fragments[key]
+        if frag is None:
+            give_up("libcst cannot parse this statement")
+        return frag
+
+    def line_insert(self, line: int, text: str) -> TextEdit:
+        """Insert whole lines before `line` (0-based; len(lines) appends at the end)."""
+        if line >= len(self.starts):
+            line = len(self.starts) - 1
+        if line >= self.n_lines:
+            # at the end of the file: make sure the previous line is terminated
+            prefix = "" if not self.text or self.text.endswith(("\n", "\r")) else self.newline
+            p = self.pos(len(self.text))
+            return TextEdit(Span(p, p), prefix + text)
+        p = Pos(line, 0)
+        return TextEdit(Span(p, p), text)
+
+    # module-level names
+    def module_bindings(self) -> dict[str, str]:
+        """Top-level import bindings: local name -> qualified name."""
+        out: dict[str, str] = {}
+        tree = self.tree
+        if tree is None:
+            return out
+        for node in _import_nodes(tree.body):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.asname:
+                        out[a.asname] = a.name
+                    else:
+                        head = a.name.split(".")[0]
+                        out.setdefault(head, head)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for a in node.names:
+                    if a.name != "*":
+                        out[a.asname or a.name] = f"{node.module}.{a.name}"
+        return out
+
+    def top_names(self) -> set[str]:
+        """Every name bound at module level (defs, classes, assignments, imports)."""
+        out: set[str] = set(self.module_bindings())
+        tree = self.tree
+        if tree is None:
+            return out
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                out.add(node.name)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for t in targets:
+                    for n in ast.walk(t):
+                        if isinstance(n, ast.Name):
+                            out.add(n.id)
+        return out
+
+    def ref(self, qualname: str) -> str | None:
+        """An expression naming `qualname` through the module's imports (`np.random` for numpy.random)."""
+        best = None
+        for local, q in self.module_bindings().items():
+            if qualname == q or qualname.startswith(q + "."):
+                expr = local + qualname[len(q):]
+                if best is None or len(expr) < len(best):
+                    best = expr
+        return best
+
+    def imports_end_line(self) -> int:
+        """0-based line at which a new module-level line goes "after the imports"."""
+        tree = self.tree
+        if tree is None:
+            return 0
+        last = None
+        for i, node in enumerate(tree.body):
+            if _is_import_like(node):
+                last = node
+                continue
+            if i == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and \
+                    isinstance(node.value.value, str):
+                last = last or node
+                continue
+            break
+        if last is None:
+            return 0
+        return last.end_lineno or last.lineno
+
+
+def _is_import_like(node: ast.stmt) -> bool:
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return True
+    if isinstance(node, ast.Try):
+        return all(isinstance(s, (ast.Import, ast.ImportFrom, ast.Pass)) for s in node.body)
+    if isinstance(node, ast.If):
+        t = node.test
+        name = t.id if isinstance(t, ast.Name) else t.attr if isinstance(t, ast.Attribute) else ""
+        return name == "TYPE_CHECKING"
+    return False
+
+
+def _import_nodes(body: list[ast.stmt]):
+    for node in body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+        elif isinstance(node, ast.Try):
+            for s in node.body:
+                if isinstance(s, (ast.Import, ast.ImportFrom)):
+                    yield s
+
+
+# ---- a parsed top-level statement ----------------------------------------------------------------
+class Fragment:
+    """Lines first..last (0-based) of a Source, parsed with libcst."""
+
+    def __init__(self, src: Source, first: int, last: int):
+        self.src = src
+        self.first = first
+        self.last = last
+        self.start_off = src.starts[first]
+        self.end_off = src.starts[last + 1] if last + 1 < len(src.starts) else len(src.text)
+        self.text = src.text[self.start_off:self.end_off]
+        self.module = cst.parse_module(self.text)
+        self._wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
+        self._pos = None
+        self._parents = None
+
+    @property
+    def positions(self):
+        if self._pos is None:
+            self._pos = self._wrapper.resolve(PositionProvider)
+        return self._pos
+
+    @property
+    def parents(self):
+        if self._parents is None:
+            self._parents = self._wrapper.resolve(ParentNodeProvider)
+        return self._parents
+
+    def span_of(self, node: cst.CSTNode) -> Span:
+        r = self.positions[node]
+        return Span(Pos(r.start.line - 1 + self.first, r.start.column), Pos(r.end.line - 1 + self.first, r.end.column))
+
+    def parent(self, node):
+        return self.parents.get(node)
+
+    def ancestors(self, node):
+        p = self.parents.get(node)
+        while p is not None:
+            yield p
+            p = self.parents.get(p)
+
+    def nodes_covering(self, span: Span, types: tuple | type = cst.CSTNode) -> list:
+        """Nodes of `types` whose range contains `span`, innermost first."""
+        out = []
+        for node, r in self.positions.items():
+            if not isinstance(node, types):
+                continue
+            s = Span(Pos(r.start.line - 1 + self.first, r.start.column), Pos(r.end.line - 1 + self.first, r.end.column))
+            if s.start <= span.start and span.end <= s.end:
+                out.append((s, node))
+        out.sort(key=lambda t: (t[0].start, _neg(t[0].end)), reverse=True)
+        return [n for _, n in out]
+
+    def node_at(self, span: Span, types: tuple | type) -> Any:
+        """The node of `types` with exactly this span, else the innermost one covering it."""
+        cands = self.nodes_covering(span, types)
+        for n in cands:
+            if self.span_of(n) == span:
+                return n
+        if cands:
+            return cands[0]
+        give_up("node not found")
+
+    def code(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+    def statement_at(self, span: Span):
+        """The innermost statement containing `span` (a compound statement when `span` is in its header)."""
+        for n in self.nodes_covering(span, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            if isinstance(n, cst.BaseCompoundStatement):
+                body = getattr(n, "body", None)
+                if body is not None and body in self.positions:
+                    bs = self.span_of(body)
+                    if bs.start <= span.start and span.end <= bs.end:
+                        continue  # inside the body: a deeper statement should have matched
+                return n
+            return n
+        give_up("no statement")
+
+    def enclosing_function(self, node) -> cst.FunctionDef | None:
+        for a in self.ancestors(node):
+            if isinstance(a, cst.FunctionDef):
+                return a
+        return None
+
+    def rewrite(self, replacements: dict) -> TextEdit | None:
+        """Replace nodes (by identity) and return the minimal edit, or None if nothing changed.
+
+        A replacement value may be a node, cst.RemovalSentinel.REMOVE, or a FlattenSentinel."""
+        new_module = self.module.visit(_Replacer(replacements))
+        return self.edit_to(new_module.code)
+
+    def edit_to(self, new_text: str) -> TextEdit | None:
+        old = self.text
+        if new_text == old:
+            return None
+        i = 0
+        n = min(len(old), len(new_text))
+        while i < n and old[i] == new_text[i]:
+            i += 1
+        j = 0
+        while j < n - i and old[len(old) - 1 - j] == new_text[len(new_text) - 1 - j]:
+            j += 1
+        # do not split a \r\n pair
+        while i > 0 and old[i - 1] == "\r" and i < len(old) and old[i] == "\n":
+            i -= 1
+        s = self.start_off + i
+        e = self.start_off + len(old) - j
+        return TextEdit(Span(self.src.pos(s), self.src.pos(e)), new_text[i:len(new_text) - j])
+
+
+def _neg(p: Pos):
+    return Pos(-p.line, -p.col)
+
+
+class _Replacer(cst.CSTTransformer):
+    def __init__(self, replacements: dict):
+        super().__init__()
+        self.rep = replacements
+
+    def on_leave(self, original_node, updated_node):
+        if original_node in self.rep:
+            rep = self.rep[original_node]
+            if callable(rep) and not isinstance(rep, cst.CSTNode):
+                return rep(updated_node)
+            return rep
+        return updated_node
+
+
+# ---- per-call context ----------------------------------------------------------------------------
+class FixContext:
+    """Caches for one attach_fixes / edits_for call."""
+
+    def __init__(self, workspace):
+        self.ws = workspace
+        self.project = workspace.project
+        self.version: TorchVersion = workspace.config.torch()
+        self._sources: dict[str, Source | None] = {}
+        self._callers = None
+        self.memo: dict = {}
+
+    def source(self, path: str) -> Source:
+        if path not in self._sources:
+            self._sources[path] = self._load(path)
+        s = self._sources[path]
+        if s is None:
+            give_up("source not available")
+        return s
+
+    def _load(self, path: str) -> Source | None:
+        mod = self.project.modules.get(path)
+        if mod is None or mod.syntax_error is not None:
+            return None
+        text = text_of(self.ws, path)
+        if text is None or text_hash(text) != mod.text_hash:
+            return None  # the text changed since it was analysed: positions would be wrong
+        return Source(path, text, mod.name)
+
+    def callers(self):
+        if self._callers is None:
+            self._callers = self.project._callers_index()
+        return self._callers
+
+    def torch_name(self, src: Source) -> tuple[str, list[TextEdit]]:
+        """How the module names torch, and the import to add if it does not."""
+        for local, q in src.module_bindings().items():
+            if q == "torch":
+                return local, []
+        return "torch", [src.line_insert(src.imports_end_line(), "import torch" + src.newline)]
+
+    def validate(self, src: Source, edits: list[TextEdit]) -> bool:
+        try:
+            new = apply_edits(src.text, edits, src.starts)
+            ast.parse(new)
+        except (SyntaxError, ValueError):
+            return False
+        return True
+
+
+def text_of(workspace, path: str) -> str | None:
+    """The text the workspace analysed for `path`: the editor buffer if there is one, else the file."""
+    texts = getattr(workspace, "texts", None) or {}
+    t = texts.get(path)
+    if t is not None:
+        return t
+    try:
+        data = open(path, "rb").read()
+    except OSError:
+        return None
+    from ..api import SourceError, decode_source
+
+    try:
+        return decode_source(data)
+    except SourceError:
+        return None
+
+
+# ---- fixes ---------------------------------------------------------------------------------------
+class Fix:
+    id: ClassVar[str]
+    title: ClassVar[str]  # generic title (docs); offers carry a specific one
+    safe: ClassVar[bool]
+    versions: ClassVar[VersionRange] = ALL_VERSIONS
+
+    def supported(self, version: TorchVersion) -> bool:
+        return self.versions.contains(version)
+
+    def offer(self, ctx: FixContext, finding) -> Offer | None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+def merge_edits(edits: list[TextEdit], src: Source) -> list[TextEdit]:
+    """Sort edits, drop duplicates, and merge edits that touch into one (LSP clients need disjoint edits)."""
+    items = []
+    seen = set()
+    for i, e in enumerate(edits):
+        key = (e.range, e.new_text)
+        if key in seen:
+            continue
+        seen.add(key)
+        items.append((src.offset(e.range.start), src.offset(e.range.end), i, e))
+    items.sort(key=lambda t: (t[0], t[1], t[2]))
+    out: list[list] = []
+    for s, e, _, ed in items:
+        if out and s <= out[-1][1]:
+            ps, pe, ptext = out[-1]
+            if s < pe:
+                raise NotOffered("a fix produced overlapping edits")
+            out[-1] = [ps, max(pe, e), ptext + ed.new_text]
+        else:
+            out.append([s, e, ed.new_text])
+    return [TextEdit(Span(src.pos(s), src.pos(e)), t) for s, e, t in out]
+
+
+def short(code: str, limit: int = 40) -> str:
+    code = " ".join(code.split())
+    return code if len(code) <= limit else code[: limit - 1] + "…"
+
+
+def function_summary(ctx: FixContext, qualname: str):
+    hit = ctx.project.function(qualname)
+    return hit
+
+
+def parse_expr(code: str) -> cst.BaseExpression:
+    return cst.parse_expression(code)
+
+
+def parse_stmt(code: str) -> cst.BaseStatement:
+    return cst.parse_statement(code)
+
+
+__all__ = [
+    "TextEdit", "Offer", "NotOffered", "give_up", "Source", "Fragment", "FixContext", "Fix", "text_of",
+    "apply_edits", "merge_edits", "short", "parse_expr", "parse_stmt", "line_starts", "detect_newline",
+    "field", "dataclass", "Callable", "os",
+]

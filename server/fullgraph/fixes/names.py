@@ -1,0 +1,107 @@
+"""Which names a piece of code reads and binds (ast-based, on the code of libcst nodes)."""
+from __future__ import annotations
+
+import ast
+import textwrap
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp,
+           ast.DictComp, ast.GeneratorExp)
+
+
+def parse_code(code: str) -> ast.Module:
+    try:
+        return ast.parse(code)
+    except SyntaxError:
+        return ast.parse(textwrap.dedent(code))
+
+
+def loads(node: ast.AST) -> set[str]:
+    """Names read anywhere in `node` (nested scopes included: conservative)."""
+    out = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+            out.add(n.id)
+        elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+            out.add(n.target.id)
+    return out
+
+
+def stores(node: ast.AST) -> set[str]:
+    """Names `node` binds in its own scope (not in nested functions, lambdas or comprehensions)."""
+    out: set[str] = set()
+
+    def visit(n: ast.AST, top: bool) -> None:
+        if not top and isinstance(n, _SCOPES):
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                out.add(n.name)
+            # walrus inside a comprehension binds in the enclosing scope
+            if isinstance(n, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+                for w in ast.walk(n):
+                    if isinstance(w, ast.NamedExpr) and isinstance(w.target, ast.Name):
+                        out.add(w.target.id)
+            return
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            out.add(n.id)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            for a in n.names:
+                out.add((a.asname or a.name).split(".")[0])
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            out.add(n.name)
+        elif isinstance(n, (ast.MatchAs, ast.MatchStar)) and getattr(n, "name", None):
+            out.add(n.name)
+        for c in ast.iter_child_nodes(n):
+            visit(c, False)
+
+    visit(node, True)
+    return out
+
+
+def definitely_stores(stmts: list[ast.stmt]) -> set[str]:
+    """Names bound by straight-line statements of a block (not only inside a branch or loop)."""
+    out: set[str] = set()
+    for s in stmts:
+        if isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Import, ast.ImportFrom, ast.Expr)):
+            if isinstance(s, ast.AnnAssign) and s.value is None:
+                continue
+            out |= stores(s)
+        elif isinstance(s, (ast.With, ast.AsyncWith)):
+            out |= stores(s)  # the body of a with-block always runs (unless it raises)
+    return out
+
+
+def has_any(node: ast.AST, types) -> bool:
+    return any(isinstance(n, types) for n in ast.walk(node))
+
+
+def params_of(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    a = fn.args
+    out = [p.arg for p in (*a.posonlyargs, *a.args)]
+    if a.vararg:
+        out.append(a.vararg.arg)
+    out += [p.arg for p in a.kwonlyargs]
+    if a.kwarg:
+        out.append(a.kwarg.arg)
+    return out
+
+
+def function_locals(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    out = set(params_of(fn))
+    for s in fn.body:
+        out |= stores(s)
+    return out
+
+
+def declared_global(fn: ast.AST) -> set[str]:
+    out = set()
+    for n in ast.walk(fn):
+        if isinstance(n, (ast.Global, ast.Nonlocal)):
+            out.update(n.names)
+    return out
+
+
+def find_function(tree: ast.Module, def_line: int):
+    """The (async) def whose `def` keyword is on 0-based line `def_line`."""
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.lineno - 1 == def_line:
+            return n
+    return None
