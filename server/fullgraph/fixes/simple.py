@@ -83,7 +83,10 @@ class Guard(Fix):
         e = frag.rewrite({stmt: new_if})
         if e is None:
             give_up()
-        what = short(_first_line(frag.code(small) if small is not None else code).rstrip(":"))
+        if small is not None:
+            what = short(_first_line(frag.code(small)))
+        else:
+            what = short("with " + ", ".join(frag.code(i.item).strip() for i in stmt.items))
         return Offer(f"Skip `{what}` when compiled (wrap it in `if not {tn}.compiler.is_compiling():`)",
                      edits + [e])
 
@@ -128,7 +131,7 @@ class CloneRewrite(Fix):
     safe = False
 
     def offer(self, ctx: FixContext, f) -> Offer | None:
-        if not f.data.get("tensor_arg"):
+        if not (f.data.get("tensor_arg") or f.data.get("arg_kind") == "unknown"):
             give_up("not a tensor")
         src = ctx.source(f.path)
         frag = src.fragment_at(f.span.start.line)
@@ -143,8 +146,9 @@ class CloneRewrite(Fix):
         if not isinstance(arg, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or arg.lpar:
             code = f"({code})"
         e = frag.rewrite({call: cst.parse_expression(f"{code}.clone()")})
-        return Offer(f"Use `{short(code, 30)}.clone()` instead of `copy.deepcopy()` "
-                     "(differs for leaf tensors that require grad: the clone stays connected to autograd)", [e])
+        kind = "" if f.data.get("tensor_arg") else "assumes a tensor; "
+        return Offer(f"Use `{short(code, 30)}.clone()` instead of `copy.deepcopy()` ({kind}differs for leaf "
+                     "tensors that require grad: the clone stays connected to autograd)", [e])
 
 
 _MATH_TO_TORCH = {

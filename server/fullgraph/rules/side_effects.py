@@ -678,5 +678,6 @@ def f(x):
         tensor = bool(ev.args) and ev.args[0].kind == V.TENSOR
         if ev.q == "copy.deepcopy" and tensor:
             return Report("`copy.deepcopy()` of a tensor breaks the graph; use `.clone()`",
-                          data={"tensor_arg": True})
-        return Report(f"`{ev.q}()` breaks the graph", data={"tensor_arg": tensor})
+                          data={"tensor_arg": True, "arg_kind": V.TENSOR})
+        return Report(f"`{ev.q}()` breaks the graph",
+                      data={"tensor_arg": tensor, "arg_kind": ev.args[0].kind if ev.args else None})

@@ -1,0 +1,198 @@
+"""`fullgraph check --fix / --unsafe-fixes / --diff`: apply the preferred fix of every finding.
+
+Per round, each finding's first offered fix that the flags allow (`suppress` is never applied, like
+Ruff's noqa) is taken; in each file the fixes are applied in position order, skipping any whose edits
+overlap an already accepted one.  The files are then re-analysed in memory and the loop repeats
+(bounded), so overlapping fixes and fixes uncovered by earlier ones are applied in the same run.
+Finally files are written atomically (temp file in the same directory + os.replace, permissions
+and encoding kept), or a unified diff is printed and nothing is written.
+"""
+from __future__ import annotations
+
+import ast
+import difflib
+import io
+import os
+import sys
+import tempfile
+import tokenize
+
+from . import FIXES, TextEdit, _text_of
+from .base import apply_edits, line_starts
+
+MAX_ROUNDS = 12
+NEVER_APPLIED = frozenset({"suppress"})
+
+
+def _choose(f, unsafe: bool):
+    edits = f.data.get("fix_edits", {})
+    for ref in f.fixes:
+        if ref.id in NEVER_APPLIED or (not ref.safe and not unsafe) or ref.id not in edits:
+            continue
+        return ref.id, [TextEdit.from_data(d) for d in edits[ref.id]]
+    return None
+
+
+def _offsets(text: str, starts: list[int], e: TextEdit) -> tuple[int, int]:
+    def off(p):
+        if p.line >= len(starts):
+            return len(text)
+        return min(starts[p.line] + p.col, len(text))
+    return off(e.range.start), off(e.range.end)
+
+
+def plan_file(text: str, chosen: list[tuple]) -> tuple[list[TextEdit], list]:
+    """Accept fixes in position order while their edits do not overlap accepted ones.
+
+    `chosen` is [(finding, fix_id, edits)]; returns (edits to apply, accepted findings)."""
+    starts = line_starts(text)
+    items = []
+    for f, fid, edits in chosen:
+        spans = [(*_offsets(text, starts, e), e) for e in edits]
+        if spans:
+            items.append((min(s for s, _, _ in spans), f, fid, spans))
+    items.sort(key=lambda t: t[0])
+    accepted: list[tuple[int, int, TextEdit]] = []
+    accepted_set = set()
+    fixed = []
+    for _, f, fid, spans in items:
+        ok = True
+        for s, e, ed in spans:
+            if (ed.range, ed.new_text) in accepted_set:
+                continue
+            for a, b, _ in accepted:
+                if s < b and a < e or (s == e == a == b) or (s == a and (s == e or a == b)):
+                    ok = False
+                    break
+            if not ok:
+                break
+        if not ok:
+            continue
+        for s, e, ed in spans:
+            if (ed.range, ed.new_text) not in accepted_set:
+                accepted_set.add((ed.range, ed.new_text))
+                accepted.append((s, e, ed))
+        fixed.append(f)
+    return [ed for _, _, ed in accepted], fixed
+
+
+def fix_paths(ws, result, unsafe: bool = False, diff: bool = False, out=None) -> int:
+    """Apply fixes to the files of `result`; returns the number of findings fixed."""
+    out = out or sys.stdout
+    if getattr(ws, "texts", None) is None:
+        ws.texts = {}
+    original: dict[str, str] = {}
+    current: dict[str, str] = {}
+    findings = list(result.findings)
+    paths = {f.path for f in findings}
+    fixed = 0
+    for _ in range(MAX_ROUNDS):
+        by_path: dict[str, list] = {}
+        for f in findings:
+            c = _choose(f, unsafe)
+            if c is not None:
+                by_path.setdefault(f.path, []).append((f, *c))
+        changed = False
+        for path, chosen in sorted(by_path.items()):
+            text = current.get(path)
+            if text is None:
+                text = _text_of(ws, path)
+                if text is None:
+                    continue
+                original.setdefault(path, text)
+            edits, done = plan_file(text, chosen)
+            if not edits:
+                continue
+            try:
+                new = apply_edits(text, edits)
+                ast.parse(new)
+            except (SyntaxError, ValueError):
+                # the combination does not parse: apply the first fix alone this round
+                f, fid, eds = min(chosen, key=lambda c: _offsets(text, line_starts(text), c[2][0])[0])
+                try:
+                    new = apply_edits(text, eds)
+                    ast.parse(new)
+                except (SyntaxError, ValueError):
+                    continue
+                done = [f]
+            if new == text:
+                continue
+            current[path] = new
+            ws.texts[path] = new
+            ws.set_text(path, new)
+            fixed += len(done)
+            changed = True
+        if not changed:
+            break
+        findings = ws.findings_for(sorted(paths | set(current)))
+    for path in sorted(current):
+        old, new = original[path], current[path]
+        if old == new:
+            continue
+        if diff:
+            out.write(unified_diff(path, old, new))
+        else:
+            write_atomic(path, new)
+    if diff:
+        # nothing was written: the workspace must not keep the in-memory texts
+        for path in current:
+            ws.texts.pop(path, None)
+    return fixed
+
+
+def unified_diff(path: str, old: str, new: str) -> str:
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        rel = path
+    rel = rel.replace(os.sep, "/")
+    a = old.splitlines(keepends=True)
+    b = new.splitlines(keepends=True)
+    lines = []
+    for line in difflib.unified_diff(a, b, fromfile=f"a/{rel}", tofile=f"b/{rel}"):
+        if not line.endswith(("\n", "\r")):
+            line += "\n\\ No newline at end of file\n"
+        lines.append(line)
+    return "".join(lines)
+
+
+def _encoding_of(data: bytes) -> tuple[str, bool]:
+    bom = data.startswith(b"\xef\xbb\xbf")
+    try:
+        enc, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:
+        enc = "utf-8"
+    if enc == "utf-8-sig":
+        enc = "utf-8"
+    return enc, bom
+
+
+def write_atomic(path: str, text: str) -> None:
+    """Write `text` with the file's own encoding (and BOM), via a temp file + os.replace."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+        st = os.stat(path)
+    except OSError:
+        data, st = b"", None
+    enc, bom = _encoding_of(data)
+    payload = (b"\xef\xbb\xbf" if bom else b"") + text.encode(enc)
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=d, prefix="." + os.path.basename(path) + ".", suffix=".fgtmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(payload)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if st is not None:
+            os.chmod(tmp, st.st_mode & 0o7777)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+__all__ = ["fix_paths", "plan_file", "unified_diff", "write_atomic", "FIXES"]
