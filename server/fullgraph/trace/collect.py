@@ -493,16 +493,19 @@ def _make_break(h: Hit, compiled, static_roots: RootResolver | None, fg_resolver
     else:
         return None
     path = _real(inner.path)
-    col = end_col = None
+    col = end_col = end_line = None
     if inner.code:
         src = sources.line(path, inner.line)
         if src is not None and src.strip() == inner.code:
             indent = len(src) - len(src.lstrip())
+            end_line = inner.line
             if inner.marker:
                 col, end_col = indent + inner.marker[0], indent + inner.marker[1]
-            else:
+            else:  # no markers: the whole line ran, or a statement that goes on over more lines
                 col, end_col = indent, indent + len(inner.code)
-            sources.ok(path, inner.line)
+                multi = sources.statement_end(path, inner.line, indent)
+                if multi is not None:
+                    end_line, end_col = multi
         else:
             sources.bad(path, inner.line)
     root = _root(h, stack, compiled, static_roots, sources)
@@ -515,7 +518,7 @@ def _make_break(h: Hit, compiled, static_roots: RootResolver | None, fg_resolver
         root.pop("_frame_line", None)
     m = h.message
     return Break(path=path, line=inner.line, column=col + 1 if col is not None else None,
-                 end_line=inner.line if col is not None else None,
+                 end_line=end_line if col is not None else None,
                  end_column=end_col + 1 if end_col is not None else None,
                  gb_type=m.gb_type, gb_code=m.gb_code, explanation=m.explanation, hints=list(m.hints),
                  stack=[{"path": _real(fr.path) if not fr.path.startswith("<") else fr.path, "line": fr.line,
@@ -586,8 +589,31 @@ class _SourceCache:
             return None
         return lines[line - 1]
 
-    def ok(self, path: str, line: int) -> None:
-        pass
+    def _tree(self, path: str) -> ast.AST | None:
+        if path not in self._trees:
+            lines = self._get(path)
+            try:
+                self._trees[path] = ast.parse("\n".join(lines)) if lines is not None else None
+            except (SyntaxError, ValueError):
+                self._trees[path] = None
+        return self._trees[path]
+
+    def statement_end(self, path: str, line: int, col: int) -> tuple[int, int] | None:
+        """(end line, end column) of a simple statement starting at (line, col) and spanning more
+        lines (Python prints only its first line, without markers); None otherwise."""
+        tree = self._tree(path)
+        if tree is None:
+            return None
+        from ..positions import utf8_byte_to_col
+
+        for node in ast.walk(tree):
+            if isinstance(node, ast.stmt) and node.lineno == line and not hasattr(node, "body"):
+                end = getattr(node, "end_lineno", None)
+                src = self.line(path, line) or ""
+                if end and end > line and utf8_byte_to_col(src, node.col_offset) == col:
+                    end_src = self.line(path, end) or ""
+                    return end, utf8_byte_to_col(end_src, node.end_col_offset or 0)
+        return None
 
     def bad(self, path: str, line: int) -> None:
         self._bad.add(path)
@@ -600,13 +626,7 @@ class _SourceCache:
 
     def first_line(self, path: str, name: str, line: int) -> int | None:
         """co_firstlineno of the innermost function `name` whose body contains `line`."""
-        if path not in self._trees:
-            lines = self._get(path)
-            try:
-                self._trees[path] = ast.parse("\n".join(lines)) if lines is not None else None
-            except (SyntaxError, ValueError):
-                self._trees[path] = None
-        tree = self._trees[path]
+        tree = self._tree(path)
         if tree is None:
             return None
         best = None
