@@ -367,3 +367,41 @@ def test_compare_with_static_analysis(tmp_path):
     (proj / "app.py").write_text((proj / "app.py").read_text().replace('"""Static', '\n"""Static'))
     c = json.loads(fullgraph("trace", "--compare", "--format", "json", cwd=proj).stdout)
     assert c["stale_files"] == [str(proj / "app.py")] and c["found"] == [] and c["missed"] == []
+
+
+SLEEPER = textwrap.dedent('''
+    import time
+    import torch
+
+    @torch.compile(backend="eager")
+    def f(x):
+        print("ready", flush=True)
+        return x + 1
+
+    f(torch.ones(2))
+    time.sleep(120)
+''')
+
+
+@pytest.mark.parametrize("sig, status", [("SIGTERM", 128 + 15), ("SIGINT", 128 + 2)])
+def test_signals_reach_the_command_and_the_record_is_written(tmp_path, sig, status):
+    import signal
+
+    (tmp_path / "sleeper.py").write_text(SLEEPER)
+    p = subprocess.Popen([PY, "-m", "fullgraph", "trace", "--out", "r.json", "--", PY, "sleeper.py"], cwd=tmp_path,
+                         env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    try:
+        assert p.stdout.readline() == "ready\n"
+        if sig == "SIGTERM":
+            p.send_signal(signal.SIGTERM)  # to fullgraph only: it forwards to the command
+        else:
+            os.killpg(p.pid, signal.SIGINT)  # Ctrl-C: the whole foreground process group
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+    assert p.returncode == status, err
+    record = json.loads((tmp_path / "r.json").read_text())
+    assert record["exit_code"] == status
+    assert [(b["line"], b["gb_code"]) for b in record["breaks"]] == [(7, "GB0059")]
