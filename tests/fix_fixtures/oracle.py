@@ -58,6 +58,7 @@ class RunResult:
     errors: list  # per seed: exception or None
     effects: list  # per seed: Effects
     import_error: BaseException | None = None
+    graph_breaks: int = 0
 
 
 class _Recorder:
@@ -146,14 +147,13 @@ def _capture(eff: Effects, rec: _Recorder, where: str):
             for lg in raised:
                 lg.setLevel(logging.NOTSET)
             eff.stdout += buf.getvalue()
-            eff.warnings += [f"{x.category.__name__}: {x.message}" for x in w
-                             if not str(x.filename).startswith(os.path.dirname(torch.__file__))]
+            eff.warnings += [f"{x.category.__name__}: {x.message}" for x in w if str(x.filename).startswith(where)]
             eff.logs += handler.records
             eff.saves += rec.saves - saves0
 
 
 def run(files: dict[str, str], module: str, call: str, mode: str, backend: str = "eager",
-        seeds=SEEDS) -> RunResult:
+        seeds=SEEDS, force_fullgraph: bool | None = None) -> RunResult:
     """Write `files` (relative path -> text) to a temp dir, import `module`, evaluate `call` per seed.
 
     mode "eager": torch.compile is the identity; "compile": real torch.compile(backend=...)."""
@@ -165,9 +165,13 @@ def run(files: dict[str, str], module: str, call: str, mode: str, backend: str =
     orig_compile = torch.compile
 
     def patched(model=None, **kw):
+        if not sys._getframe(1).f_code.co_filename.startswith(str(d)):
+            return orig_compile(model, **kw) if model is not None else orig_compile(**kw)  # torch's own use
         if mode == "eager":
             return model if model is not None else (lambda m: m)
         kw["backend"] = backend
+        if force_fullgraph is not None:
+            kw["fullgraph"] = force_fullgraph
         if model is None:
             return lambda m: orig_compile(m, **kw)
         return orig_compile(model, **kw)
@@ -176,7 +180,10 @@ def run(files: dict[str, str], module: str, call: str, mode: str, backend: str =
     rec = _Recorder()
     results, errors, effects = [], [], []
     import_error = None
+    from torch._dynamo.utils import counters
+
     torch._dynamo.reset()
+    counters.clear()
     sys.path.insert(0, str(d))
     torch.compile = patched
     try:
@@ -204,6 +211,7 @@ def run(files: dict[str, str], module: str, call: str, mode: str, backend: str =
                 results.append(res)
                 errors.append(err)
                 effects.append(eff)
+        breaks = sum(counters["graph_break"].values())
         dbg = rec.debugger
         if effects:
             effects[0].debugger = dbg
@@ -215,7 +223,7 @@ def run(files: dict[str, str], module: str, call: str, mode: str, backend: str =
                 del sys.modules[name]
         torch._dynamo.reset()
         shutil.rmtree(d, ignore_errors=True)
-    return RunResult(results, errors, effects, import_error)
+    return RunResult(results, errors, effects, import_error, breaks)
 
 
 def fresh_module_name() -> str:
