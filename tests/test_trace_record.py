@@ -5,15 +5,30 @@ import hashlib
 import json
 import logging
 import os
-import sys
 import textwrap
 
 import pytest
-
-from fullgraph.trace import record as rec_mod
-from fullgraph.trace.collect import Process, build_record, error_hit, graph_break_hit, parse_text_log
-from fullgraph.trace.parse import gb_code_for_type, is_library_path, original_function, parse_frames, parse_message
-from fullgraph.trace.record import Break, Record, load_record, runtime_findings, save_record
+from fullgraph.trace.collect import (
+    Process,
+    build_record,
+    error_hit,
+    graph_break_hit,
+    parse_text_log,
+)
+from fullgraph.trace.parse import (
+    gb_code_for_type,
+    is_library_path,
+    original_function,
+    parse_frames,
+    parse_message,
+)
+from fullgraph.trace.record import (
+    Break,
+    Record,
+    load_record,
+    runtime_findings,
+    save_record,
+)
 
 SRC = textwrap.dedent('''\
     import torch
@@ -43,7 +58,7 @@ def make_record(tmp_path, text=SRC, fullgraph=True, name="m.py"):
 
 # ---- load_record ----------------------------------------------------------------------------------
 def test_round_trip(tmp_path):
-    p, r = make_record(tmp_path)
+    _, r = make_record(tmp_path)
     out = tmp_path / ".fullgraph" / "breaks.json"
     save_record(r, str(out))
     assert oct(out.stat().st_mode & 0o777) != oct(0o600)  # a normal file, not mkstemp's private one
@@ -76,7 +91,7 @@ def test_load_record_missing_file(tmp_path, caplog):
 
 
 def test_load_record_skips_malformed_breaks(tmp_path, caplog):
-    p, r = make_record(tmp_path)
+    _, r = make_record(tmp_path)
     d = r.to_json()
     d["breaks"].append({"path": 3, "line": "x"})
     d["breaks"].append("garbage")
@@ -320,3 +335,44 @@ def test_skip_frame_record_and_error_in_same_compile_count_once():
                                              "co_name": "loop", "co_filename": "/p/a.py"},
                      "frame_id": 2, "frame_compile_id": 0}, None)
     assert len(proc.hits) == 1 and proc.hits[0].fullgraph is False
+
+
+# ---- compare ----------------------------------------------------------------------------------------------
+def test_compare_matches_by_line_or_statement(tmp_path):
+    from fullgraph.model import Finding
+    from fullgraph.positions import Span
+    from fullgraph.trace.compare import compare
+
+    src = textwrap.dedent('''\
+        import torch
+
+
+        @torch.compile
+        def f(x):
+            total = helper(
+                x,
+                print("inside a call over three lines"),
+            )
+            print("next statement")
+            return total
+    ''')
+    p = tmp_path / "s.py"
+    p.write_text(src)
+
+    def brk(line):
+        return Break(path=str(p), line=line, column=None, end_line=None, end_column=None,
+                     gb_type="Failed to trace builtin operator", gb_code="GB0059")
+
+    def finding(line, code="FG101"):
+        return Finding(path=str(p), code=code, name="print-call", message="print", severity="warning",
+                       span=Span.of(line - 1, 8, line - 1, 20))
+
+    record = Record(files={str(p): hashlib.sha1(p.read_bytes()).hexdigest()},
+                    breaks=[brk(6), brk(10)])
+    c = compare(record, [finding(8), finding(11, "FG999"), finding(1, "FG001")])
+    assert [(b.line, f.span.start.line + 1) for b, f in c.found] == [(6, 8)]  # same statement, other line
+    assert [b.line for b in c.missed] == [10]  # the finding at 11 is another statement
+    assert [f.span.start.line + 1 for f in c.unconfirmed] == [11]  # FG001 (syntax) is not a graph break
+    p.write_text(src + "\n")
+    c = compare(record, [finding(8)])
+    assert c.stale_files == [str(p)] and not c.found and not c.missed and not c.unconfirmed

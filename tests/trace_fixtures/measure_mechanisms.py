@@ -82,7 +82,8 @@ def main(script):
     sites = {site(m) for m in full + dup}
     results["graph_breaks log (TORCH_LOGS=graph_breaks)"] = {
         "events": len(full) + len(dup) + len(skip), "with_user_stack": len(full), "suppressed_duplicates": len(dup),
-        "skip_records": len(skip), "distinct_sites": len(sites), "fullgraph_errors": 0}
+        "skip_records": len(skip), "distinct_sites": len(sites), "fullgraph_errors": 0,
+        "sites": sorted(f"{f}:{n}" for f, n in sites if f)}
 
     gb = counters["graph_break"]
     results["counters['graph_break']"] = {
@@ -108,7 +109,8 @@ def main(script):
             if st is not None:
                 explain_sites.add((os.path.basename(st.filename), st.lineno))
     results["torch._dynamo.explain (first call of each case)"] = {
-        "graph_break_count": explained, "distinct_sites": len(explain_sites)}
+        "graph_break_count": explained, "distinct_sites": len(explain_sites),
+        "sites": sorted(f"{f}:{n}" for f, n in explain_sites)}
     print(json.dumps(results, indent=2, default=str))
 
 

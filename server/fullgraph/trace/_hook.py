@@ -1,3 +1,4 @@
+# ruff: noqa: BLE001, S110, SIM115, UP031  -- runs inside the user's program: must never raise, any Python 3
 """The part of `fullgraph trace` that runs inside the traced program.
 
 `fullgraph trace` copies this file into a temporary bootstrap directory (as

@@ -1,3 +1,4 @@
+# ruff: noqa: BLE001, S110  -- must never break the interpreter's startup
 # fullgraph trace bootstrap (copied as sitecustomize.py into a temporary directory that
 # `fullgraph trace` prepends to PYTHONPATH; see fullgraph/trace/run.py).
 #

@@ -20,11 +20,19 @@ import ast
 import json
 import os
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator
 
-from .parse import (Frame, Message, is_library_path, last_exception, original_function, parse_frames,
-                    parse_message, section)
+from .parse import (
+    Frame,
+    Message,
+    is_library_path,
+    last_exception,
+    original_function,
+    parse_frames,
+    parse_message,
+    section,
+)
 from .record import Break, Record, sha1_file
 
 USER_TRACEBACK = "User code traceback:"
@@ -393,9 +401,10 @@ class RootResolver:
         if not files:
             return
         try:
+            from pathlib import Path
+
             from ..api import Workspace
             from ..config import discover
-            from pathlib import Path
 
             ws = Workspace(discover(Path(files[0]).parent))
             ws.load_files(files, jobs=1)
@@ -481,7 +490,7 @@ def build_record(procs: list[Process], *, source: str, command: list[str] | None
 
 
 def _make_break(h: Hit, compiled, static_roots: RootResolver | None, fg_resolver: RootResolver | None,
-                sources: "_SourceCache") -> Break | None:
+                sources: _SourceCache) -> Break | None:
     stack = h.stack
     user = [i for i, fr in enumerate(stack) if not is_library_path(fr.path)]
     if user:
@@ -528,7 +537,7 @@ def _make_break(h: Hit, compiled, static_roots: RootResolver | None, fg_resolver
 
 
 def _root(h: Hit, stack: list[Frame], compiled, static_roots: RootResolver | None,
-          sources: "_SourceCache") -> dict | None:
+          sources: _SourceCache) -> dict | None:
     idx = None
     fullgraph = h.fullgraph
     for i, fr in enumerate(stack):
@@ -576,8 +585,8 @@ class _SourceCache:
 
     def _get(self, path: str) -> list[str] | None:
         if path not in self._lines:
-            from .record import _read_text
             from ..positions import split_lines
+            from .record import _read_text
 
             text = _read_text(path) if os.path.isfile(path) else None
             self._lines[path] = split_lines(text) if text is not None else None

@@ -141,8 +141,9 @@ def format_comparison_text(c: Comparison, record: Record, record_path: str, base
     def loc(path: str, line: int, col: int | None) -> str:
         return f"{rel(path)}:{line}:{col or 1}"
 
-    lines = [f"Runtime record {rel(record_path)}: `{' '.join(record.command) or '(imported log)'}`"
-             f" (exit {record.exit_code}, torch {record.torch_version or 'unknown'}, {record.finished or record.source})"]
+    command = " ".join(record.command) or "(imported log)"
+    lines = [(f"Runtime record {rel(record_path)}: `{command}` (exit {record.exit_code}, "
+              f"torch {record.torch_version or 'unknown'}, {record.finished or record.source})")]
     lines.append(f"\nFound by static analysis ({len(c.found)}):")
     for b, f in c.found:
         lines.append(f"  {loc(b.path, b.line, b.column)}: {b.code} {b.gb_type}  ==  "

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 
-from .collect import build_record, parse_text_log, process_from_trace_file, _TRACE_LINE
+from .collect import _TRACE_LINE, build_record, parse_text_log, process_from_trace_file
 from .record import Record
 
 

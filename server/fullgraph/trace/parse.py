@@ -189,7 +189,7 @@ def _parse_one(text: str, exc_class: str | None) -> Message:
         elif s.startswith("Hint:"):
             hints.append(s[len("Hint:"):].strip())
             current = hints
-        elif s.startswith("Developer debug context:") or s.startswith("For more details about this graph break"):
+        elif s.startswith(("Developer debug context:", "For more details about this graph break")):
             current = None
         elif current is not None:
             if not s:
@@ -223,8 +223,7 @@ def _parse_plain(lines: list[str], code: str | None, exc_class: str | None) -> M
     hints: list[str] = []
     for ln in body[1:]:
         s = ln.strip()
-        if s.startswith("from user code:") or s.startswith("User Stack (most recent call last)") or \
-                s.startswith("File \"") or s.startswith("Set TORCHDYNAMO_VERBOSE"):
+        if s.startswith(("from user code:", "User Stack (most recent call last)", 'File "', "Set TORCHDYNAMO_VERBOSE")):
             break
         if not s or any(s.startswith(n) for n in _USER_ERROR_NOISE):
             continue

@@ -34,6 +34,7 @@ Editors use :func:`load_record` and :func:`runtime_findings`.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import logging
 import os
@@ -87,7 +88,7 @@ class Break:
         }
 
     @staticmethod
-    def from_json(d: dict) -> "Break":
+    def from_json(d: dict) -> Break:
         def opt_int(v):
             return v if isinstance(v, int) and not isinstance(v, bool) else None
 
@@ -134,7 +135,7 @@ class Record:
         }
 
     @staticmethod
-    def from_json(d: Any) -> "Record":
+    def from_json(d: Any) -> Record:
         if not isinstance(d, dict):
             raise ValueError("record is not a JSON object")
         v = d.get("version")
@@ -326,7 +327,7 @@ def _steps(b: Break) -> list[Step]:
                   if _norm(chain[i]["path"]) == _norm(b.path) and chain[i]["line"] == b.line), len(chain) - 1)
     chain = chain[: inner + 1]
     out = [Step(qualname=str(chain[0].get("function")), call=None)]
-    for prev, fr in zip(chain, chain[1:]):
+    for prev, fr in itertools.pairwise(chain):
         pl = max(int(prev["line"]) - 1, 0)
         out.append(Step(qualname=str(fr.get("function")), call=Location(prev["path"], Span.of(pl, 0, pl, 0))))
     return out
