@@ -376,3 +376,18 @@ def test_compare_matches_by_line_or_statement(tmp_path):
     p.write_text(src + "\n")
     c = compare(record, [finding(8)])
     assert c.stale_files == [str(p)] and not c.found and not c.missed and not c.unconfirmed
+
+
+def test_run_command_leaves_this_process_alone(tmp_path):
+    """Capture is only for the command's processes: our own environment and sys.path do not change."""
+    import sys
+
+    from fullgraph.trace.run import run_command
+
+    before_env, before_path = dict(os.environ), list(sys.path)
+    code = "import os; print(os.environ['FULLGRAPH_TRACE_PARTS'] != '')"
+    record, status, hooked = run_command([sys.executable, "-c", code], cwd=str(tmp_path))
+    assert (status, hooked, record.breaks, record.exit_code) == (0, 1, [], 0)
+    assert dict(os.environ) == before_env and sys.path == before_path
+    assert "_fullgraph_trace_hook" not in sys.modules
+    assert list(tmp_path.iterdir()) == []

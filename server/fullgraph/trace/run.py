@@ -38,7 +38,8 @@ class CommandNotFound(Exception):
 
 
 def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc)  # noqa: UP017 (Python 3.10).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    now = _dt.datetime.now(_dt.timezone.utc)  # noqa: UP017 - datetime.UTC needs Python 3.11
+    return now.replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 def make_bootstrap(tmp: str) -> tuple[str, str]:
