@@ -44,6 +44,13 @@ ALL_EFFECTS = ("stdout", "warnings", "logs", "saves", "debugger")
 COUNTS: collections.Counter = collections.Counter()
 
 
+def _cpp_extensions_ok() -> bool:
+    import shutil
+
+    return os.environ.get("FULLGRAPH_SKIP_CPP_EXTENSION") != "1" and bool(shutil.which("ninja")) and \
+        bool(shutil.which("c++") or shutil.which("g++"))
+
+
 def _sources():
     out = []
     for r in registry.RULES:
@@ -58,7 +65,9 @@ def _sources():
 def _cases():
     out = []
     for name, code, call, needs in _sources():
-        if any(importlib.util.find_spec(m) is None for m in needs):
+        if "__cpp_extension__" in needs and not _cpp_extensions_ok():
+            continue
+        if any(importlib.util.find_spec(m) is None for m in needs if not m.startswith("__")):
             continue
         for f in check_code(code):
             f.data["_code"] = code

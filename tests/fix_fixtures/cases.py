@@ -104,3 +104,41 @@ def f(x, w):
     return d * w
 ''', "f(torch.randn(4), torch.randn(4))", ()),
 }
+
+_SQUARE = '''import torch
+from torch.utils.cpp_extension import load_inline
+
+cpp_source = """
+torch::Tensor square_cpu(torch::Tensor input) {
+    torch::Tensor output = torch::empty_like(input);
+    float* input_data = input.data_ptr<float>();
+    float* output_data = output.data_ptr<float>();
+    int64_t numel = input.numel();
+    for (int64_t i = 0; i < numel; i++) {
+        output_data[i] = input_data[i] * input_data[i];
+    }
+    return output;
+}
+"""
+
+square_module = load_inline(name="fg_square_cpu_kernel", cpp_sources=cpp_source, functions=["square_cpu"])
+'''
+
+# custom-op: the guide's C++ square kernel (load_inline; built once, cached by torch) called through a
+# Python helper (the helper becomes the op) and directly in the compiled function (a new op)
+CASES["custom-op-guide-square-helper"] = (_SQUARE + '''
+
+def square(x):
+    return square_module.square_cpu(x)
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return square(x) + 1
+''', "f(torch.randn(3, 3))", ("__cpp_extension__",))
+CASES["custom-op-guide-square-direct"] = (_SQUARE + '''
+
+@torch.compile(fullgraph=True)
+def g(x):
+    return square_module.square_cpu(x.contiguous()) * 2
+''', "g(torch.randn(2, 5))", ("__cpp_extension__",))

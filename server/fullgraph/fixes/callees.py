@@ -183,7 +183,8 @@ class CustomOp(Fix):
                   and len(body_only) == 1 and isinstance(body_only[0], cst.SimpleStatementLine)
                   and isinstance(body_only[0].body[0], cst.Return) and body_only[0].body[0].value is expr
                   and sorted(inputs) == sorted(N.params_of(fn_ast))
-                  and not fn.params.star_arg and not fn.params.star_kwarg and not fn.params.kwonly_params
+                  and not isinstance(fn.params.star_arg, (cst.Param, cst.ParamStar))
+                  and fn.params.star_kwarg is None and not fn.params.kwonly_params
                   and not fn.params.posonly_params)
         taken = src.top_names()
         first = inputs[0]
@@ -214,7 +215,7 @@ class CustomOp(Fix):
             e = frag.edit_to(new_mod.code)
             return Offer(f"Make `{fname}` a custom op `{qual}` with a fake ({fake_note})", edits + [e])
         base = re.sub(r"[^0-9a-zA-Z_]", "_", callee.split(".")[-1]).strip("_").lower() or "kernel"
-        opname = _fresh(f"{base}_op", taken)
+        opname = _fresh(f"{fname}_{base}_op", taken)  # one op per call site: bodies may differ
         qual = f"{ns}::{opname}"
         if qual in src.text:
             give_up("op name taken")

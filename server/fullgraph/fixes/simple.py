@@ -75,6 +75,21 @@ class Guard(Fix):
                 if used in defined and not (sp.start.line <= n.lineno - 1 <= sp.end.line):
                     give_up(f"`{used}` is used outside the guarded code")
         tn, edits = ctx.torch_name(src)
+        guard_test = f"not {tn}.compiler.is_compiling()"
+        block = frag.parent(stmt)
+        body = list(block.body)
+        i = next(k for k, s in enumerate(body) if s is stmt)
+        prev = body[i - 1] if i > 0 else None
+        if isinstance(prev, cst.If) and prev.orelse is None and isinstance(prev.body, cst.IndentedBlock) and \
+                frag.code(prev.test).strip() == guard_test:
+            # right after an existing guard: join it instead of stacking another `if`
+            moved = stmt.with_changes(leading_lines=[ln for ln in stmt.leading_lines if ln.comment is not None])
+            new_prev = prev.with_changes(body=prev.body.with_changes(body=[*prev.body.body, moved]))
+            e = frag.rewrite({block: block.with_changes(body=[*body[:i - 1], new_prev, *body[i + 1:]])})
+            if e is None:
+                give_up()
+            what = short(_first_line(frag.code(small) if small is not None else code))
+            return Offer(f"Skip `{what}` when compiled (move it into the `if {guard_test}:` above)", edits + [e])
         new_if = cst.If(
             test=cst.parse_expression(f"not {tn}.compiler.is_compiling()"),
             body=cst.IndentedBlock(body=[stmt.with_changes(leading_lines=[])]),
