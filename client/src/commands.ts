@@ -41,9 +41,17 @@ export function parseRules(stdout: string): RuleInfo[] {
   if (!Array.isArray(data)) {
     throw new Error("`fullgraph rules --format json` did not print a JSON list");
   }
-  return data
-    .filter((r): r is Record<string, unknown> => typeof r === "object" && r !== null && typeof r.code === "string")
-    .map((r) => ({ code: String(r.code), name: String(r.name ?? ""), summary: String(r.summary ?? "") }));
+  const text = (value: unknown): string => (typeof value === "string" ? value : "");
+  const rules: RuleInfo[] = [];
+  for (const item of data as unknown[]) {
+    if (typeof item === "object" && item !== null) {
+      const r = item as Record<string, unknown>;
+      if (typeof r.code === "string") {
+        rules.push({ code: r.code, name: text(r.name), summary: text(r.summary) });
+      }
+    }
+  }
+  return rules;
 }
 
 /** Rule codes of the fullgraph diagnostics on the cursor line of the active editor. */
@@ -103,13 +111,17 @@ export function registerCommands(context: vscode.ExtensionContext, manager: Serv
 
   context.subscriptions.push(
     vscode.workspace.registerTextDocumentContentProvider(RULE_SCHEME, rules),
-    manager.onDidChangeState(() => rules.clear()),
+    manager.onDidChangeState(() => {
+      rules.clear();
+    }),
 
     vscode.commands.registerCommand(Commands.restart, () => manager.restart("fullgraph: Restart Server")),
 
-    vscode.commands.registerCommand(Commands.showLogs, () => log.show(false)),
+    vscode.commands.registerCommand(Commands.showLogs, () => {
+      log.show(false);
+    }),
 
-    vscode.commands.registerCommand(Commands.fixAll, () => fixAll()),
+    vscode.commands.registerCommand(Commands.fixAll, fixAll),
 
     vscode.commands.registerCommand(Commands.explainRule, async (code?: unknown) => {
       try {
@@ -131,7 +143,7 @@ export function registerCommands(context: vscode.ExtensionContext, manager: Serv
  */
 async function fixAll(): Promise<void> {
   const editor = vscode.window.activeTextEditor;
-  if (!editor || editor.document.languageId !== "python") {
+  if (editor?.document.languageId !== "python") {
     void vscode.window.showInformationMessage("fullgraph: open a Python file to fix its graph breaks.");
     return;
   }
@@ -147,7 +159,7 @@ async function fixAll(): Promise<void> {
       1, // resolve the edit of the first action if the server computes it lazily
     )) ?? [];
   const action = actions.find((a) => a.kind !== undefined && kind.contains(a.kind));
-  if (!action || (!action.edit && !action.command)) {
+  if (!action?.edit && !action?.command) {
     const count = vscode.languages.getDiagnostics(document.uri).filter((d) => d.source === DIAGNOSTIC_SOURCE).length;
     void vscode.window.showInformationMessage(
       count === 0
@@ -156,13 +168,13 @@ async function fixAll(): Promise<void> {
     );
     return;
   }
-  log.info(`Applying "${action.title}" to ${document.uri.fsPath}`);
+  log.info(`Applying "${action.title}" to ${document.uri.toString()}`);
   if (action.edit && !(await vscode.workspace.applyEdit(action.edit))) {
     void notify("error", `Could not apply "${action.title}": the file changed meanwhile; try again.`);
     return;
   }
   if (action.command) {
-    await vscode.commands.executeCommand(action.command.command, ...(action.command.arguments ?? []));
+    await vscode.commands.executeCommand(action.command.command, ...((action.command.arguments ?? []) as unknown[]));
   }
 }
 

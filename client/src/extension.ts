@@ -33,7 +33,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(python, manager, new StatusItem(manager));
   registerCommands(context, manager);
 
-  const restart = debounced((reason) => void manager?.restart(reason), 300);
+  const restart = debounced((reason) => {
+    void manager?.restart(reason);
+  }, 300);
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (needsRestart(event, RESTART_SETTINGS)) {
@@ -48,7 +50,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         restart("the Python extension's active environment changed");
       }
     }),
-    vscode.workspace.onDidGrantWorkspaceTrust(() => restart("workspace trusted")),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      restart("workspace trusted");
+    }),
   );
 
   await manager.restart("extension activated");

@@ -17,12 +17,24 @@ function out(): vscode.LogOutputChannel {
 }
 
 export const log = {
-  trace: (message: string): void => out().trace(message),
-  debug: (message: string): void => out().debug(message),
-  info: (message: string): void => out().info(message),
-  warn: (message: string): void => out().warn(message),
-  error: (message: string | Error): void => out().error(message),
-  show: (preserveFocus = true): void => out().show(preserveFocus),
+  trace(message: string): void {
+    out().trace(message);
+  },
+  debug(message: string): void {
+    out().debug(message);
+  },
+  info(message: string): void {
+    out().info(message);
+  },
+  warn(message: string): void {
+    out().warn(message);
+  },
+  error(message: string | Error): void {
+    out().error(message);
+  },
+  show(preserveFocus = true): void {
+    out().show(preserveFocus);
+  },
 };
 
 export type NotificationLevel = "error" | "warning" | "info";
@@ -36,7 +48,9 @@ export function shouldNotify(level: NotificationLevel): boolean {
   const setting = vscode.workspace
     .getConfiguration(CONFIG_SECTION)
     .get<ShowNotifications>("showNotifications", "onError");
-  return RANK[level] <= (THRESHOLD[setting] ?? THRESHOLD.onError);
+  // A hand-edited settings.json may hold anything; treat unknown values as the default.
+  const threshold = Object.hasOwn(THRESHOLD, setting) ? THRESHOLD[setting] : THRESHOLD.onError;
+  return RANK[level] <= threshold;
 }
 
 /**

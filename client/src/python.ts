@@ -145,7 +145,9 @@ export class PythonEnvironments implements vscode.Disposable {
   }
 
   dispose(): void {
-    this.disposables.forEach((d) => d.dispose());
+    for (const d of this.disposables) {
+      d.dispose();
+    }
     this.changed.dispose();
   }
 }

@@ -231,6 +231,9 @@ export class ServerManager implements vscode.Disposable {
       traceOutputChannel: channel,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       initializationOptions: { settings: getServerSettings(launch) },
+      // The server registers no didChangeConfiguration capability, so this is what makes the client send
+      // workspace/didChangeConfiguration ({settings: {fullgraph: ...}}) when an analysis setting changes.
+      // eslint-disable-next-line @typescript-eslint/no-deprecated
       synchronize: { configurationSection: CONFIG_SECTION },
       initializationFailedHandler: (error) => {
         log.error(`Server initialization failed: ${String(error)}`);

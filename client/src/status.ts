@@ -28,7 +28,7 @@ export function torchText(status: ServerStatus | undefined): string | undefined 
  */
 export class StatusItem implements vscode.Disposable {
   private readonly item: vscode.LanguageStatusItem;
-  private readonly disposables: vscode.Disposable[] = [];
+  private readonly disposables: { dispose(): unknown }[] = [];
   private serverStatus: ServerStatus | undefined;
   private state: ServerState;
 
@@ -49,7 +49,9 @@ export class StatusItem implements vscode.Disposable {
         this.serverStatus = status;
         this.update();
       }),
-      vscode.window.onDidChangeActiveTextEditor(() => this.update()),
+      vscode.window.onDidChangeActiveTextEditor(() => {
+        this.update();
+      }),
       vscode.languages.onDidChangeDiagnostics((e) => {
         const active = vscode.window.activeTextEditor?.document.uri.toString();
         if (active && e.uris.some((uri) => uri.toString() === active)) {
@@ -102,6 +104,8 @@ export class StatusItem implements vscode.Disposable {
   }
 
   dispose(): void {
-    this.disposables.forEach((d) => d.dispose());
+    for (const d of this.disposables) {
+      d.dispose();
+    }
   }
 }

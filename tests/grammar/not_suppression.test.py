@@ -4,7 +4,7 @@
 s = "# fullgraph: ignore[FG101]"
 #      ^^^^^^^^^ string.quoted.single.python - keyword.other.fullgraph.python
 #                 ^^^^^^ - keyword.control.ignore.fullgraph.python
-#                        ^^^^^ - constant.other.rule-code.fullgraph.python
+#                        ^^^^^ - variable.other.constant.rule-code.fullgraph.python
 t = f"{s}  # fullgraph: ignore"
 #            ^^^^^^^^^ string.interpolated.python - keyword.other.fullgraph.python
 b = b'# fullgraph: ignore[FG101]'
@@ -16,7 +16,7 @@ def helper(x):
 
     # fullgraph: ignore[FG101]
 #     ^^^^^^^^^ string.quoted.docstring.multi.python - keyword.other.fullgraph.python
-#                       ^^^^^ - constant.other.rule-code.fullgraph.python
+#                       ^^^^^ - variable.other.constant.rule-code.fullgraph.python
     """
     return x
 
@@ -31,9 +31,9 @@ def helper(x):
 a = 1  # fullgraph: ignore[FG101
 #        ^^^^^^^^^ keyword.other.fullgraph.python
 #                   ^^^^^^ keyword.control.ignore.fullgraph.python
-#                         ^^^^^^ - constant.other.rule-code.fullgraph.python punctuation.definition.list.begin.fullgraph.python
+#                         ^^^^^^ - variable.other.constant.rule-code.fullgraph.python punctuation.definition.list.begin.fullgraph.python
 c = 1  # fullgraph: ignore[FG-101]
-#                          ^^ - constant.other.rule-code.fullgraph.python
+#                          ^^ - variable.other.constant.rule-code.fullgraph.python
 
 # A colon with a space before it is not the server's syntax.
 d = 1  # fullgraph : ignore[FG101]
