@@ -85,6 +85,21 @@ const BASE_SETTINGS = {
   "git.enabled": false,
 };
 
+/** code-server process groups still running; killed if the test process is interrupted (e.g. by `timeout`). */
+const liveGroups = new Set();
+for (const signal of /** @type {const} */ (["SIGINT", "SIGTERM"])) {
+  process.once(signal, () => {
+    for (const pgid of liveGroups) {
+      try {
+        process.kill(-pgid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+    process.exit(130);
+  });
+}
+
 class CodeServer {
   /**
    * @param {string} name scenario name, used for screenshots and logs
@@ -147,6 +162,9 @@ class CodeServer {
       { stdio: ["ignore", csLog, csLog], env: { ...process.env, EXTENSIONS_GALLERY: "{}" }, detached: true },
     );
     fs.closeSync(csLog);
+    if (this.proc.pid) {
+      liveGroups.add(this.proc.pid);
+    }
     await waitHttp(`http://127.0.0.1:${port}/healthz`, 60000);
     log(this.name, `code-server up on port ${port} (pid ${this.proc.pid})`);
 
@@ -483,6 +501,7 @@ class CodeServer {
             // already gone
           }
         }
+        liveGroups.delete(pid);
       }
       fs.rmSync(this.tmp, { recursive: true, force: true });
     }
