@@ -38,7 +38,7 @@ class RootInfo:
     qualname: str  # the function Dynamo starts tracing (e.g. "model.Net.forward")
     label: str  # what the user wrote, e.g. "@torch.compile(fullgraph=True)" or "torch.compile(model)"
     location: Location  # where torch.compile is written
-    fullgraph: bool
+    fullgraph: bool | None  # None: not a literal (e.g. fullgraph=args.strict)
 
     def to_json(self) -> dict:
         return {

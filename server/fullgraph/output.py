@@ -32,7 +32,7 @@ def format_text(findings: list[Finding], files_checked: int, torch_version: str,
         sev = {ERROR: c("31", "error"), WARNING: c("33", "warning"), INFO: c("36", "info")}[f.severity]
         lines.append(f"{c('1', loc)}: {sev} {c('1', f.code)} {f.message}")
         if f.root is not None:
-            fg = "fullgraph=True" if f.root.fullgraph else "without fullgraph=True"
+            fg = {True: "fullgraph=True", False: "without fullgraph=True"}.get(f.root.fullgraph, "fullgraph unknown")
             r = f.root.location
             lines.append(f"    compiled by {f.root.label} ({fg}) at {_rel(r.path, base)}:{r.span.start.line + 1}")
         if len(f.call_path) > 1:
@@ -106,7 +106,6 @@ def format_sarif(findings: list[Finding], base: str | None = None) -> str:
         }
         res = {
             "ruleId": f.code,
-            "ruleIndex": index.get(f.code, 0),
             "level": "error" if f.severity == ERROR else "warning" if f.severity == WARNING else "note",
             "message": {"text": f.message},
             "locations": [{"physicalLocation": {
@@ -114,6 +113,8 @@ def format_sarif(findings: list[Finding], base: str | None = None) -> str:
                 "region": region}}],
             "properties": {"call_path": [s.qualname for s in f.call_path], "gb_codes": list(f.gb_codes)},
         }
+        if f.code in index:
+            res["ruleIndex"] = index[f.code]
         if f.root is not None:
             r = f.root.location
             res["relatedLocations"] = [{
@@ -141,7 +142,7 @@ def format_sarif(findings: list[Finding], base: str | None = None) -> str:
         "runs": [{
             "tool": {"driver": {"name": "fullgraph", "version": __version__,
                                 "informationUri": "https://pypi.org/project/fullgraph/", "rules": rules}},
-            "originalUriBaseIds": {"%SRCROOT%": {"uri": Path_uri(base)}},
+            "originalUriBaseIds": {"%SRCROOT%": {"uri": _file_uri(base)}},
             "results": results,
         }],
     }
@@ -153,15 +154,15 @@ def _uri(path: str, base: str) -> str:
 
     rel = _rel(path, base)
     if os.path.isabs(rel):
-        return Path_uri(rel)
+        return _file_uri(rel)
     return quote(rel.replace(os.sep, "/"))
 
 
-def Path_uri(path: str) -> str:  # noqa: N802
+def _file_uri(path: str) -> str:
     from pathlib import Path
 
     uri = Path(path).resolve().as_uri()
-    return uri if uri.endswith("/") else uri + "/" if os.path.isdir(path) else uri
+    return uri + "/" if os.path.isdir(path) and not uri.endswith("/") else uri
 
 
 def format_rules(fmt: str = "text", rules: Iterable = ()) -> str:

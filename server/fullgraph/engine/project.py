@@ -338,7 +338,7 @@ class Project:
         info = None
         if entries:
             info = RootInfo(qualname=entries[0][0].qualname, label=decl.label,
-                            location=Location(mod.path, decl.span), fullgraph=bool(decl.fullgraph))
+                            location=Location(mod.path, decl.span), fullgraph=decl.fullgraph)
         return RootRecord(decl, mod, entries, info)
 
     def _config_root(self, spec: str) -> RootRecord | None:

@@ -1,0 +1,130 @@
+"""Findings -> LSP objects.  Every position the server sends or receives is converted here, with
+`LineIndex` (code points <-> the negotiated UTF-8/16/32 units), and clamped inside the document."""
+from __future__ import annotations
+
+from typing import Callable
+
+from lsprotocol import types as t
+
+from ..model import ERROR, WARNING, Finding
+from ..positions import UTF8, UTF16, UTF32, LineIndex, Pos, Span
+
+SOURCE = "fullgraph"
+
+
+def encoding_name(kind) -> str:
+    v = getattr(kind, "value", kind) or UTF16
+    return {"utf-8": UTF8, "utf-16": UTF16, "utf-32": UTF32}.get(str(v), UTF16)
+
+
+def to_range(idx: LineIndex, span: Span, enc: str) -> t.Range:
+    sl, sc = idx.to_client(span.start, enc)
+    el, ec = idx.to_client(span.end, enc)
+    if (el, ec) < (sl, sc):
+        el, ec = sl, sc
+    return t.Range(t.Position(sl, sc), t.Position(el, ec))
+
+
+def from_position(idx: LineIndex, pos: t.Position, enc: str) -> Pos:
+    return idx.from_client(pos.line, pos.character, enc)
+
+
+def from_range(idx: LineIndex, rng: t.Range, enc: str) -> Span:
+    return Span(from_position(idx, rng.start, enc), from_position(idx, rng.end, enc))
+
+
+def severity(f: Finding) -> t.DiagnosticSeverity:
+    if f.severity == ERROR:
+        return t.DiagnosticSeverity.Error
+    if f.severity == WARNING:
+        return t.DiagnosticSeverity.Warning
+    return t.DiagnosticSeverity.Information
+
+
+def path_description(f: Finding) -> str:
+    if not f.call_path:
+        return ""
+    names = [s.qualname.rsplit(".", 1)[-1] if "<locals>" not in s.qualname else s.qualname for s in f.call_path]
+    return " → ".join(f"`{n}`" for n in names)
+
+
+def to_diagnostic(f: Finding, idx: LineIndex, enc: str, uri_of: Callable[[str], str],
+                  index_of: Callable[[str], LineIndex | None], suppress_edit: dict | None = None) -> t.Diagnostic:
+    related = []
+    if f.root is not None:
+        ridx = index_of(f.root.location.path)
+        if ridx is not None:
+            related.append(t.DiagnosticRelatedInformation(
+                location=t.Location(uri_of(f.root.location.path), to_range(ridx, f.root.location.span, enc)),
+                message=f"compiled here: {f.root.label}" + (" (fullgraph=True)" if f.root.fullgraph else "")))
+    for step in f.call_path:
+        if step.call is None:
+            continue
+        cidx = index_of(step.call.path)
+        if cidx is None:
+            continue
+        related.append(t.DiagnosticRelatedInformation(
+            location=t.Location(uri_of(step.call.path), to_range(cidx, step.call.span, enc)),
+            message=f"calls `{step.qualname}`"))
+    fixes = []
+    edits_by_fix = f.data.get("fix_edits") or {}
+    for ref in f.fixes:
+        edits = []
+        for e in edits_by_fix.get(ref.id, []):
+            epath = e.get("path") or f.path
+            eidx = idx if epath == f.path else index_of(epath)
+            if eidx is None:
+                edits = None
+                break
+            edits.append({"uri": uri_of(epath), "range": _range_json(to_range(eidx, e["range"], enc)),
+                          "newText": e["new_text"]})
+        if edits:
+            fixes.append({"id": ref.id, "title": ref.title, "safe": ref.safe, "edits": edits})
+    message = f.message
+    if f.origin == "confirmed":
+        message += " (confirmed at runtime)"
+    elif f.origin == "runtime":
+        message += " (observed at runtime)"
+    return t.Diagnostic(
+        range=to_range(idx, f.span, enc),
+        severity=severity(f),
+        code=f.code,
+        code_description=t.CodeDescription(href=f.url) if f.url else None,
+        source=SOURCE,
+        message=message,
+        related_information=related or None,
+        data={"code": f.code, "fixes": fixes, "suppress": suppress_edit, "origin": f.origin},
+    )
+
+
+def _range_json(r: t.Range) -> dict:
+    return {"start": {"line": r.start.line, "character": r.start.character},
+            "end": {"line": r.end.line, "character": r.end.character}}
+
+
+def range_from_json(d: dict) -> t.Range:
+    return t.Range(t.Position(d["start"]["line"], d["start"]["character"]),
+                   t.Position(d["end"]["line"], d["end"]["character"]))
+
+
+def suppression_edit(f: Finding, text: str, idx: LineIndex, enc: str, uri: str) -> dict | None:
+    """`# fullgraph: ignore[CODE]` at the end of the finding's statement (merged into an existing one)."""
+    import re
+
+    stmt = f.data.get("stmt")
+    line_no = stmt.end.line if stmt is not None else f.span.start.line
+    line = idx.line(line_no)
+    m = re.search(r"#\s*fullgraph:\s*ignore\[([A-Za-z0-9_,\s]*)\]", line)
+    if m:
+        codes = [c.strip() for c in m.group(1).split(",") if c.strip()]
+        if f.code in codes:
+            return None
+        new = f"# fullgraph: ignore[{', '.join(codes + [f.code])}]"
+        span = Span.of(line_no, m.start(), line_no, m.end())
+    elif re.search(r"#\s*fullgraph:\s*ignore\b", line):
+        return None
+    else:
+        stripped = line.rstrip()
+        new = f"  # fullgraph: ignore[{f.code}]"
+        span = Span.of(line_no, len(stripped), line_no, len(line))
+    return {"uri": uri, "range": _range_json(to_range(idx, span, enc)), "newText": new}

@@ -1,0 +1,699 @@
+"""`fullgraph lsp`: the language server (pygls 2.x) on the same engine as the CLI.
+
+Threading model: LSP messages are handled on the asyncio event loop; every engine call (analysis,
+findings, fixes) runs on one worker thread, so the workspace is never touched concurrently and the
+loop never blocks.  Changes are debounced on the loop, and results for a stale document version are
+dropped.  Diagnostics are pulled (textDocument/diagnostic) when the client supports it, pushed
+otherwise.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import re
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types as t
+from pygls.lsp.server import LanguageServer
+from pygls.uris import from_fs_path, to_fs_path
+
+from .. import __version__
+from ..api import Workspace, decode_source, SourceError
+from ..config import MAX_FILE_BYTES, Config, apply_settings, discover
+from ..model import ERROR, Finding
+from ..positions import LineIndex, Pos, Span
+from ..rules import registry
+from ..torchinfo import installed_torch_version, load_gb_registry
+from . import convert as cv
+
+log = logging.getLogger("fullgraph.lsp")
+
+FIX_ALL_KIND = "source.fixAll.fullgraph"
+# Settings the VS Code client owns (the server accepts and ignores them).
+CLIENT_SETTINGS = {"enable", "interpreter", "importStrategy", "showNotifications", "path", "trace", "args", "cwd"}
+SERVER_SETTINGS = {"select", "ignore", "extendSelect", "extendIgnore", "torchVersion", "roots", "exclude",
+                   "extendExclude", "follow", "src", "customOpNamespace", "codeLens", "logLevel", "debounce"}
+LOG_LEVELS = {"error": t.MessageType.Error, "warning": t.MessageType.Warning, "info": t.MessageType.Info,
+              "debug": t.MessageType.Log}
+_SUPPRESS_CODE_RE = re.compile(r"#\s*fullgraph:\s*ignore\[([^\]]*)\]")
+
+
+@dataclass
+class DocResult:
+    version: int | None
+    text: str
+    index: LineIndex
+    findings: list[Finding]
+    diagnostics: list[t.Diagnostic]
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class FullgraphServer(LanguageServer):
+    def __init__(self):
+        super().__init__("fullgraph", __version__, text_document_sync_kind=t.TextDocumentSyncKind.Incremental)
+        self.engine = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fullgraph-engine")
+        self.settings: dict[str, Any] = {}
+        self.config = Config()
+        self.ws = Workspace(self.config)
+        self.results: dict[str, DocResult] = {}
+        self.tasks: dict[str, asyncio.Task] = {}
+        self.pull = False
+        self.refresh_support = False
+        self.watch_support = False
+        self.config_support = False
+        self.debounce = 0.15
+        self.log_level = "info"
+        self.root: str | None = None
+        self.indexed = False
+        self.generation = 0  # bumps whenever any analysis input changes
+
+    # ---- logging -------------------------------------------------------------------------------
+    def log(self, level: str, message: str) -> None:
+        order = ["error", "warning", "info", "debug"]
+        if order.index(level) > order.index(self.log_level if self.log_level in order else "info"):
+            return
+        try:
+            self.window_log_message(t.LogMessageParams(type=LOG_LEVELS[level], message=f"[fullgraph] {message}"))
+        except Exception:  # the transport may be closing
+            pass
+
+    # ---- settings ------------------------------------------------------------------------------
+    def apply_editor_settings(self, settings: dict | None) -> None:
+        settings = dict(settings or {})
+        if "settings" in settings and isinstance(settings["settings"], dict):
+            settings = settings["settings"]
+        self.settings = settings
+        base = discover(Path(self.root)) if self.root else Config()
+        engine_settings = {}
+        for key, value in settings.items():
+            if key in CLIENT_SETTINGS:
+                continue
+            if key not in SERVER_SETTINGS:
+                self.log("warning", f"unknown setting fullgraph.{key} ignored")
+                continue
+            if key == "logLevel":
+                if value in LOG_LEVELS:
+                    self.log_level = value
+                else:
+                    self.log("warning", f"fullgraph.logLevel must be one of {sorted(LOG_LEVELS)}; got {value!r}")
+            elif key == "debounce":
+                if isinstance(value, (int, float)) and 0 <= value <= 5:
+                    self.debounce = float(value)
+            elif key == "codeLens":
+                pass
+            elif value not in (None, "", []):
+                engine_settings[key] = value
+        apply_settings(base, engine_settings, "editor settings")
+        for w in base.warnings:
+            self.log("warning", w)
+        base.warnings.clear()
+        self.config = base
+
+    def code_lens_enabled(self) -> bool:
+        return self.settings.get("codeLens", True) is not False
+
+    def rebuild_workspace(self) -> None:
+        """New config: a fresh workspace with every open document and (re)indexed files."""
+        ws = Workspace(self.config)
+        for uri, doc in list(self.workspace.text_documents.items()):
+            path = self.path_of(uri)
+            if path and self._is_python(uri):
+                self._set_buffer(ws, path, doc.source)
+        self.ws = ws
+        self.indexed = False
+        self.generation += 1
+
+    # ---- paths ---------------------------------------------------------------------------------
+    def path_of(self, uri: str) -> str | None:
+        p = to_fs_path(uri)
+        if p:
+            return os.path.abspath(p)
+        # untitled buffers: a stable fake path so they can be analysed
+        name = re.sub(r"[^A-Za-z0-9_.-]", "_", uri.split(":", 1)[-1]) or "untitled"
+        return os.path.abspath(os.path.join(os.sep, "__fullgraph_untitled__", name + ".py"))
+
+    def uri_of(self, path: str) -> str:
+        for uri in self.workspace.text_documents:
+            if self.path_of(uri) == path:
+                return uri
+        return from_fs_path(path) or path
+
+    def index_of(self, path: str) -> LineIndex | None:
+        for uri, doc in self.workspace.text_documents.items():
+            if self.path_of(uri) == path:
+                return LineIndex(doc.source)
+        text = self.ws.texts.get(path)
+        if text is None:
+            try:
+                text = decode_source(Path(path).read_bytes())
+            except (OSError, SourceError):
+                return None
+        return LineIndex(text)
+
+    @staticmethod
+    def _is_python(uri: str) -> bool:
+        return True
+
+    @property
+    def encoding(self) -> str:
+        return cv.encoding_name(self.workspace.position_encoding)
+
+    # ---- engine calls (worker thread) ----------------------------------------------------------
+    def _set_buffer(self, ws: Workspace, path: str, text: str) -> None:
+        if len(text.encode("utf-8", "surrogatepass")) > MAX_FILE_BYTES:
+            ws.set_error(path, "FG002", f"document is over {MAX_FILE_BYTES // 1024} KiB; not analysed")
+        elif "\x00" in text:
+            ws.set_error(path, "FG002", "document contains NUL characters (binary?); not analysed")
+        else:
+            ws.set_text(path, text)
+
+    def _engine_analyze(self, path: str, text: str) -> list[Finding]:
+        self._set_buffer(self.ws, path, text)
+        return self.ws.findings_for([path])
+
+    def _engine_findings(self, path: str) -> list[Finding]:
+        return self.ws.findings_for([path])
+
+    def _index_workspace(self, token: str | None) -> int:
+        if not self.root:
+            return 0
+        open_paths = {self.path_of(u) for u in self.workspace.text_documents}
+        try:
+            files = [f for f in self.ws.discover([Path(self.root)]) if f not in open_paths]
+        except (OSError, FileNotFoundError) as e:
+            self.log("warning", f"cannot index {self.root}: {e}")
+            return 0
+        if len(files) > 20000:
+            self.log("warning", f"{len(files)} Python files under {self.root}: indexing the first 20000")
+            files = files[:20000]
+        self.ws.load_files(files, jobs=1)
+        return len(files)
+
+    # ---- scheduling ----------------------------------------------------------------------------
+    def schedule(self, uri: str, delay: float | None = None) -> None:
+        doc = self.workspace.get_text_document(uri)
+        prev = self.tasks.get(uri)
+        if prev is not None and not prev.done():
+            prev.cancel()
+        res = self.results.get(uri)
+        if res is None or res.version != doc.version:
+            self.results[uri] = DocResult(doc.version, doc.source, LineIndex(doc.source), [], [])
+        self.tasks[uri] = asyncio.ensure_future(self._run(uri, doc.version, self.debounce if delay is None else delay))
+
+    async def _run(self, uri: str, version: int | None, delay: float) -> None:
+        try:
+            if delay:
+                await asyncio.sleep(delay)
+            doc = self.workspace.get_text_document(uri)
+            if doc.version != version:
+                return
+            text = doc.source
+            path = self.path_of(uri)
+            loop = asyncio.get_running_loop()
+            started = time.perf_counter()
+            try:
+                findings = await loop.run_in_executor(self.engine, self._engine_analyze, path, text)
+            except Exception as e:  # never crash the server on an engine bug
+                log.exception("analysis failed")
+                self.log("error", f"analysis of {path} failed: {e.__class__.__name__}: {e}")
+                findings = []
+            if self.workspace.get_text_document(uri).version != version:
+                return  # stale: a newer edit is on its way
+            self.generation += 1
+            self._store(uri, version, text, findings)
+            self.log("debug", f"analysed {os.path.basename(path)} v{version}: {len(findings)} findings in "
+                              f"{(time.perf_counter() - started) * 1000:.0f} ms")
+            await self._refresh_others(uri)
+        except asyncio.CancelledError:
+            pass
+
+    def _store(self, uri: str, version, text: str, findings: list[Finding]) -> None:
+        idx = LineIndex(text)
+        diags = [self._diagnostic(f, idx, text, uri) for f in findings]
+        res = self.results.get(uri)
+        if res is None or res.version != version:
+            res = DocResult(version, text, idx, findings, diags)
+            self.results[uri] = res
+        else:
+            res.text, res.index, res.findings, res.diagnostics = text, idx, findings, diags
+        res.done.set()
+        if not self.pull:
+            self.text_document_publish_diagnostics(
+                t.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=version))
+
+    def _diagnostic(self, f: Finding, idx: LineIndex, text: str, uri: str) -> t.Diagnostic:
+        return cv.to_diagnostic(f, idx, self.encoding, self.uri_of, self.index_of,
+                                suppress_edit=cv.suppression_edit(f, text, idx, self.encoding, uri))
+
+    async def _refresh_others(self, changed_uri: str) -> None:
+        """An edit in one file can change findings in another (roots and callees across files)."""
+        loop = asyncio.get_running_loop()
+        changed_any = False
+        for uri, doc in list(self.workspace.text_documents.items()):
+            if uri == changed_uri:
+                continue
+            res = self.results.get(uri)
+            if res is None or res.version != doc.version or not res.done.is_set():
+                continue
+            path = self.path_of(uri)
+            findings = await loop.run_in_executor(self.engine, self._engine_findings, path)
+            if self.workspace.get_text_document(uri).version != doc.version:
+                continue
+            if _keys(findings) != _keys(res.findings):
+                changed_any = True
+                self._store(uri, doc.version, res.text, findings)
+        if changed_any and self.pull and self.refresh_support:
+            try:
+                self.workspace_diagnostic_refresh(None)
+            except Exception:
+                pass
+
+    async def result_for(self, uri: str) -> DocResult | None:
+        doc = self.workspace.get_text_document(uri)
+        res = self.results.get(uri)
+        if res is None or res.version != doc.version:
+            self.schedule(uri, delay=0)
+            res = self.results.get(uri)
+        try:
+            await asyncio.wait_for(res.done.wait(), timeout=30)
+        except asyncio.TimeoutError:
+            return None
+        return self.results.get(uri)
+
+    def send_status(self) -> None:
+        torch_v = str(self.config.torch())
+        try:
+            self.protocol.notify("fullgraph/status", {
+                "torchVersion": torch_v,
+                "torchSource": self.config.torch_source(),
+                "fullgraphVersion": __version__,
+                "lastCapture": None,
+            })
+        except Exception:
+            pass
+
+
+server = FullgraphServer()
+
+
+def _keys(findings: list[Finding]):
+    return [(f.code, f.span, f.severity, f.message, tuple(x.id for x in f.fixes)) for f in findings]
+
+
+# ---- lifecycle -------------------------------------------------------------------------------------
+@server.feature(t.INITIALIZE)
+def initialize(ls: FullgraphServer, params: t.InitializeParams):
+    caps = params.capabilities
+    td = caps.text_document
+    ls.pull = bool(td is not None and td.diagnostic is not None)
+    ws_caps = caps.workspace
+    ls.refresh_support = bool(ws_caps and ws_caps.diagnostics and ws_caps.diagnostics.refresh_support)
+    ls.watch_support = bool(ws_caps and ws_caps.did_change_watched_files
+                            and ws_caps.did_change_watched_files.dynamic_registration)
+    ls.config_support = bool(ws_caps and ws_caps.configuration)
+    root = None
+    if params.workspace_folders:
+        root = to_fs_path(params.workspace_folders[0].uri)
+    elif params.root_uri:
+        root = to_fs_path(params.root_uri)
+    elif params.root_path:
+        root = params.root_path
+    ls.root = os.path.abspath(root) if root else None
+    ls.apply_editor_settings(params.initialization_options if isinstance(params.initialization_options, dict)
+                             else {})
+    ls.ws = Workspace(ls.config)
+    ls.log("info", f"fullgraph {__version__}; torch {ls.config.torch()} ({ls.config.torch_source()}); "
+                   f"{'pull' if ls.pull else 'push'} diagnostics; positions {ls.encoding}")
+
+
+@server.feature(t.INITIALIZED)
+async def initialized(ls: FullgraphServer, params: t.InitializedParams):
+    if ls.watch_support:
+        try:
+            await ls.client_register_capability_async(t.RegistrationParams(registrations=[t.Registration(
+                id="fullgraph-watch", method=t.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                register_options=t.DidChangeWatchedFilesRegistrationOptions(watchers=[
+                    t.FileSystemWatcher(glob_pattern="**/pyproject.toml"),
+                    t.FileSystemWatcher(glob_pattern="**/*.py"),
+                ]))]))
+        except Exception as e:
+            ls.log("warning", f"could not watch files: {e}")
+    if ls.config_support:
+        await _pull_configuration(ls)
+    ls.send_status()
+    asyncio.ensure_future(_index(ls))
+
+
+async def _pull_configuration(ls: FullgraphServer) -> None:
+    try:
+        result = await ls.workspace_configuration_async(t.ConfigurationParams(items=[
+            t.ConfigurationItem(scope_uri=from_fs_path(ls.root) if ls.root else None, section="fullgraph")]))
+    except Exception as e:
+        ls.log("debug", f"workspace/configuration failed: {e}")
+        return
+    if result and isinstance(result[0], dict):
+        merged = dict(ls.settings)
+        merged.update(result[0])
+        ls.apply_editor_settings(merged)
+        ls.rebuild_workspace()
+
+
+async def _index(ls: FullgraphServer) -> None:
+    if not ls.root:
+        return
+    token = "fullgraph-index"
+    loop = asyncio.get_running_loop()
+    progress = False
+    try:
+        await ls.work_done_progress.create_async(token)
+        ls.work_done_progress.begin(token, t.WorkDoneProgressBegin(title="fullgraph", message="indexing workspace"))
+        progress = True
+    except Exception:
+        pass
+    generation = ls.generation
+    try:
+        n = await loop.run_in_executor(ls.engine, ls._index_workspace, token)
+    except Exception as e:
+        ls.log("error", f"indexing failed: {e}")
+        n = 0
+    if progress:
+        ls.work_done_progress.end(token, t.WorkDoneProgressEnd(message=f"{n} files"))
+    ls.indexed = True
+    ls.log("info", f"indexed {n} files under {ls.root}")
+    del generation
+    for uri in list(ls.workspace.text_documents):
+        ls.schedule(uri, delay=0)
+    if ls.pull and ls.refresh_support:
+        try:
+            ls.workspace_diagnostic_refresh(None)
+        except Exception:
+            pass
+
+
+@server.feature(t.SHUTDOWN)
+def shutdown(ls: FullgraphServer, params=None):
+    for task in ls.tasks.values():
+        task.cancel()
+
+
+# ---- documents ---------------------------------------------------------------------------------------
+@server.feature(t.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: FullgraphServer, params: t.DidOpenTextDocumentParams):
+    ls.schedule(params.text_document.uri, delay=0)
+
+
+@server.feature(t.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: FullgraphServer, params: t.DidChangeTextDocumentParams):
+    ls.schedule(params.text_document.uri)
+
+
+@server.feature(t.TEXT_DOCUMENT_DID_CLOSE)
+async def did_close(ls: FullgraphServer, params: t.DidCloseTextDocumentParams):
+    uri = params.text_document.uri
+    task = ls.tasks.pop(uri, None)
+    if task is not None:
+        task.cancel()
+    ls.results.pop(uri, None)
+    path = ls.path_of(uri)
+    if not ls.pull:
+        ls.text_document_publish_diagnostics(t.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+    loop = asyncio.get_running_loop()
+    await loop.run_in_executor(ls.engine, ls.ws.forget_text, path)
+    ls.generation += 1
+    await ls._refresh_others(uri)
+
+
+@server.feature(t.TEXT_DOCUMENT_DIAGNOSTIC, t.DiagnosticOptions(identifier="fullgraph", inter_file_dependencies=True,
+                                                                workspace_diagnostics=False))
+async def pull_diagnostics(ls: FullgraphServer, params: t.DocumentDiagnosticParams):
+    res = await ls.result_for(params.text_document.uri)
+    items = res.diagnostics if res is not None else []
+    return t.RelatedFullDocumentDiagnosticReport(items=items)
+
+
+# ---- configuration -----------------------------------------------------------------------------------
+@server.feature(t.WORKSPACE_DID_CHANGE_CONFIGURATION)
+async def did_change_configuration(ls: FullgraphServer, params: t.DidChangeConfigurationParams):
+    settings = params.settings
+    if isinstance(settings, dict) and isinstance(settings.get("fullgraph"), dict):
+        merged = dict(ls.settings)
+        merged.update(settings["fullgraph"])
+        ls.apply_editor_settings(merged)
+        ls.rebuild_workspace()
+    elif ls.config_support:
+        await _pull_configuration(ls)
+    else:
+        return
+    await _reanalyze_all(ls)
+
+
+async def _reanalyze_all(ls: FullgraphServer) -> None:
+    ls.send_status()
+    asyncio.ensure_future(_index(ls))
+
+
+@server.feature(t.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+async def did_change_watched_files(ls: FullgraphServer, params: t.DidChangeWatchedFilesParams):
+    config_changed = False
+    changed_py: list[tuple[str, int]] = []
+    for ch in params.changes:
+        path = to_fs_path(ch.uri)
+        if not path:
+            continue
+        if os.path.basename(path) == "pyproject.toml":
+            config_changed = True
+        elif path.endswith(".py"):
+            changed_py.append((os.path.abspath(path), ch.type))
+    if config_changed:
+        ls.log("info", "pyproject.toml changed: reloading configuration")
+        ls.apply_editor_settings(ls.settings)
+        ls.rebuild_workspace()
+        await _reanalyze_all(ls)
+        return
+    open_paths = {ls.path_of(u) for u in ls.workspace.text_documents}
+    todo = [(p, k) for p, k in changed_py if p not in open_paths]
+    if not todo:
+        return
+
+    def apply():
+        for p, kind in todo:
+            if kind == t.FileChangeType.Deleted or not os.path.isfile(p):
+                ls.ws.remove(p)
+            else:
+                ls.ws.load_files([p], jobs=1)
+
+    await asyncio.get_running_loop().run_in_executor(ls.engine, apply)
+    ls.generation += 1
+    await ls._refresh_others("")
+
+
+# ---- code actions --------------------------------------------------------------------------------------
+def _workspace_edit(edits: list[dict]) -> t.WorkspaceEdit:
+    changes: dict[str, list[t.TextEdit]] = {}
+    for e in edits:
+        changes.setdefault(e["uri"], []).append(t.TextEdit(range=cv.range_from_json(e["range"]), new_text=e["newText"]))
+    return t.WorkspaceEdit(changes=changes)
+
+
+def _wants(kinds, kind: str) -> bool:
+    if not kinds:
+        return True
+    return any(kind == k or kind.startswith(str(getattr(k, "value", k)) + ".") or
+               kind == str(getattr(k, "value", k)) for k in kinds)
+
+
+@server.feature(t.TEXT_DOCUMENT_CODE_ACTION, t.CodeActionOptions(
+    code_action_kinds=[t.CodeActionKind.QuickFix, t.CodeActionKind.SourceFixAll, FIX_ALL_KIND],
+    resolve_provider=False))
+async def code_action(ls: FullgraphServer, params: t.CodeActionParams):
+    kinds = params.context.only
+    actions: list[t.CodeAction] = []
+    if _wants(kinds, t.CodeActionKind.QuickFix.value):
+        for d in params.context.diagnostics:
+            if d.source != cv.SOURCE or not isinstance(d.data, dict):
+                continue
+            code = d.data.get("code") or d.code
+            fixes = d.data.get("fixes") or []
+            preferred_done = False
+            for fx in fixes:
+                actions.append(t.CodeAction(
+                    title=f"fullgraph ({code}): {fx['title']}",
+                    kind=t.CodeActionKind.QuickFix,
+                    diagnostics=[d],
+                    edit=_workspace_edit(fx["edits"]),
+                    is_preferred=(not preferred_done and fx.get("safe", False)) or None,
+                ))
+                if fx.get("safe"):
+                    preferred_done = True
+            sup = d.data.get("suppress")
+            if sup:
+                actions.append(t.CodeAction(title=f"fullgraph ({code}): Disable {code} for this line",
+                                            kind=t.CodeActionKind.QuickFix, diagnostics=[d],
+                                            edit=_workspace_edit([sup])))
+    if kinds and any(str(getattr(k, "value", k)) in ("source", "source.fixAll", FIX_ALL_KIND) for k in kinds):
+        res = await ls.result_for(params.text_document.uri)
+        if res is not None:
+            edits = _fix_all_edits(res)
+            if edits:
+                actions.append(t.CodeAction(title="fullgraph: Fix all auto-fixable graph breaks",
+                                            kind=FIX_ALL_KIND, edit=_workspace_edit(edits)))
+    return actions or None
+
+
+def _fix_all_edits(res: DocResult) -> list[dict]:
+    """The safe fixes of every diagnostic, first come first served when edits overlap."""
+    chosen: list[dict] = []
+    taken: list[tuple] = []
+    for d in res.diagnostics:
+        for fx in (d.data or {}).get("fixes", []):
+            if not fx.get("safe"):
+                continue
+            spans = [(e["uri"], (e["range"]["start"]["line"], e["range"]["start"]["character"]),
+                      (e["range"]["end"]["line"], e["range"]["end"]["character"])) for e in fx["edits"]]
+            if any(u1 == u2 and not (e1 <= s2 or e2 <= s1) for (u1, s1, e1) in spans for (u2, s2, e2) in taken):
+                continue
+            chosen.extend(fx["edits"])
+            taken.extend(spans)
+            break
+    return chosen
+
+
+# ---- hover ---------------------------------------------------------------------------------------------
+@server.feature(t.TEXT_DOCUMENT_HOVER)
+async def hover(ls: FullgraphServer, params: t.HoverParams):
+    uri = params.text_document.uri
+    res = await ls.result_for(uri)
+    if res is None:
+        return None
+    pos = cv.from_position(res.index, params.position, ls.encoding)
+    for f in res.findings:
+        if f.span.start <= pos <= f.span.end and (f.span.start != f.span.end or f.span.start == pos):
+            return t.Hover(contents=t.MarkupContent(kind=t.MarkupKind.Markdown, value=_finding_hover(ls, f)),
+                           range=cv.to_range(res.index, f.span, ls.encoding))
+    line = res.index.line(pos.line)
+    m = None
+    for m_ in _SUPPRESS_CODE_RE.finditer(line):
+        if m_.start() <= pos.col <= m_.end():
+            m = m_
+    if m is not None:
+        for cm in re.finditer(r"[A-Za-z0-9_]+", m.group(1)):
+            a, b = m.start(1) + cm.start(), m.start(1) + cm.end()
+            if a <= pos.col <= b:
+                rule = registry.get(cm.group(0))
+                if rule is not None:
+                    return t.Hover(contents=t.MarkupContent(kind=t.MarkupKind.Markdown, value=rule.docs_markdown()),
+                                   range=cv.to_range(res.index, Span.of(pos.line, a, pos.line, b), ls.encoding))
+    root_md = await asyncio.get_running_loop().run_in_executor(ls.engine, _root_hover, ls, ls.path_of(uri), pos)
+    if root_md:
+        md, span = root_md
+        return t.Hover(contents=t.MarkupContent(kind=t.MarkupKind.Markdown, value=md),
+                       range=cv.to_range(res.index, span, ls.encoding))
+    return None
+
+
+def _finding_hover(ls: FullgraphServer, f: Finding) -> str:
+    rule = registry.BY_CODE.get(f.code)
+    parts = [f"**fullgraph {f.code}** `{f.name}` — "
+             + ("error: this raises under `fullgraph=True`" if f.severity == ERROR else "warning: a graph break (slowdown)"),
+             "", f.message, ""]
+    if f.root is not None:
+        where = f"{os.path.basename(f.root.location.path)}:{f.root.location.span.start.line + 1}"
+        parts.append(f"Reached from {cv.path_description(f)} (compiled by `{f.root.label}` at {where}).")
+        parts.append("")
+    gb = load_gb_registry()
+    for code in f.gb_codes:
+        entry = gb.get(code)
+        if entry is None:
+            continue
+        parts.append(f"**Dynamo [{code}]({entry.url}): {entry.gb_type}**  ")
+        parts.append(entry.explanation.strip().replace("\n", " "))
+        for h in entry.hints[:4]:
+            parts.append(f"- {h.strip()}")
+        parts.append("")
+    if f.fixes:
+        parts.append("**Fixes:** " + "; ".join(f"{x.title}{'' if x.safe else ' (changes behaviour)'}" for x in f.fixes))
+        parts.append("")
+    if rule is not None:
+        parts += ["---", f"**Why it breaks the graph.** {' '.join(rule.why.split())}", "",
+                  f"**Use instead.** {' '.join(rule.instead.split())}"]
+    return "\n".join(parts)
+
+
+def _root_hover(ls: FullgraphServer, path: str, pos: Pos):
+    proj = ls.ws.project
+    for root in proj.roots():
+        if root.mod.path != path or not root.decl.span.contains(pos):
+            continue
+        findings = [f for f in proj.findings() if f.root is not None and f.root.location.path == path
+                    and f.root.location.span == root.decl.span]
+        fg = "fullgraph=True" if root.decl.fullgraph else "without fullgraph=True"
+        if root.info is None:
+            return (f"**fullgraph**: `{root.decl.label}` — fullgraph cannot see what it compiles.", root.decl.span)
+        lines = [f"**fullgraph**: `{root.decl.label}` compiles `{root.info.qualname}` ({fg})", ""]
+        if not findings:
+            lines.append("No graph breaks reachable from here (fullgraph-clean).")
+        else:
+            lines.append(f"{len(findings)} graph break{'s' if len(findings) != 1 else ''} reachable:")
+            for f in findings[:20]:
+                lines.append(f"- `{f.code}` {os.path.basename(f.path)}:{f.span.start.line + 1} — {f.message}")
+            if len(findings) > 20:
+                lines.append(f"- … and {len(findings) - 20} more")
+        return "\n".join(lines), root.decl.span
+    return None
+
+
+# ---- code lens -----------------------------------------------------------------------------------------
+@server.feature(t.TEXT_DOCUMENT_CODE_LENS)
+async def code_lens(ls: FullgraphServer, params: t.CodeLensParams):
+    if not ls.code_lens_enabled():
+        return []
+    uri = params.text_document.uri
+    res = await ls.result_for(uri)
+    if res is None:
+        return []
+    path = ls.path_of(uri)
+
+    def compute():
+        proj = ls.ws.project
+        out = []
+        roots = [r for r in proj.roots() if r.mod.path == path]
+        if not roots:
+            return out
+        all_findings = proj.findings()
+        for r in roots:
+            n = sum(1 for f in all_findings if f.root is not None and f.root.location.path == path
+                    and f.root.location.span == r.decl.span)
+            if r.info is None:
+                title = "fullgraph: target not found"
+            elif n == 0:
+                title = "fullgraph-clean"
+            else:
+                title = f"{n} graph break{'s' if n != 1 else ''} reachable"
+            out.append((r.decl.span, title))
+        return out
+
+    items = await asyncio.get_running_loop().run_in_executor(ls.engine, compute)
+    return [t.CodeLens(range=cv.to_range(res.index, span, ls.encoding),
+                       command=t.Command(title=title, command=NOOP_COMMAND)) for span, title in items]
+
+
+NOOP_COMMAND = "fullgraph.codeLens"
+
+
+@server.command(NOOP_COMMAND)
+def _code_lens_command(ls: FullgraphServer, *args):
+    """Code lenses are informational; clicking one does nothing."""
+    return None
+
+
+def run(tcp: bool = False, port: int = 2087) -> None:
+    logging.basicConfig(level=logging.WARNING)
+    if tcp:
+        server.start_tcp("127.0.0.1", port)
+    else:
+        server.start_io()
