@@ -114,12 +114,13 @@ def environment(tdir: Path, fixit: Path | None) -> dict:
         "python": platform.python_version(),
         "fullgraph": importlib.metadata.version("fullgraph"),
         "fullgraph_commit": commit + ("+dirty server/" if dirty else ""),
+        "server_uncommitted": dirty.splitlines(),
         "torch": importlib.metadata.version("torch"),
         "torch_dir": str(tdir),
         "ruff": _version_of([str(ruff_exe()), "--version"]),
     }
     if fixit is not None:
-        env["fixit"] = _version_of([str(fixit), "--version"])
+        env["fixit"] = _version_of([str(fixit), "--version"]).replace("fixit, version ", "")
         env["libcst (fixit venv)"] = _version_of([str(fixit.parent / "python"), "-c",
                                                   "import importlib.metadata as m; print(m.version('libcst'))"])
     return env
