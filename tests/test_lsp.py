@@ -309,3 +309,47 @@ async def test_huge_and_binary_documents(client: LanguageClient):
     diags = await diagnostics(client, uri)
     assert [d.code for d in diags] == ["FG002"]
     assert "NUL" in diags[0].message
+
+
+async def test_runtime_record_merge_and_staleness(client: LanguageClient):
+    import hashlib
+    import json
+
+    if client.kind not in ("visual-studio-code", "neovim@v0.11.0"):
+        pytest.skip("one push and one pull client are enough")
+    src = ("import torch\n\n\n@torch.compile\ndef f(x):\n    print(x)\n    y = x.numpy()\n    return x + 1\n")
+    uri = await open_doc(client, "rt.py", src)
+    diags = await diagnostics(client, uri)
+    assert [(d.range.start.line, d.code) for d in diags] == [(5, "FG101")]
+    path = client.ws / "rt.py"
+    sha = hashlib.sha1(path.read_bytes()).hexdigest()
+
+    def brk(line, gb_type, code):
+        return {"path": str(path), "line": line, "column": 5, "end_line": line, "end_column": 13, "gb_type": gb_type,
+                "gb_code": code, "exc_class": "Unsupported", "explanation": "Dynamo says no.", "hints": ["a hint"],
+                "stack": [{"path": str(path), "line": line, "function": "f"}],
+                "root": {"path": str(path), "line": 4, "function": "f", "fullgraph": False}, "count": 1}
+
+    rec = {"version": 1, "source": "live", "torch_version": "2.13.0+cpu", "command": ["python", "rt.py"],
+           "exit_code": 0, "started": "2026-11-29T18:00:00Z", "finished": "2026-11-29T18:00:05Z",
+           "files": {str(path): sha},
+           "breaks": [brk(6, "Failed to trace builtin operator", "GB0059"), brk(7, "Some runtime-only break", "GB0156")]}
+    (client.ws / ".fullgraph").mkdir()
+    rec_path = client.ws / ".fullgraph" / "breaks.json"
+    rec_path.write_text(json.dumps(rec))
+    client.workspace_did_change_watched_files(t.DidChangeWatchedFilesParams(changes=[
+        t.FileEvent(uri=rec_path.as_uri(), type=t.FileChangeType.Created)]))
+    for _ in range(100):
+        await asyncio.sleep(0.1)
+        diags = await diagnostics(client, uri)
+        if len(diags) == 2:
+            break
+    got = sorted((d.range.start.line, d.message) for d in diags)
+    assert len(got) == 2, got
+    assert got[0][0] == 5 and got[0][1].endswith("(confirmed at runtime)")  # static + runtime: one diagnostic
+    assert got[1][0] == 6 and got[1][1].endswith("(observed at runtime)")
+    # the file changes: the record no longer matches it, runtime entries go away
+    edited = src.replace("    return x + 1\n", "    return x + 2\n")
+    diags = await change(client, uri, edited, 2)
+    assert [(d.range.start.line, d.code) for d in diags] == [(5, "FG101")]
+    assert not diags[0].message.endswith("(confirmed at runtime)")

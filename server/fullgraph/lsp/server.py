@@ -71,6 +71,8 @@ class FullgraphServer(LanguageServer):
         self.root: str | None = None
         self.indexed = False
         self.generation = 0  # bumps whenever any analysis input changes
+        self.record = None  # the runtime capture (fullgraph trace), if any
+        self.record_path: str | None = None
 
     # ---- logging -------------------------------------------------------------------------------
     def log(self, level: str, message: str) -> None:
@@ -174,10 +176,47 @@ class FullgraphServer(LanguageServer):
 
     def _engine_analyze(self, path: str, text: str) -> list[Finding]:
         self._set_buffer(self.ws, path, text)
-        return self.ws.findings_for([path])
+        return self._with_runtime(path, text, self.ws.findings_for([path]))
 
     def _engine_findings(self, path: str) -> list[Finding]:
-        return self.ws.findings_for([path])
+        text = self.ws.texts.get(path)
+        return self._with_runtime(path, text, self.ws.findings_for([path]))
+
+    def _with_runtime(self, path: str, text: str | None, findings: list[Finding]) -> list[Finding]:
+        """Merge the breaks Dynamo reported at run time: a static finding on the same line becomes
+        "confirmed at runtime"; others show as "observed at runtime".  Entries for a file whose
+        content changed since the run are dropped by runtime_findings (never shown at wrong lines)."""
+        if self.record is None or text is None:
+            return findings
+        from ..trace.record import runtime_findings
+
+        try:
+            observed = runtime_findings(self.record, path, text)
+        except Exception as e:  # a bad record must not take diagnostics down
+            self.log("warning", f"cannot use the runtime record: {e}")
+            return findings
+        by_line: dict[int, Finding] = {}
+        for f in findings:
+            by_line.setdefault(f.span.start.line, f)
+        out = list(findings)
+        for r in observed:
+            f = by_line.get(r.span.start.line)
+            if f is not None:
+                f.origin = "confirmed"
+                f.data["runtime"] = {"gb_type": r.name, "message": r.message}
+            else:
+                out.append(r)
+        out.sort(key=Finding.sort_key)
+        return out
+
+    def load_runtime_record(self) -> None:
+        from ..trace.record import default_record_path, load_record
+
+        if self.record_path is None:
+            self.record_path = default_record_path(self.root) if self.root else None
+        self.record = load_record(self.record_path) if self.record_path and os.path.isfile(self.record_path) else None
+        if self.record is not None:
+            self.log("info", f"runtime record {self.record_path}: {len(self.record.breaks)} breaks")
 
     def _index_workspace(self, token: str | None) -> int:
         if not self.root:
@@ -287,12 +326,13 @@ class FullgraphServer(LanguageServer):
 
     def send_status(self) -> None:
         torch_v = str(self.config.torch())
+        last = getattr(self.record, "finished", None) or getattr(self.record, "started", None)
         try:
             self.protocol.notify("fullgraph/status", {
                 "torchVersion": torch_v,
                 "torchSource": self.config.torch_source(),
                 "fullgraphVersion": __version__,
-                "lastCapture": None,
+                "lastCapture": last,
             })
         except Exception:
             pass
@@ -340,11 +380,13 @@ async def initialized(ls: FullgraphServer, params: t.InitializedParams):
                 register_options=t.DidChangeWatchedFilesRegistrationOptions(watchers=[
                     t.FileSystemWatcher(glob_pattern="**/pyproject.toml"),
                     t.FileSystemWatcher(glob_pattern="**/*.py"),
+                    t.FileSystemWatcher(glob_pattern="**/.fullgraph/*.json"),
                 ]))]))
         except Exception as e:
             ls.log("warning", f"could not watch files: {e}")
     if ls.config_support:
         await _pull_configuration(ls)
+    ls.load_runtime_record()
     ls.send_status()
     asyncio.ensure_future(_index(ls))
 
@@ -460,12 +502,15 @@ async def _reanalyze_all(ls: FullgraphServer) -> None:
 @server.feature(t.WORKSPACE_DID_CHANGE_WATCHED_FILES)
 async def did_change_watched_files(ls: FullgraphServer, params: t.DidChangeWatchedFilesParams):
     config_changed = False
+    record_changed = False
     changed_py: list[tuple[str, int]] = []
     for ch in params.changes:
         path = to_fs_path(ch.uri)
         if not path:
             continue
-        if os.path.basename(path) == "pyproject.toml":
+        if ls.record_path and os.path.abspath(path) == os.path.abspath(ls.record_path):
+            record_changed = True
+        elif os.path.basename(path) == "pyproject.toml":
             config_changed = True
         elif path.endswith(".py"):
             changed_py.append((os.path.abspath(path), ch.type))
@@ -475,6 +520,11 @@ async def did_change_watched_files(ls: FullgraphServer, params: t.DidChangeWatch
         ls.rebuild_workspace()
         await _reanalyze_all(ls)
         return
+    if record_changed:
+        await asyncio.get_running_loop().run_in_executor(ls.engine, ls.load_runtime_record)
+        ls.send_status()
+        for uri in list(ls.workspace.text_documents):
+            ls.schedule(uri, delay=0)
     open_paths = {ls.path_of(u) for u in ls.workspace.text_documents}
     todo = [(p, k) for p, k in changed_py if p not in open_paths]
     if not todo:
@@ -601,6 +651,15 @@ def _finding_hover(ls: FullgraphServer, f: Finding) -> str:
     parts = [f"**fullgraph {f.code}** `{f.name}` — "
              + ("error: this raises under `fullgraph=True`" if f.severity == ERROR else "warning: a graph break (slowdown)"),
              "", f.message, ""]
+    rt = f.data.get("runtime")
+    if f.origin == "confirmed" and rt:
+        parts += [f"**Confirmed at runtime** (`fullgraph trace`): Dynamo reported *{rt.get('gb_type')}* here.", ""]
+    elif f.origin == "runtime":
+        parts += ["**Observed at runtime** (`fullgraph trace`); static analysis did not find it.", ""]
+        if f.data.get("explanation"):
+            parts += [str(f.data["explanation"]).strip(), ""]
+        parts += [f"- {h}" for h in (f.data.get("hints") or [])[:4]]
+        parts.append("")
     if f.root is not None:
         where = f"{os.path.basename(f.root.location.path)}:{f.root.location.span.start.line + 1}"
         parts.append(f"Reached from {cv.path_description(f)} (compiled by `{f.root.label}` at {where}).")
