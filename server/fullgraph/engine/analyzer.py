@@ -9,6 +9,7 @@ import ast
 import builtins
 import hashlib
 import re
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -117,7 +118,9 @@ class ModuleAnalyzer:
     # ---- entry ---------------------------------------------------------------------------------
     def run(self) -> ModuleSummary:
         try:
-            tree = ast.parse(self.text, filename=self.path, type_comments=False)
+            with warnings.catch_warnings():  # SyntaxWarnings about the user's code are not ours to print
+                warnings.simplefilter("ignore")
+                tree = ast.parse(self.text, filename=self.path, type_comments=False)
         except SyntaxError as e:
             self.summary.syntax_error = (f"SyntaxError: {e.msg}", self._error_span(e))
             self._suppressions()
@@ -183,7 +186,9 @@ class ModuleAnalyzer:
                 lines[i] = ending
             text = "".join(lines)
             try:
-                tree = ast.parse(text, filename=self.path)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    tree = ast.parse(text, filename=self.path)
             except SyntaxError as e:
                 err = e
                 continue
