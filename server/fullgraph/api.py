@@ -104,6 +104,9 @@ class Workspace:
     def __init__(self, config: Config | None = None):
         self.config = config or Config()
         self.project = Project(self.config)
+        self._follow: dict[str, str] | None = None
+        if self.config.follow:
+            self.project.module_loader = self._load_library_module
         self.file_errors: dict[str, tuple[str, str]] = {}
         self.texts: dict[str, str] = {}  # editor buffers (what the fixes edit); disk files are read on demand
 
@@ -146,6 +149,53 @@ class Workspace:
         else:
             self.remove(path)
 
+    # ---- installed libraries (`follow`) ---------------------------------------------------------
+    def follow_roots(self) -> dict[str, str]:
+        """Followed package -> its directory (or module file), found without importing it."""
+        if self._follow is None:
+            import importlib.util
+
+            self._follow = {}
+            for name in self.config.follow:
+                top = name.split(".")[0]
+                try:
+                    spec = importlib.util.find_spec(top)  # locates a top-level package; runs none of it
+                except (ImportError, ValueError):
+                    spec = None
+                if spec is None:
+                    self.config.warnings.append(f"follow: package {top!r} is not installed for this interpreter")
+                    continue
+                if spec.submodule_search_locations:
+                    self._follow[top] = list(spec.submodule_search_locations)[0]
+                elif spec.origin and spec.origin.endswith(".py"):
+                    self._follow[top] = spec.origin
+        return self._follow
+
+    def _load_library_module(self, modname: str) -> bool:
+        roots = self.follow_roots()
+        top, _, rest = modname.partition(".")
+        base = roots.get(top)
+        if base is None:
+            return False
+        if base.endswith(".py"):
+            candidates = [base] if not rest else []
+        else:
+            sub = os.path.join(base, *rest.split(".")) if rest else base
+            candidates = [sub + ".py", os.path.join(sub, "__init__.py")]
+        for c in candidates:
+            if os.path.isfile(c):
+                path, summary, err = _analyze_file((os.path.abspath(c), modname, c.endswith("__init__.py")))
+                if summary is None:
+                    return False
+                summary.library = True
+                self.project.set_module(summary)
+                return True
+        return False
+
+    def is_library(self, path: str) -> bool:
+        mod = self.project.modules.get(path)
+        return bool(mod is not None and getattr(mod, "library", False))
+
     def findings_for(self, paths: Iterable[str] | None = None) -> list[Finding]:
         want = None if paths is None else {os.path.abspath(p) for p in paths}
         out = self.project.findings(want)
@@ -157,7 +207,8 @@ class Workspace:
                 out.extend(syntax_findings(mod))
         from .fixes import attach_fixes
 
-        attach_fixes(out, self)
+        user = [f for f in out if not self.is_library(f.path)]  # installed libraries are read-only
+        attach_fixes(user, self)
         out.sort(key=Finding.sort_key)
         return out
 

@@ -42,6 +42,10 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--root", action="append", default=[], metavar="MOD:QUALNAME",
                    help="an extra compiled root, e.g. pkg.model:Net.forward (repeatable)")
     c.add_argument("--config", type=Path, help="pyproject.toml to read [tool.fullgraph] from")
+    c.add_argument("--follow", action="append", default=[], metavar="PACKAGE",
+                   help="analyse into this installed package (e.g. transformers); repeatable")
+    c.add_argument("--verbose", "-v", action="store_true",
+                   help="also list roots and calls the analysis could not resolve (stderr)")
     c.add_argument("--exclude", type=lambda s: [x for x in s.split(",") if x], default=None)
     c.add_argument("--fix", action="store_true", help="apply safe fixes")
     c.add_argument("--unsafe-fixes", action="store_true", help="with --fix/--diff: apply unsafe fixes too")
@@ -93,6 +97,8 @@ def _load_config(args):
     apply_settings(cfg, overrides, "command line")
     if getattr(args, "root", None):
         cfg.roots = list(cfg.roots) + list(args.root)
+    if getattr(args, "follow", None):
+        cfg.follow = list(cfg.follow) + list(args.follow)
     if cfg.torch_version is None and getattr(args, "torch_version", None):
         raise UsageError(f"invalid --torch-version {args.torch_version!r}")
     return cfg if isinstance(cfg, Config) else cfg
@@ -119,6 +125,8 @@ def cmd_check(args) -> int:
             result = Workspace(cfg).check(paths, jobs=args.jobs)
             if changed:
                 print(f"fullgraph: fixed {changed} finding{'s' if changed != 1 else ''}", file=sys.stderr)
+    if args.verbose:
+        _print_unresolved(ws)
     base = cfg.project_root or os.getcwd()
     if args.format == "json":
         out = format_json(result)
@@ -136,6 +144,24 @@ def cmd_check(args) -> int:
     if result.findings and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _print_unresolved(ws) -> None:
+    proj = ws.project
+    for mod in proj.modules.values():
+        for label, span in mod.unresolved_roots:
+            print(f"fullgraph: unresolved root: {label} at {mod.path}:{span.start.line + 1} "
+                  "(what it compiles is not visible to static analysis)", file=sys.stderr)
+    for r in proj.roots():
+        if not r.entries:
+            print(f"fullgraph: root target not found: {r.decl.label} at {r.mod.path}:{r.decl.span.start.line + 1}",
+                  file=sys.stderr)
+    top = sorted(proj.unresolved_calls.items(), key=lambda kv: -kv[1])[:30]
+    if top:
+        print("fullgraph: calls from compiled code that were not followed (not in the project; "
+              "`--follow PACKAGE` analyses installed packages):", file=sys.stderr)
+        for name, n in top:
+            print(f"    {name} ({n}x)", file=sys.stderr)
 
 
 def cmd_rules(args) -> int:

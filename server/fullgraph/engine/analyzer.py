@@ -394,6 +394,9 @@ class FunctionAnalyzer:
         q = self.resolve_dotted_node(ann)
         if q == "torch.Tensor":
             return V.TENSOR_V
+        if q and not q.startswith(("builtins.", "typing.", "torch.", "collections.")) and \
+                q.rsplit(".", 1)[-1][:1].isupper():
+            return Val(V.INSTANCE, q)  # `attn: Attention`: the project checks it is a class
         return U
 
     def _decorator_q(self, d: ast.AST) -> str | None:
@@ -570,10 +573,8 @@ class FunctionAnalyzer:
             return False
         if t is ast.AnnAssign:
             v = self.value(s.value) if s.value is not None else U
-            if isinstance(s.target, ast.Name) and v.kind == V.UNKNOWN:
-                v = self._annotation_val(s.annotation)
-            if isinstance(s.target, ast.Attribute) and self.cls and s.value is None:
-                pass
+            if v.kind == V.UNKNOWN and isinstance(s.target, (ast.Name, ast.Attribute)):
+                v = self._annotation_val(s.annotation)  # `self.attn: Attention = make(...)`
             self.assign(s.target, v, s.value)
             return False
         if t is ast.AugAssign:
@@ -584,7 +585,9 @@ class FunctionAnalyzer:
             return False
         if t is ast.Return:
             if s.value is not None:
-                self.value(s.value)
+                rv = self.value(s.value)
+                if rv.kind == V.INSTANCE and rv.q and rv.attr is None and self.fs is not None:
+                    self.fs.returns_instance = rv.q
                 if not (isinstance(s.value, ast.Constant) and s.value.value is None) and self.fs is not None:
                     self.fs.returns_value = True
             self._returns.append(s.value)
@@ -1117,6 +1120,9 @@ class FunctionAnalyzer:
         if k == V.INSTANCE and fval.q and fval.attr is None:
             self.edge("module_call", fval.q, None, node)
             return U
+        if k == V.INSTANCE and fval.q and fval.attr == "factory":
+            self.edge("factory_call", fval.q, None, node)
+            return U
         if k == V.SELFATTR:
             self.edge("attr_call", fval.q, fval.attr, node)
             return U
@@ -1216,7 +1222,8 @@ class FunctionAnalyzer:
             if any(a.kind == V.DDSCALAR for a in args):
                 return V.DDSCALAR_V
             return U
-        return U
+        # a factory function (`make_model()`): the project resolves what it returns
+        return Val(V.INSTANCE, q, attr="factory")
 
     def _container(self, node: ast.Call, args: list[Val], kwargs: dict) -> Val:
         classes: set[str] = set()
@@ -1242,8 +1249,10 @@ class FunctionAnalyzer:
             kind = "function"
             decl = RootDecl(kind=kind, target=tv.q, attr=None, fullgraph=fg, label=label, span=span)
             del last
-        elif tv.kind == V.INSTANCE and tv.q and tv.attr in (None, "callresult"):
+        elif tv.kind == V.INSTANCE and tv.q and tv.attr is None:
             decl = RootDecl(kind="module", target=tv.q, attr=None, fullgraph=fg, label=label, span=span)
+        elif tv.kind == V.INSTANCE and tv.q and tv.attr == "factory":
+            decl = RootDecl(kind="factory", target=tv.q, attr=None, fullgraph=fg, label=label, span=span)
         elif tv.kind == V.SELFATTR:
             decl = RootDecl(kind="attr", target=tv.q, attr=tv.attr, fullgraph=fg, label=label, span=span)
         elif isinstance(target, ast.Attribute):
@@ -1260,13 +1269,20 @@ class FunctionAnalyzer:
 
     def _call_method(self, node, recv: Val, method: str, args, kwargs, arg_kinds, kw_kinds) -> Val:
         mod = self.mod
+        factory = recv if recv.kind == V.INSTANCE and recv.attr == "factory" else None
+        if factory is not None:
+            recv = U  # what a function returned: unknown here (a tensor, most often)
         k = recv.kind
         # rules keyed on method names see every receiver; they decide on its kind
         rules = registry.METHODS.get(method)
         if rules:
             self.dispatch(Event(kind="method", node=node, fn=self, method=method, recv=recv, args=args,
                                 kwargs=kwargs), rules)
-        if method == "compile" and k in (V.INSTANCE, V.SELFATTR) and recv.q and recv.attr in (None, "callresult"):
+        if method == "compile" and factory is not None:
+            mod.summary.roots.append(RootDecl("factory", factory.q, None, self._fullgraph_flag(node),
+                                              mod.text_of(node), mod.span(node)))
+            return U
+        if method == "compile" and k in (V.INSTANCE, V.SELFATTR) and recv.q and recv.attr is None:
             fg = self._fullgraph_flag(node)
             label = mod.text_of(node)
             if k == V.INSTANCE:

@@ -45,6 +45,9 @@ class Project:
         self._fn_index: dict[str, tuple[FunctionSummary, ModuleSummary]] | None = None
         self._guard_memo: dict[str, bool] = {}
         self.unresolved_calls: dict[str, int] = {}
+        # Loads a module of a followed installed package on demand: module name -> loaded?
+        self.module_loader = None
+        self._load_attempted: set[str] = set()
 
     # ---- contents ------------------------------------------------------------------------------
     def set_module(self, summary: ModuleSummary) -> None:
@@ -73,7 +76,7 @@ class Project:
     def fn_index(self) -> dict[str, tuple[FunctionSummary, ModuleSummary]]:
         if self._fn_index is None:
             idx: dict[str, tuple[FunctionSummary, ModuleSummary]] = {}
-            for m in self.modules.values():
+            for m in list(self.modules.values()):
                 for q, fs in m.functions.items():
                     idx.setdefault(q, (fs, m))
             self._fn_index = idx
@@ -102,6 +105,10 @@ class Project:
         for i in range(len(parts), 0, -1):
             mname = ".".join(parts[:i])
             mod = self._module(mname, near)
+            if mod is None and self.module_loader is not None and mname not in self._load_attempted:
+                self._load_attempted.add(mname)
+                if self.module_loader(mname):
+                    mod = self._module(mname, near)
             if mod is None:
                 continue
             rest = parts[i:]
@@ -223,7 +230,7 @@ class Project:
     def hooks_of(self, class_q: str, near: str | None):
         out = []
         names = {cs.qualname for cs, _ in self.mro(class_q, near)}
-        for mod in self.modules.values():
+        for mod in list(self.modules.values()):
             for owner, target in mod.hooks:
                 okind, oq, oattr = owner
                 owners = [oq] if okind == "class" else self.attr_types(oq, oattr, mod.path)
@@ -257,7 +264,8 @@ class Project:
                         self.is_autograd_function(parent, near):
                     m = self.find_method(parent, "forward", near)
                     return [m] if m else []
-                self.unresolved_calls[e.target] = self.unresolved_calls.get(e.target, 0) + 1
+                if registry.call_rules(e.target) is None:  # known breaks are reported, not "unresolved"
+                    self.unresolved_calls[e.target] = self.unresolved_calls.get(e.target, 0) + 1
                 return []
             if r[0] == "function":
                 return [(r[1], r[2])]
@@ -282,6 +290,11 @@ class Project:
             return [m] if m else []
         if k == "module_call":
             return self.module_call(e.target, near)
+        if k == "factory_call":
+            hit = self.function(e.target, near)
+            if hit is not None and hit[0].returns_instance:
+                return self.module_call(hit[0].returns_instance, hit[1].path)
+            return []
         if k in ("attr_call", "item_call"):
             out = []
             types = self.attr_types(e.target, e.attr or "", near, containers=(k == "item_call"))
@@ -306,7 +319,7 @@ class Project:
     # ---- roots ---------------------------------------------------------------------------------
     def roots(self) -> list[RootRecord]:
         out: list[RootRecord] = []
-        for mod in self.modules.values():
+        for mod in list(self.modules.values()):
             for decl in mod.roots:
                 out.append(self._root_record(decl, mod))
         for spec in self.config.roots:
@@ -328,6 +341,12 @@ class Project:
                     entries.extend(self.module_call(c[0].qualname, near))
         elif decl.kind == "module":
             entries.extend(self.module_call(decl.target, near))
+        elif decl.kind == "factory":
+            hit = self.function(decl.target, near)
+            if hit is not None and hit[0].returns_instance:
+                entries.extend(self.module_call(hit[0].returns_instance, hit[1].path))
+            elif hit is None and self.class_(decl.target, near) is not None:
+                entries.extend(self.module_call(decl.target, near))
         elif decl.kind == "method":
             m = self.find_method(decl.target, decl.attr or "", near)
             if m is not None:
@@ -374,7 +393,7 @@ class Project:
         ignored: set[str] = set()
         reorderable: set[str] = set()
         allowed: set[str] = set()
-        for m in self.modules.values():
+        for m in list(self.modules.values()):
             ignored |= m.ignored
             reorderable |= m.reorderable
             allowed |= m.allow_in_graph
@@ -382,8 +401,6 @@ class Project:
         callers = None
 
         def emit(f: Finding) -> None:
-            if want is not None and f.path not in want:
-                return
             if not self.config.code_enabled(f.code):
                 return
             mod = self.modules.get(f.path)
@@ -448,7 +465,30 @@ class Project:
                                         f"`{use.param}` is an iterator passed in from outside (at {src}); "
                                         f"`{use.how}` on it cannot be traced",
                                         severity, root, r.path, data={"param": use.param, "how": use.how}))
-        out = sorted(best.values(), key=Finding.sort_key)
+        for f in list(best.values()):
+            mod = self.modules.get(f.path)
+            if mod is None or not getattr(mod, "library", False):
+                continue
+            # a break inside a followed library: also report it at the user's call that reaches it
+            # (the last call on the path made from user code, else the torch.compile call itself)
+            where = None
+            for step in reversed(f.call_path):
+                cmod = self.modules.get(step.call.path) if step.call is not None else None
+                if cmod is not None and not getattr(cmod, "library", False):
+                    where = step.call
+                    break
+            if where is None and f.root is not None:
+                rmod = self.modules.get(f.root.location.path)
+                if rmod is not None and not getattr(rmod, "library", False):
+                    where = f.root.location
+            if where is None:
+                continue
+            lib = mod.name.split(".")[0]
+            emit(Finding(path=where.path, code=f.code, name=f.name, severity=f.severity, span=where.span,
+                         message=f"graph break inside {lib} ({mod.name}:{f.span.start.line + 1}: {f.message}), "
+                                 "reached from your code here", root=f.root, call_path=f.call_path,
+                         gb_codes=f.gb_codes, url=f.url, data={"library_finding": True}))
+        out = sorted((f for f in best.values() if want is None or f.path in want), key=Finding.sort_key)
         return out
 
     def _reach(self, root: RootRecord, allowed: set[str], ignored: set[str]) -> Iterable[Reached]:
@@ -477,7 +517,7 @@ class Project:
 
     def _callers_index(self):
         idx: dict[str, list[tuple]] = {}
-        for mod in self.modules.values():
+        for mod in list(self.modules.values()):
             for cs in mod.call_sites:
                 if not any(cs.args) and not any(k for _, k in cs.kwargs):
                     continue

@@ -73,6 +73,7 @@ class FunctionSummary:
     # Guard function: returns torch.compiler.is_compiling() (if every atom is a guard too).
     guard_atoms: frozenset | None = None
     returns_value: bool = False  # has a `return <expr>` that is not None
+    returns_instance: str | None = None  # a factory: `return GPT(cfg)` (class qualname)
     decorator_lines: list[int] = field(default_factory=list)
 
 

@@ -1,0 +1,1 @@
+from .net import *  # noqa: F401,F403

@@ -1,0 +1,234 @@
+"""Whole-project analysis: roots in one file, breaks in others, and into installed libraries."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from harness import dynamo_breaks_of_run, expected
+
+from fullgraph.api import Workspace
+from fullgraph.config import Config, discover
+
+SHOP = Path(__file__).resolve().parent / "projects" / "shop"
+
+
+def _markers(root: Path) -> set[tuple[str, int, str]]:
+    out = set()
+    for p in root.rglob("*.py"):
+        for line, code in expected(p.read_text()):
+            out.add((os.path.realpath(p), line, code))
+    return out
+
+
+def test_multi_package_findings_in_the_right_files_with_full_paths():
+    ws = Workspace(discover(SHOP))
+    res = ws.check([SHOP])
+    got = {(os.path.realpath(f.path), f.span.start.line + 1, f.code) for f in res.findings}
+    assert got == _markers(SHOP)
+    pr = [f for f in res.findings if f.code == "FG101"][0]
+    assert [s.qualname for s in pr.call_path] == [
+        "shopnet.models.net.Net.forward", "shopnet.models.net.ResBlock.forward",
+        "shopnet.models.base.BaseBlock.forward", "shopnet.models.base.BaseBlock.transform", "shopnet.utils.logs.trace"]
+    assert pr.root.location.path.endswith(os.path.join("scripts", "train.py"))
+    # each step names the call site, in the caller's file
+    calls = [(Path(s.call.path).name, s.call.span.start.line + 1) for s in pr.call_path[1:]]
+    assert calls == [("net.py", 24), ("net.py", 11), ("base.py", 13), ("base.py", 16)]
+
+
+def test_dynamo_agrees_on_the_project():
+    pytest.importorskip("torch")
+    sys.path.insert(0, str(SHOP / "src"))
+    sys.path.insert(0, str(SHOP / "scripts"))
+    try:
+        def entry():
+            import importlib
+            importlib.import_module("train").main()
+        seen = dynamo_breaks_of_run(entry)
+    finally:
+        sys.path.remove(str(SHOP / "src"))
+        sys.path.remove(str(SHOP / "scripts"))
+        for name in list(sys.modules):
+            if name == "train" or name.startswith("shopnet"):
+                del sys.modules[name]
+    seen = {(p, line) for p, line in seen if p.startswith(os.path.realpath(SHOP))}
+    assert seen == {(p, line) for p, line, _ in _markers(SHOP)}
+
+
+def test_edit_in_a_callee_file_updates_findings(tmp_path):
+    import shutil
+
+    proj = tmp_path / "shop"
+    shutil.copytree(SHOP, proj)
+    ws = Workspace(discover(proj))
+    ws.check([proj])
+    logs = str((proj / "src" / "shopnet" / "utils" / "logs.py").resolve())
+    train = str((proj / "scripts" / "train.py").resolve())
+    assert any(f.path == logs for f in ws.findings_for())
+    # the editor guards the print: the finding goes, only that file is re-analysed
+    before = {p: m for p, m in ws.project.modules.items()}
+    text = Path(logs).read_text().replace('    print("trace", x.shape)  # expect: FG101',
+                                          '    if not compiling():\n        print("trace", x.shape)')
+    ws.set_text(logs, text)
+    assert not any(f.path == logs for f in ws.findings_for())
+    assert all(ws.project.modules[p] is m for p, m in before.items() if p != logs)
+    # a new break in the callee appears at once, reached from the root in another file
+    ws.set_text(logs, text + "\n\ndef extra(x):\n    import time\n    return time.time()\n")
+    base = str((proj / "src" / "shopnet" / "models" / "base.py").resolve())
+    btext = Path(base).read_text().replace("from ..utils.logs import debug, trace",
+                                           "from ..utils.logs import debug, extra, trace")
+    btext = btext.replace("        trace(x)  # reaches a print", "        trace(x)  # reaches a print\n        extra(x)")
+    ws.set_text(base, btext)
+    f = [f for f in ws.findings_for() if f.code == "FG107"][0]
+    assert f.path == logs and f.root.location.path == train
+    assert f.call_path[-1].qualname == "shopnet.utils.logs.extra"
+
+
+def test_cycles_dynamic_imports_and_unresolved_calls(tmp_path):
+    (tmp_path / "a.py").write_text(textwrap.dedent('''
+        import importlib
+        import torch
+        from b import g
+
+        mod = importlib.import_module("somewhere")
+        try:
+            from fast import kernel
+        except ImportError:
+            kernel = None
+
+
+        def f(x):
+            return g(x) + mod.thing(x) + kernel(x)
+
+
+        def h(x):
+            print(x)
+            return f(x)
+
+
+        compiled = torch.compile(f, fullgraph=True)
+        '''))
+    (tmp_path / "b.py").write_text(textwrap.dedent('''
+        from a import f, h
+
+
+        def g(x):
+            if x is None:
+                return h(x)
+            return x * 2
+        '''))
+    ws = Workspace(Config(project_root=str(tmp_path)))
+    res = ws.check([tmp_path])
+    # the cycle f -> g -> h -> f is followed once; the print in h is reached through it
+    assert [(Path(f.path).name, f.code) for f in res.findings] == [("a.py", "FG101")]
+    assert [s.qualname for s in res.findings[0].call_path] == ["a.f", "b.g", "a.h"]
+    # dynamic and conditional imports are not guessed: recorded as unresolved, not reported
+    assert "kernel" in " ".join(ws.project.unresolved_calls) or "fast.kernel" in ws.project.unresolved_calls
+
+
+FAKE_LIB = {
+    "fakelib/__init__.py": "from .layers import Fancy\n",
+    "fakelib/utils.py": textwrap.dedent('''
+        import torch
+
+
+        def is_compiling_now():
+            return torch.compiler.is_compiling()
+
+
+        def report(x):
+            if not is_compiling_now():
+                print("eager", x)
+            return x
+
+
+        def noisy(x):
+            print("noisy", x)
+            return x
+        '''),
+    "fakelib/layers.py": textwrap.dedent('''
+        import torch.nn as nn
+
+        from .utils import noisy, report
+
+
+        class Fancy(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = nn.Linear(4, 4)
+
+            def forward(self, x):
+                x = report(self.lin(x))
+                return noisy(x)
+        '''),
+}
+
+
+@pytest.fixture()
+def site(tmp_path):
+    site = tmp_path / "site-packages"
+    for rel, text in FAKE_LIB.items():
+        p = site / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    user = tmp_path / "proj"
+    user.mkdir()
+    (user / "train.py").write_text(textwrap.dedent('''
+        import torch
+        from fakelib import Fancy
+
+
+        def step(model, x):
+            return model(x)
+
+
+        model = torch.compile(Fancy(), fullgraph=True)
+        '''))
+    sys.path.insert(0, str(site))
+    yield site, user
+    sys.path.remove(str(site))
+
+
+def test_follow_installed_package(site):
+    site_dir, user = site
+    # without follow: the library is opaque, nothing is guessed
+    assert Workspace(Config(project_root=str(user))).check([user]).findings == []
+    ws = Workspace(Config(project_root=str(user), follow=["fakelib"]))
+    res = ws.check([user])
+    lib_file = os.path.realpath(site_dir / "fakelib" / "utils.py")
+    # the checked paths get the echo at the user's code; the library line is reported too
+    assert [(Path(f.path).name, f.span.start.line + 1) for f in res.findings] == [("train.py", 10)]
+    every = ws.findings_for()
+    got = sorted((os.path.realpath(f.path), f.span.start.line + 1, f.code) for f in every)
+    assert got == sorted([(lib_file, 16, "FG101"), (os.path.realpath(user / "train.py"), 10, "FG101")])
+    lib_f = [f for f in every if os.path.realpath(f.path) == lib_file][0]
+    user_f = [f for f in every if os.path.realpath(f.path) != lib_file][0]
+    assert "graph break inside fakelib" in user_f.message and "reached from your code here" in user_f.message
+    assert lib_f.fixes == []  # installed libraries are read-only
+    assert [s.qualname for s in lib_f.call_path] == ["fakelib.layers.Fancy.forward", "fakelib.utils.noisy"]
+    # the guard function inside the library is recognised: report() stays silent
+
+
+def test_library_roots_in_config(site):
+    site_dir, user = site
+    (user / "train.py").write_text("x = 1\n")
+    ws = Workspace(Config(project_root=str(user), follow=["fakelib"], roots=["fakelib.layers:Fancy.forward"]))
+    res = ws.check([user])
+    # findings in the library are reported (there is no user call to echo them at)
+    assert [(Path(f.path).name, f.code) for f in ws.findings_for()] == [("utils.py", "FG101")]
+    assert res.findings == []  # the user's files are clean
+
+
+def test_follow_from_the_cli(site):
+    site_dir, user = site
+    env = {**os.environ, "PYTHONPATH": str(site_dir)}
+    r = subprocess.run([sys.executable, "-m", "fullgraph", "check", str(user), "--follow", "fakelib", "--format", "json"],
+                       capture_output=True, text=True, env=env)
+    doc = json.loads(r.stdout)
+    assert r.returncode == 1
+    assert [Path(d["path"]).name for d in doc["diagnostics"]] == ["train.py"]  # findings in checked paths only
+    assert "graph break inside fakelib" in doc["diagnostics"][0]["message"]
