@@ -353,3 +353,47 @@ async def test_runtime_record_merge_and_staleness(client: LanguageClient):
     diags = await change(client, uri, edited, 2)
     assert [(d.range.start.line, d.code) for d in diags] == [(5, "FG101")]
     assert not diags[0].message.endswith("(confirmed at runtime)")
+
+
+async def test_project_findings_update_after_editing_a_callee(client: LanguageClient):
+    """Roots in scripts/train.py, breaks in the package: open files show them; an edit in a callee
+    file updates every open file."""
+    import shutil
+
+    if client.kind not in ("visual-studio-code", "neovim@v0.11.0"):
+        pytest.skip("one push and one pull client are enough")
+    shop = Path(__file__).resolve().parent / "projects" / "shop"
+    for item in shop.iterdir():
+        dst = client.ws / item.name
+        if item.is_dir():
+            shutil.copytree(item, dst)
+        else:
+            shutil.copy(item, dst)
+    logs = client.ws / "src" / "shopnet" / "utils" / "logs.py"
+    heads = client.ws / "src" / "shopnet" / "models" / "heads.py"
+    logs_uri, heads_uri = logs.as_uri(), heads.as_uri()
+    for p in (logs, heads):
+        client.text_document_did_open(t.DidOpenTextDocumentParams(text_document=t.TextDocumentItem(
+            uri=p.as_uri(), language_id="python", version=1, text=p.read_text())))
+    for _ in range(100):  # wait for the background index to find the root in scripts/train.py
+        d1, d2 = await diagnostics(client, logs_uri), await diagnostics(client, heads_uri)
+        if d1 and d2:
+            break
+        await asyncio.sleep(0.1)
+    assert [(d.range.start.line, d.code) for d in d1] == [(10, "FG101")]
+    assert [(d.range.start.line, d.code) for d in d2] == [(11, "FG301")]
+    assert any("train.py" in r.location.uri for r in d1[0].related_information)
+    # guard the print in the callee file: its diagnostic goes
+    text = logs.read_text().replace('    print("trace", x.shape)  # expect: FG101',
+                                    '    if not compiling():\n        print("trace", x.shape)')
+    assert not await change(client, logs_uri, text, 2)
+    # break the root's reach in net.py (not open, edited on disk): the other open file updates too
+    net = client.ws / "src" / "shopnet" / "models" / "net.py"
+    net.write_text(net.read_text().replace("        return self.head(x)", "        return x"))
+    client.workspace_did_change_watched_files(t.DidChangeWatchedFilesParams(changes=[
+        t.FileEvent(uri=net.as_uri(), type=t.FileChangeType.Changed)]))
+    for _ in range(100):
+        await asyncio.sleep(0.1)
+        if not await diagnostics(client, heads_uri):
+            break
+    assert not await diagnostics(client, heads_uri)
