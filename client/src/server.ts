@@ -204,6 +204,10 @@ export class ServerManager implements vscode.Disposable {
       return;
     }
     this.setState({ kind: "starting" });
+    log.info(
+      `Settings: interpreter ${JSON.stringify(launch.interpreter)}, importStrategy ${launch.importStrategy}, ` +
+        `logLevel ${launch.logLevel}, workspace ${launch.trusted ? "trusted" : "untrusted (Restricted Mode)"}`,
+    );
     const runtime = await this.resolveRuntime(launch);
     if (!runtime) {
       return;

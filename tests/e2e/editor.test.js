@@ -224,44 +224,54 @@ describe("VS Code: fullgraph on a model, server from the project's environment",
   });
 });
 
-/** A Python with torch==2.13.0 and nothing else (in particular no fullgraph, pygls or libcst). */
+/** @type {string | undefined} */
+let torchPython;
+/** @type {string | undefined} */
+let torchVenv;
+
+/** A Python with torch==2.13.0 and nothing else (in particular no fullgraph, pygls or libcst); created once. */
 function torchOnlyPython() {
-  if (process.env.FULLGRAPH_E2E_TORCH_PYTHON) {
-    return process.env.FULLGRAPH_E2E_TORCH_PYTHON;
+  if (torchPython) {
+    return torchPython;
   }
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "fullgraph-e2e-torch-venv-"));
-  const base = process.env.FULLGRAPH_E2E_BASE_PYTHON || "python3";
-  log("creating a venv with only torch==2.13.0 in", dir);
-  execFileSync(base, ["-m", "venv", dir], { stdio: "inherit" });
-  const py = path.join(dir, "bin", "python");
-  // Pinned: an unpinned torch would pull a multi-GB CUDA build.
-  execFileSync(py, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "torch==2.13.0"], {
-    stdio: "inherit",
-    timeout: 600000,
-  });
-  return py;
+  if (process.env.FULLGRAPH_E2E_TORCH_PYTHON) {
+    torchPython = process.env.FULLGRAPH_E2E_TORCH_PYTHON;
+  } else {
+    torchVenv = fs.mkdtempSync(path.join(os.tmpdir(), "fullgraph-e2e-torch-venv-"));
+    const base = process.env.FULLGRAPH_E2E_BASE_PYTHON || "python3";
+    log("creating a venv with only torch==2.13.0 in", torchVenv);
+    execFileSync(base, ["-m", "venv", torchVenv], { stdio: "inherit" });
+    torchPython = path.join(torchVenv, "bin", "python");
+    // Pinned: an unpinned torch would pull a multi-GB CUDA build.
+    execFileSync(torchPython, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "torch==2.13.0"], {
+      stdio: "inherit",
+      timeout: 600000,
+    });
+  }
+  const probe = execFileSync(
+    torchPython,
+    ["-c", "import importlib.util as u, torch; print(torch.__version__, u.find_spec('fullgraph'), u.find_spec('pygls'), u.find_spec('libcst'))"],
+    { encoding: "utf8" },
+  ).trim();
+  log("torch-only python:", torchPython, probe);
+  assert.match(probe, /^2\.13\.0\S* None None None$/, "the interpreter must have torch 2.13.0 and no fullgraph/pygls/libcst");
+  return torchPython;
 }
+
+after(() => {
+  if (torchVenv) {
+    fs.rmSync(torchVenv, { recursive: true, force: true });
+  }
+});
 
 describe("VS Code: bundled server under a Python that has only torch installed", () => {
   /** @type {CodeServer} */
   let cs;
   /** @type {string} */
   let python;
-  /** @type {string | undefined} */
-  let createdVenv;
 
   before(async () => {
     python = torchOnlyPython();
-    if (!process.env.FULLGRAPH_E2E_TORCH_PYTHON) {
-      createdVenv = path.dirname(path.dirname(python));
-    }
-    const probe = execFileSync(
-      python,
-      ["-c", "import importlib.util as u, torch; print(torch.__version__, u.find_spec('fullgraph'), u.find_spec('pygls'), u.find_spec('libcst'))"],
-      { encoding: "utf8" },
-    ).trim();
-    log("torch-only python:", python, probe);
-    assert.match(probe, /^2\.13\.0\S* None None None$/, "the interpreter must have torch 2.13.0 and no fullgraph/pygls/libcst");
     cs = new CodeServer("bundled", { "fullgraph.interpreter": [python] }, { "model.py": MODEL });
     await cs.start();
     await cs.openFile("model.py");
@@ -269,9 +279,6 @@ describe("VS Code: bundled server under a Python that has only torch installed",
 
   after(async () => {
     await cs?.stop();
-    if (createdVenv) {
-      fs.rmSync(createdVenv, { recursive: true, force: true });
-    }
   });
 
   it("finds the graph breaks with the server shipped in the .vsix", async () => {
@@ -298,6 +305,98 @@ describe("VS Code: bundled server under a Python that has only torch installed",
     log("language status:", JSON.stringify(text));
     assert.match(text, /torch 2\.13\.0 \(installed\)/);
     await cs.screenshot("language-status");
+  });
+});
+
+describe("VS Code: no usable interpreter, then the setting is fixed", () => {
+  /** @type {CodeServer} */
+  let cs;
+  const missing = "/nonexistent/bin/python3";
+
+  before(async () => {
+    cs = new CodeServer("bad-interpreter", { "fullgraph.interpreter": [missing] }, { "model.py": MODEL });
+    await cs.start();
+    await cs.openFile("model.py");
+  });
+
+  after(async () => {
+    await cs?.stop();
+  });
+
+  it("says which interpreter failed and how to fix it", async () => {
+    await cs.until("the error notification", async () =>
+      (await cs.notifications()).some((n) => n.includes("No usable Python interpreter")), 60000);
+    const [toast] = (await cs.notifications()).filter((n) => n.includes("No usable Python interpreter"));
+    log("notification:", JSON.stringify(toast));
+    assert.ok(toast.includes(`fullgraph.interpreter: ${missing} — not found`), toast);
+    assert.match(toast, /Fix the "fullgraph\.interpreter" setting/);
+    assert.match(toast, /Open Settings/);
+    assert.equal(await cs.squiggleCount("error"), 0);
+    await cs.screenshot("no-interpreter");
+    const status = await cs.languageStatusText();
+    assert.match(status, /fullgraph: not running/);
+    await cs.p.keyboard.press("Escape");
+  });
+
+  it("starts the server as soon as fullgraph.interpreter points at a usable Python", async () => {
+    await cs.editSettings("remote", { "fullgraph.interpreter": [torchOnlyPython()] });
+    await cs.until("5 error squiggles", async () => (await cs.squiggleCount("error")) === EXPECTED.length, 60000);
+    await cs.screenshot("after-setting-fixed");
+    const logText = cs.extensionLog();
+    assert.match(logText, /\(Re\)starting the server: settings changed/);
+    assert.match(logText, /Using interpreter from fullgraph\.interpreter: \S+ \(Python 3\./);
+  });
+});
+
+describe("VS Code: Restricted Mode (untrusted workspace) runs nothing from the workspace", () => {
+  /** @type {CodeServer} */
+  let cs;
+  /** @type {string} */
+  let marker;
+
+  before(async () => {
+    const python = torchOnlyPython();
+    // A workspace that tries to make the extension run its own "interpreter".
+    const evil = "#!/bin/sh\ntouch \"$(dirname \"$0\")/EXECUTED\"\nexec python3 \"$@\"\n";
+    cs = new CodeServer(
+      "untrusted",
+      { "fullgraph.interpreter": [python] },
+      {
+        "model.py": MODEL,
+        "evil-python": evil,
+        ".vscode/settings.json": JSON.stringify({
+          "fullgraph.interpreter": ["${workspaceFolder}/evil-python"],
+          "fullgraph.importStrategy": "fromEnvironment",
+        }),
+      },
+      { trusted: false },
+    );
+    fs.chmodSync(path.join(cs.workspace, "evil-python"), 0o755);
+    marker = path.join(cs.workspace, "EXECUTED");
+    await cs.start();
+    await cs.openFile("model.py");
+  });
+
+  after(async () => {
+    await cs?.stop();
+  });
+
+  it("still finds the graph breaks, with the bundled server and the user's interpreter", async () => {
+    await cs.until("5 error squiggles", async () => (await cs.squiggleCount("error")) === EXPECTED.length, 90000);
+    await cs.screenshot("restricted-mode");
+    const procs = cs.serverProcesses();
+    log("server processes:", JSON.stringify(procs));
+    assert.equal(procs.length, 1);
+    assert.equal(procs[0].argv[0], torchOnlyPython());
+    assert.match(procs[0].pythonPath ?? "", /\/bundled\/libs/);
+  });
+
+  it("never ran the workspace's interpreter, nor its importStrategy", () => {
+    assert.equal(fs.existsSync(marker), false, "the workspace's evil-python was executed");
+    const text = cs.extensionLog();
+    assert.doesNotMatch(text, /evil-python/);
+    assert.match(text, /Import strategy useBundled/);
+    assert.doesNotMatch(text, /Import strategy fromEnvironment/);
   });
 });
 

@@ -68,7 +68,6 @@ function waitHttp(url, ms) {
 /** User settings every scenario starts from: no telemetry, no marketplace, no start page, fast hovers. */
 const BASE_SETTINGS = {
   "workbench.startupEditor": "none",
-  "security.workspace.trust.enabled": false,
   "telemetry.telemetryLevel": "off",
   "extensions.autoCheckUpdates": false,
   "extensions.autoUpdate": false,
@@ -84,6 +83,9 @@ const BASE_SETTINGS = {
   "window.commandCenter": false,
   "git.enabled": false,
 };
+
+/** Settings with scope machine(-overridable) in package.json. */
+const MACHINE_SETTINGS = ["fullgraph.interpreter"];
 
 /** code-server process groups still running; killed if the test process is interrupted (e.g. by `timeout`). */
 const liveGroups = new Set();
@@ -105,9 +107,11 @@ class CodeServer {
    * @param {string} name scenario name, used for screenshots and logs
    * @param {Record<string, unknown>} settings user settings (merged over BASE_SETTINGS)
    * @param {Record<string, string>} files workspace files: relative path -> content
+   * @param {{trusted?: boolean}} options trusted: false opens the workspace in Restricted Mode
    */
-  constructor(name, settings, files) {
+  constructor(name, settings, files, options = {}) {
     this.name = name;
+    this.trusted = options.trusted ?? true;
     this.tmp = fs.mkdtempSync(path.join(os.tmpdir(), `fullgraph-e2e-${name}-`));
     this.userData = path.join(this.tmp, "user-data");
     this.extensions = path.join(this.tmp, "extensions");
@@ -120,10 +124,7 @@ class CodeServer {
       fs.mkdirSync(dir, { recursive: true });
     }
     fs.writeFileSync(this.csConfig, "auth: none\ncert: false\n");
-    fs.writeFileSync(
-      path.join(this.userData, "User", "settings.json"),
-      JSON.stringify({ ...BASE_SETTINGS, ...settings }, null, 2),
-    );
+    this.writeUserSettings(settings);
     for (const [rel, content] of Object.entries(files)) {
       const file = path.join(this.workspace, rel);
       fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -136,6 +137,55 @@ class CodeServer {
     /** @type {import("playwright-core").Page | undefined} */
     this.page = undefined;
     this.shots = 0;
+  }
+
+  /**
+   * Write the settings files before the start: machine-scoped settings (fullgraph.interpreter) go to the Remote
+   * settings (Machine/settings.json), where VS Code reads them in a remote window such as code-server's; the
+   * rest to the User settings.
+   * @param {Record<string, unknown>} settings merged over BASE_SETTINGS
+   */
+  writeUserSettings(settings) {
+    const trust = this.trusted
+      ? { "security.workspace.trust.enabled": false }
+      : { "security.workspace.trust.enabled": true, "security.workspace.trust.startupPrompt": "never" };
+    /** @type {Record<string, unknown>} */
+    const user = { ...BASE_SETTINGS, ...trust };
+    /** @type {Record<string, unknown>} */
+    const machine = {};
+    for (const [key, value] of Object.entries(settings)) {
+      (MACHINE_SETTINGS.includes(key) ? machine : user)[key] = value;
+    }
+    fs.writeFileSync(path.join(this.userData, "User", "settings.json"), JSON.stringify(user, null, 2));
+    fs.mkdirSync(path.join(this.userData, "Machine"), { recursive: true });
+    fs.writeFileSync(path.join(this.userData, "Machine", "settings.json"), JSON.stringify(machine, null, 2));
+  }
+
+  /**
+   * Change settings as a user does: open the settings.json, replace its text, save (VS Code does not notice a
+   * settings.json rewritten behind its back). "remote" is the Remote (machine) settings of code-server, where
+   * machine-scoped settings such as fullgraph.interpreter belong in a remote window: VS Code does not apply
+   * them from the local User settings there. Returns to the previous editor.
+   * @param {"user" | "remote"} which
+   * @param {Record<string, unknown>} settings merged over what the file has
+   */
+  async editSettings(which, settings) {
+    const file = path.join(this.userData, which === "user" ? "User" : "Machine", "settings.json");
+    const current = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, "utf8") || "{}") : {};
+    const wanted = { ...current, ...settings };
+    await this.runCommand(which === "user" ? "Preferences: Open User Settings (JSON)" : "Preferences: Open Remote Settings (JSON)");
+    await this.p.waitForSelector('.tab.active[aria-label*="settings.json"]', { timeout: 30000 });
+    await this.focusEditor();
+    await this.p.keyboard.press("Control+A");
+    await this.p.keyboard.press("Delete");
+    await this.p.keyboard.insertText(JSON.stringify(wanted)); // one input event: no auto-closing brackets
+    await this.p.keyboard.press("Control+S");
+    await this.p.waitForSelector('.tab.active[aria-label*="settings.json"]:not(.dirty)', { timeout: 10000 });
+    const saved = JSON.parse(fs.readFileSync(file, "utf8"));
+    if (JSON.stringify(saved) !== JSON.stringify(wanted)) {
+      throw new Error(`settings.json was not saved as typed: ${JSON.stringify(saved)}`);
+    }
+    await this.p.keyboard.press("Control+W");
   }
 
   /** Install the .vsix, start code-server and open the workspace in Chromium. */
@@ -156,8 +206,9 @@ class CodeServer {
     this.proc = spawn(
       config.codeServer,
       ["--bind-addr", `127.0.0.1:${port}`, "--auth", "none", "--disable-telemetry", "--disable-update-check",
-        "--disable-workspace-trust", "--disable-getting-started-override", "--config", this.csConfig,
-        "--user-data-dir", this.userData, "--extensions-dir", this.extensions, this.workspace],
+        ...(this.trusted ? ["--disable-workspace-trust"] : []), "--disable-getting-started-override",
+        "--config", this.csConfig, "--user-data-dir", this.userData, "--extensions-dir", this.extensions,
+        this.workspace],
       // EXTENSIONS_GALLERY={}: no marketplace. detached: its own process group, killed as a whole in stop().
       { stdio: ["ignore", csLog, csLog], env: { ...process.env, EXTENSIONS_GALLERY: "{}" }, detached: true },
     );
@@ -337,6 +388,13 @@ class CodeServer {
     const row = this.p.locator(".quick-input-list .monaco-list-row", { hasText: label }).first();
     await row.waitFor({ timeout: 20000 });
     await this.p.keyboard.press("Enter");
+  }
+
+  /** Texts of the notification toasts on screen. */
+  notifications() {
+    return this.p.$$eval(".notifications-toasts .notification-toast", (ts) =>
+      ts.map((t) => /** @type {HTMLElement} */ (t).innerText.replace(/\s+/g, " ").trim()),
+    );
   }
 
   /** Text of the language status hover (the `{}` item next to "Python" in the status bar). */
