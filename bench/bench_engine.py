@@ -375,12 +375,24 @@ def breakdown_tree(tree: Path) -> dict:
                        "project.findings", "attach_fixes", "findings_for (rest)"), 0.0)
     parse_total = 0.0
     per_file = []
+    gcs = {"seconds": 0.0, "collections": [0, 0, 0], "_start": 0.0}
+
+    def on_gc(phase: str, info: dict) -> None:  # pauses of the cyclic GC, whichever step they fall in
+        if phase == "start":
+            gcs["_start"] = clock()
+        else:
+            gcs["seconds"] += clock() - gcs["_start"]
+            gcs["collections"][info["generation"]] += 1
+
+    gc.collect()
+    gc.callbacks.append(on_gc)
     t_all = clock()
     t0 = clock()
     ws = Workspace(discover(tree))
     files = ws.discover([tree])
     t["discover"] = clock() - t0
     errors = 0
+    gc_in_parse = 0.0
     for f in files:
         t0 = clock()
         modname, is_pkg = module_name_for(f)
@@ -408,6 +420,7 @@ def breakdown_tree(tree: Path) -> dict:
         t["decode"] += t3 - t2
         t["analyze"] += t4 - t3
         t["project.set_module"] += t5 - t4
+        gc_before = gcs["seconds"]
         p0 = clock()
         try:
             ast.parse(text, filename=f)
@@ -415,6 +428,7 @@ def breakdown_tree(tree: Path) -> dict:
             pass
         p1 = clock()
         parse_total += p1 - p0
+        gc_in_parse += gcs["seconds"] - gc_before
         per_file.append((f, t4 - t3, p1 - p0, count_lines(text)))
     # findings_for: split into the project's reachability/findings pass and the fix offers
     real_findings, real_attach = ws.project.findings, fixes.attach_fixes
@@ -442,9 +456,11 @@ def breakdown_tree(tree: Path) -> dict:
     finally:
         fixes.attach_fixes = real_attach
         del ws.project.findings
-    total = clock() - t_all
+        gc.callbacks.remove(on_gc)
+    total = clock() - t_all - parse_total  # the reference parses are not part of check
+    gc_seconds = gcs["seconds"] - gc_in_parse
     per_file.sort(key=lambda x: -x[1])
-    ratios = sorted(a / p for _f, a, p, _n in per_file if p > 0)
+    ratios = sorted(a / p for _f, a, p, n in per_file if p > 0 and n >= 100)  # tiny files: timer noise
 
     def q(x: float) -> float:
         return ratios[min(len(ratios) - 1, int(x * len(ratios)))] if ratios else float("nan")
@@ -453,6 +469,8 @@ def breakdown_tree(tree: Path) -> dict:
         "tree": str(tree), "files": len(files), "unreadable_or_undecodable": errors, "findings": len(findings),
         "total_seconds": total, "steps_seconds": t,
         "steps_share": {k: v / total for k, v in t.items()},
+        "gc_pauses_seconds (inside the steps)": gc_seconds, "gc_share": gc_seconds / total,
+        "gc_collections_by_generation": gcs["collections"],
         "ast.parse_seconds (reference, not in total)": parse_total,
         "analyze_over_parse_whole_tree": t["analyze"] / parse_total if parse_total else None,
         "analyze_over_parse_per_file": {"median": q(0.5), "p90": q(0.9), "max": ratios[-1] if ratios else None},
@@ -466,10 +484,13 @@ def print_breakdown(b: dict) -> None:
     print(f"\n(d2) where `check` spends its time: in-process, jobs=1, {b['files']} files of {b['tree']}")
     rows = [[k, f"{v:.2f}", f"{b['steps_share'][k] * 100:.1f}%"] for k, v in b["steps_seconds"].items()]
     rows.append(["total", f"{b['total_seconds']:.2f}", "100%"])
+    rows.append(["  of which cyclic-GC pauses", f"{b['gc_pauses_seconds (inside the steps)']:.2f}",
+                 f"{b['gc_share'] * 100:.1f}%"])
     print("\n".join("  " + ln for ln in table(["step", "seconds", "share"], rows).splitlines()))
+    print(f"  GC collections by generation (0, 1, 2), reference parses included: {b['gc_collections_by_generation']}")
     pf = b["analyze_over_parse_per_file"]
     print(f"  reference: ast.parse of every file {b['ast.parse_seconds (reference, not in total)']:.2f} s -> analyze/parse "
-          f"over the tree {b['analyze_over_parse_whole_tree']:.1f}x; per file median {pf['median']:.1f}x, "
+          f"over the tree {b['analyze_over_parse_whole_tree']:.1f}x; per file (>= 100 lines) median {pf['median']:.1f}x, "
           f"p90 {pf['p90']:.1f}x, max {pf['max']:.1f}x")
     print("  slowest files to analyze:")
     rows = [[s["file"], str(s["lines"]), f"{s['analyze_s']:.3f}", f"{s['ratio']:.1f}x", f"{s['share_of_analyze'] * 100:.1f}%"]
