@@ -81,7 +81,8 @@ code_server_install() {
   mkdir -p "$cache"
   tar czf "$cache/ripgrep-v13.0.0-10-x86_64-unknown-linux-musl.tar.gz" -C /usr/bin rg
   # npm_config_yes: node-pty's postinstall runs `npx node-gyp`, which an npmrc with yes=false refuses.
-  (cd "$dir" && npm_config_yes=true npm ci --no-audit --no-fund --loglevel=error)
+  # npm_config_unsafe_perm: code-server's postinstall.sh refuses to run as root without it.
+  (cd "$dir" && npm_config_yes=true npm_config_unsafe_perm=true npm ci --no-audit --no-fund --loglevel=error)
 }
 
 export -f apt_packages check_venv code_server_install
