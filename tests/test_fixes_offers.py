@@ -315,7 +315,7 @@ def test_custom_op_not_offered_for_unused_results():
 def test_custom_op_namespace_from_config():
     src = registry.BY_CODE["FG206"].examples[0].code
     new = fixed(src, "custom-op", "FG206", custom_op_namespace="myproj")
-    assert 'custom_op("myproj::erf_op", mutates_args=())' in new
+    assert 'custom_op("myproj::f_erf_op", mutates_args=())' in new
 
 
 def test_fstring_not_offered_when_the_string_is_computed_with():
