@@ -261,6 +261,7 @@ function torchOnlyPython() {
 after(() => {
   if (torchVenv) {
     fs.rmSync(torchVenv, { recursive: true, force: true });
+    log("removed", torchVenv);
   }
 });
 

@@ -562,6 +562,7 @@ class CodeServer {
         liveGroups.delete(pid);
       }
       fs.rmSync(this.tmp, { recursive: true, force: true });
+      log(this.name, "stopped");
     }
   }
 }
