@@ -141,7 +141,9 @@ export class PythonEnvironments implements vscode.Disposable {
     }
     const envPath = this.api.environments.getActiveEnvironmentPath(resource);
     const resolved = await this.api.environments.resolveEnvironment(envPath);
-    return resolved?.executable.uri?.fsPath ?? undefined;
+    // An environment without a python executable (e.g. an empty conda env) has only a folder: the probe then
+    // reports it as unusable and the next candidate is tried.
+    return resolved?.executable.uri?.fsPath ?? envPath.path;
   }
 
   dispose(): void {
