@@ -1,0 +1,289 @@
+"""Language-server latency and memory benchmark (issue 4).
+
+    .venv/bin/python bench/lsp_latency.py [--quick]
+
+1. didChange -> publishDiagnostics latency on a 2,000-line and a 6,000-line model file (realistic
+   nn.Module code with compiled roots and breaks), median and p95 over 200 edits, each reported as a
+   ratio to `ast.parse` of the same text measured in the same run (the machines are shared and noisy).
+2. The server's RSS after 10,000 edits across 20 open files, sampled after warm-up and at the end.
+
+Writes bench/results/lsp.json.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import asyncio
+import json
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from lsprotocol import types as t
+from pygls.lsp.client import LanguageClient
+
+BLOCK = '''
+
+class Block{i}(nn.Module):
+    """Block {i}: attention-ish mixing, an MLP, a debug print and a data-dependent cleanup."""
+
+    def __init__(self, dim: int = 16):
+        super().__init__()
+        self.norm = nn.LayerNorm(dim)
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.proj = nn.Linear(dim, dim)
+        self.fc1 = nn.Linear(dim, 4 * dim)
+        self.fc2 = nn.Linear(4 * dim, dim)
+        self.debug = False
+
+    def attend(self, x: torch.Tensor) -> torch.Tensor:
+        q, k, v = self.qkv(self.norm(x)).chunk(3, dim=-1)
+        att = (q @ k.transpose(-2, -1)) / math.sqrt(q.size(-1))
+        att = F.softmax(att, dim=-1)
+        if self.debug:
+            log_shape("att{i}", att)
+        return self.proj(att @ v)
+
+    def mlp(self, x):
+        h = F.gelu(self.fc1(x))
+        if torch.isnan(h).any():
+            h = torch.nan_to_num(h)
+        return self.fc2(h)
+
+    def forward(self, x):
+        x = x + self.attend(x)
+        x = x + self.mlp(x)
+        if not torch.compiler.is_compiling():
+            logger.debug("block {i} done")
+        return x
+'''
+
+HEADER = '''"""A generated model file for the latency benchmark."""
+import logging
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+logger = logging.getLogger(__name__)
+
+
+def log_shape(name, t):
+    print(name, tuple(t.shape))  # a break reached from every block
+'''
+
+
+def model_file(lines: int) -> str:
+    parts = [HEADER]
+    i = 0
+    while sum(p.count("\n") for p in parts) < lines - 20:
+        parts.append(BLOCK.format(i=i))
+        i += 1
+    names = ", ".join(f"Block{j}()" for j in range(i))
+    parts.append(f'''
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.Sequential({names})
+
+    def forward(self, x):
+        return self.blocks(x)
+
+
+model = torch.compile(Model(), fullgraph=True)
+''')
+    return "".join(parts)
+
+
+class Bench:
+    def __init__(self):
+        self.client = LanguageClient("bench", "1")
+        self.waiters: dict[tuple[str, int], asyncio.Future] = {}
+        self.latest: dict[str, int] = {}
+
+        @self.client.feature(t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def _pd(p: t.PublishDiagnosticsParams):
+            fut = self.waiters.pop((p.uri, p.version), None)
+            if fut is not None and not fut.done():
+                fut.set_result(len(p.diagnostics))
+
+        @self.client.feature(t.CLIENT_REGISTER_CAPABILITY)
+        def _reg(p):
+            return None
+
+        @self.client.feature(t.WORKSPACE_CONFIGURATION)
+        def _cfg(p):
+            return [None for _ in p.items]
+
+        @self.client.feature(t.WINDOW_WORK_DONE_PROGRESS_CREATE)
+        def _wd(p):
+            return None
+
+        @self.client.feature(t.WINDOW_LOG_MESSAGE)
+        def _log(p):
+            return None
+
+    async def start(self, root: Path):
+        await self.client.start_io(sys.executable, "-m", "fullgraph", "lsp")
+        caps = t.ClientCapabilities(general=t.GeneralClientCapabilities(position_encodings=["utf-16"]))
+        await self.client.initialize_async(t.InitializeParams(
+            capabilities=caps, root_uri=root.as_uri(), workspace_folders=[t.WorkspaceFolder(uri=root.as_uri(), name="b")],
+            initialization_options={"settings": {"debounce": 0}}))
+        self.client.initialized(t.InitializedParams())
+
+    @property
+    def pid(self) -> int:
+        return self.client._server.pid  # the server subprocess
+
+    def rss_kib(self) -> int:
+        with open(f"/proc/{self.pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        return 0
+
+    async def open(self, uri: str, text: str) -> None:
+        fut = asyncio.get_running_loop().create_future()
+        self.waiters[(uri, 0)] = fut
+        self.client.text_document_did_open(t.DidOpenTextDocumentParams(
+            text_document=t.TextDocumentItem(uri=uri, language_id="python", version=0, text=text)))
+        self.latest[uri] = 0
+        await asyncio.wait_for(fut, 120)
+
+    async def edit(self, uri: str, line: int, col: int, new: str, wait: bool = True) -> float:
+        version = self.latest[uri] + 1
+        self.latest[uri] = version
+        fut = asyncio.get_running_loop().create_future()
+        self.waiters[(uri, version)] = fut
+        t0 = time.perf_counter()
+        self.client.text_document_did_change(t.DidChangeTextDocumentParams(
+            text_document=t.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[t.TextDocumentContentChangePartial(
+                range=t.Range(t.Position(line, col), t.Position(line, col)), text=new)]))
+        if not wait:
+            self.waiters.pop((uri, version), None)
+            return 0.0
+        await asyncio.wait_for(fut, 120)
+        return time.perf_counter() - t0
+
+    async def stop(self):
+        await self.client.shutdown_async(None)
+        self.client.exit(None)
+        await asyncio.sleep(0.2)
+
+
+def parse_time(text: str, reps: int = 15) -> float:
+    ts = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        ast.parse(text)
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts)
+
+
+def pct(xs, q):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))]
+
+
+async def latency(n_lines: int, edits: int, tmp: Path) -> dict:
+    text = model_file(n_lines)
+    path = tmp / f"model_{n_lines}.py"
+    path.write_text(text)
+    b = Bench()
+    await b.start(tmp)
+    await b.open(path.as_uri(), text)
+    await asyncio.sleep(0.5)  # let the workspace index settle
+    rng = random.Random(n_lines)
+    lines = text.splitlines()
+    comment_lines = [i for i, s in enumerate(lines) if s.strip() and not s.strip().startswith('"""')]
+    lat, ratios = [], []
+    for k in range(edits):
+        i = rng.choice(comment_lines)
+        # type a character at the end of a line (inside a comment when the line has one, else a space
+        # before the newline): the file keeps parsing, like most keystrokes
+        col = len(lines[i])
+        ch = " "
+        lines[i] += ch
+        dt = await b.edit(path.as_uri(), i, col, ch)
+        lat.append(dt)
+        if k % 20 == 0:  # the reference, interleaved with the measurements
+            ref = parse_time("\n".join(lines), reps=5)
+            ratios.append(ref)
+    ref = statistics.median(ratios)
+    await b.stop()
+    return {
+        "lines": len(lines), "edits": edits,
+        "median_ms": statistics.median(lat) * 1000, "p95_ms": pct(lat, 0.95) * 1000,
+        "ast_parse_ms": ref * 1000,
+        "median_ratio": statistics.median(lat) / ref, "p95_ratio": pct(lat, 0.95) / ref,
+    }
+
+
+async def memory(files: int, edits: int, tmp: Path) -> dict:
+    text = model_file(2000)
+    b = Bench()
+    await b.start(tmp)
+    uris = []
+    for i in range(files):
+        p = tmp / f"mem_{i}.py"
+        p.write_text(text)
+        uris.append(p.as_uri())
+        await b.open(p.as_uri(), text)
+    lens = {u: [len(x) for x in text.splitlines()] for u in uris}
+    rng = random.Random(7)
+    samples = []
+    warm = edits // 10
+    for k in range(edits):
+        uri = uris[k % files]
+        line = rng.randrange(len(lens[uri]))
+        col = lens[uri][line]
+        lens[uri][line] += 1
+        # trailing spaces keep the file parsing; wait for every 50th result so the queue stays real
+        await b.edit(uri, line, col, " ", wait=(k % 50 == 49))
+        if k == warm or (k > warm and k % (edits // 10) == 0) or k == edits - 1:
+            await asyncio.sleep(0.2)
+            samples.append((k + 1, b.rss_kib()))
+    await b.stop()
+    base = samples[0][1]
+    return {"files": files, "edits": edits, "rss_after_warmup_mib": base / 1024,
+            "rss_end_mib": samples[-1][1] / 1024, "growth_pct": (samples[-1][1] - base) / base * 100,
+            "samples": samples}
+
+
+async def main(quick: bool) -> dict:
+    out = {"machine": {"nproc": os.cpu_count(), "python": sys.version.split()[0]}, "when": time.strftime("%Y-%m-%d %H:%M")}
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        n_edits = 40 if quick else 200
+        for n in (2000, 6000):
+            sub = tmp / f"lat{n}"
+            sub.mkdir()
+            r = await latency(n, n_edits, sub)
+            out[f"latency_{n}"] = r
+            print(f"didChange->diagnostics, {r['lines']} lines, {r['edits']} edits: median {r['median_ms']:.1f} ms "
+                  f"(x{r['median_ratio']:.1f} ast.parse), p95 {r['p95_ms']:.1f} ms (x{r['p95_ratio']:.1f}); "
+                  f"ast.parse {r['ast_parse_ms']:.1f} ms")
+        sub = tmp / "mem"
+        sub.mkdir()
+        m = await memory(20, 1000 if quick else 10000, sub)
+        out["memory"] = m
+        print(f"RSS over {m['edits']} edits across {m['files']} open files: {m['rss_after_warmup_mib']:.0f} MiB after "
+              f"warm-up -> {m['rss_end_mib']:.0f} MiB at the end ({m['growth_pct']:+.1f}%)")
+    return out
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    res = asyncio.run(main(args.quick))
+    dest = Path(__file__).parent / "results"
+    dest.mkdir(exist_ok=True)
+    (dest / "lsp.json").write_text(json.dumps(res, indent=2))
