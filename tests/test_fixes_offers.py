@@ -326,3 +326,29 @@ def test_fstring_not_offered_when_the_string_is_computed_with():
 def test_suppress_is_safe_and_last():
     for f in check_code(registry.BY_CODE["FG101"].examples[0].code):
         assert f.fixes[-1].id == "suppress" and f.fixes[-1].safe
+
+
+def test_validate_rejects_edits_that_do_not_parse(tmp_path):
+    from fullgraph.api import Workspace
+    from fullgraph.config import Config
+    from fullgraph.fixes.base import FixContext, TextEdit
+    from fullgraph.positions import Pos, Span
+
+    p = tmp_path / "m.py"
+    p.write_text("import torch\n\n\ndef f(x):\n    return x\n\n\ny = 1\n")
+    ws = Workspace(Config(project_root=str(tmp_path)))
+    ws.check([p])
+    ctx = FixContext(ws)
+    src = ctx.source(str(p.resolve()))
+
+    def ok(*edits):
+        return ctx.validate(src, list(edits))
+
+    at = lambda line, col: Pos(line, col)  # noqa: E731
+    assert ok(TextEdit(Span(at(4, 4), at(4, 12)), "return x + 1"))
+    assert not ok(TextEdit(Span(at(4, 4), at(4, 12)), "return (x"))  # inside a function
+    assert ok(TextEdit(Span(at(1, 0), at(1, 0)), "z = 2\n"))  # whole lines between statements
+    assert not ok(TextEdit(Span(at(1, 0), at(1, 0)), "z = (\n"))
+    assert ok(TextEdit(Span(at(3, 0), at(3, 0)), "@torch.no_grad()\n"))  # a decorator joins the def
+    assert not ok(TextEdit(Span(at(3, 0), at(3, 0)), "@torch.no_grad()\n\n"))  # ... only if it touches it
+    assert not ok(TextEdit(Span(at(4, 0), at(7, 0)), "    return x\n  y = 1\n"))  # across statements: full parse

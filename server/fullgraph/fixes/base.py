@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Iterable
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
+from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..positions import Pos, Span, split_lines
 from ..torchinfo import ALL_VERSIONS, TorchVersion, VersionRange
@@ -194,10 +194,11 @@ class Source:
                 return i
         return None
 
-    def fragment_at(self, line: int) -> "Fragment":
+    def range_at(self, line: int) -> tuple[int, int] | None:
+        """First and last line of the top-level statement(s) covering `line`."""
         i = self.top_index_at(line)
         if i is None:
-            give_up("not inside a top-level statement")
+            return None
         a, b, _ = self.top_level()[i]
         # a top-level statement sharing its first/last line with another (`a = 1; b = 2`) is one line
         top = self.top_level()
@@ -208,6 +209,13 @@ class Source:
         while j + 1 < len(top) and top[j + 1][0] <= b:
             j += 1
             b = max(b, top[j][1])
+        return a, b
+
+    def fragment_at(self, line: int) -> "Fragment":
+        r = self.range_at(line)
+        if r is None:
+            give_up("not inside a top-level statement")
+        a, b = r
         key = (a, b)
         if key not in self._fragments:
             try:
@@ -336,6 +344,7 @@ class Fragment:
         self._wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
         self._pos = None
         self._parents = None
+        self._index = None
 
     @property
     def positions(self):
@@ -346,7 +355,15 @@ class Fragment:
     @property
     def parents(self):
         if self._parents is None:
-            self._parents = self._wrapper.resolve(ParentNodeProvider)
+            # a plain walk over `children` is several times cheaper than ParentNodeProvider's visitor
+            parents: dict = {}
+            stack = [self.module]
+            while stack:
+                n = stack.pop()
+                for c in n.children:
+                    parents[c] = n
+                    stack.append(c)
+            self._parents = parents
         return self._parents
 
     def span_of(self, node: cst.CSTNode) -> Span:
@@ -364,15 +381,15 @@ class Fragment:
 
     def nodes_covering(self, span: Span, types: tuple | type = cst.CSTNode) -> list:
         """Nodes of `types` whose range contains `span`, innermost first."""
-        out = []
-        for node, r in self.positions.items():
-            if not isinstance(node, types):
-                continue
-            s = Span(Pos(r.start.line - 1 + self.first, r.start.column), Pos(r.end.line - 1 + self.first, r.end.column))
-            if s.start <= span.start and span.end <= s.end:
-                out.append((s, node))
-        out.sort(key=lambda t: (t[0].start, _neg(t[0].end)), reverse=True)
-        return [n for _, n in out]
+        if self._index is None:
+            f = self.first - 1
+            self._index = [((r.start.line + f, r.start.column), (r.end.line + f, r.end.column), node)
+                           for node, r in self.positions.items()]
+        s0 = (span.start.line, span.start.col)
+        e0 = (span.end.line, span.end.col)
+        out = [(s, e, n) for s, e, n in self._index if s <= s0 and e0 <= e and isinstance(n, types)]
+        out.sort(key=lambda t: (t[0], (-t[1][0], -t[1][1])), reverse=True)
+        return [n for _, _, n in out]
 
     def node_at(self, span: Span, types: tuple | type) -> Any:
         """The node of `types` with exactly this span, else the innermost one covering it."""
@@ -406,6 +423,34 @@ class Fragment:
                 return a
         return None
 
+    def render(self, nodes, indent: str) -> str:
+        """Code of statements as they would be written at `indent` in this fragment."""
+        from libcst._nodes.internal import CodegenState
+
+        st = CodegenState(default_indent=self.module.default_indent, default_newline=self.module.default_newline,
+                          indent_tokens=[indent] if indent else [])
+        for n in nodes:
+            n._codegen(st)
+        return "".join(st.tokens)
+
+    def replace_stmts(self, old: list, new: list) -> TextEdit | None:
+        """Replace consecutive sibling statements (whole lines, their leading comments included) by
+        `new`; renders only those statements, not the whole fragment."""
+        first_span = self.span_of(old[0])
+        first = first_span.start.line - len(old[0].leading_lines)
+        last = self.span_of(old[-1]).end.line
+        indent = self.src.line(first_span.start.line)[:first_span.start.col]
+        if indent.strip():
+            give_up("statement does not start its line")
+        s = self.src.starts[first]
+        e = self.src.starts[last + 1] if last + 1 < len(self.src.starts) else len(self.src.text)
+        return _minimal(self.src, s, self.src.text[s:e], self.render(new, indent))
+
+    def replace_expr(self, node, new_code: str) -> TextEdit | None:
+        sp = self.span_of(node)
+        s, e = self.src.offset(sp.start), self.src.offset(sp.end)
+        return _minimal(self.src, s, self.src.text[s:e], new_code)
+
     def rewrite(self, replacements: dict) -> TextEdit | None:
         """Replace nodes (by identity) and return the minimal edit, or None if nothing changed.
 
@@ -414,22 +459,26 @@ class Fragment:
         return self.edit_to(new_module.code)
 
     def edit_to(self, new_text: str) -> TextEdit | None:
-        old = self.text
-        if new_text == old:
-            return None
-        i = 0
-        n = min(len(old), len(new_text))
-        while i < n and old[i] == new_text[i]:
-            i += 1
-        j = 0
-        while j < n - i and old[len(old) - 1 - j] == new_text[len(new_text) - 1 - j]:
-            j += 1
-        # do not split a \r\n pair
-        while i > 0 and old[i - 1] == "\r" and i < len(old) and old[i] == "\n":
-            i -= 1
-        s = self.start_off + i
-        e = self.start_off + len(old) - j
-        return TextEdit(Span(self.src.pos(s), self.src.pos(e)), new_text[i:len(new_text) - j])
+        return _minimal(self.src, self.start_off, self.text, new_text)
+
+
+def _minimal(src: "Source", start_off: int, old: str, new_text: str) -> TextEdit | None:
+    """The smallest edit turning `old` (at start_off in src) into `new_text`."""
+    if new_text == old:
+        return None
+    i = 0
+    n = min(len(old), len(new_text))
+    while i < n and old[i] == new_text[i]:
+        i += 1
+    j = 0
+    while j < n - i and old[len(old) - 1 - j] == new_text[len(new_text) - 1 - j]:
+        j += 1
+    # do not split a \r\n pair
+    while i > 0 and old[i - 1] == "\r" and i < len(old) and old[i] == "\n":
+        i -= 1
+    s = start_off + i
+    e = start_off + len(old) - j
+    return TextEdit(Span(src.pos(s), src.pos(e)), new_text[i:len(new_text) - j])
 
 
 def _neg(p: Pos):
@@ -492,12 +541,40 @@ class FixContext:
         return "torch", [src.line_insert(src.imports_end_line(), "import torch" + src.newline)]
 
     def validate(self, src: Source, edits: list[TextEdit]) -> bool:
+        """The edited module parses.  Parsing only what changed is enough: each edit lies inside one
+        top-level statement (that statement's new text must parse on its own, at column 0) or inserts
+        whole lines between top-level statements (they must parse on their own).  Anything else is
+        checked by parsing the whole new text."""
+        groups: dict[tuple[int, int], list[TextEdit]] = {}
         try:
-            new = apply_edits(src.text, edits, src.starts)
-            ast.parse(new)
+            for e in edits:
+                s, t = e.range.start, e.range.end
+                r = src.range_at(s.line)
+                if s == t and s.col == 0 and (r is None or r[0] == s.line) and \
+                        e.new_text.endswith(("\n", "\r")) and _parses(e.new_text):
+                    continue  # whole lines inserted between top-level statements
+                if r is None or t.line > r[1]:
+                    ast.parse(apply_edits(src.text, edits, src.starts))
+                    return True
+                groups.setdefault(r, []).append(e)
+            for (a, b), eds in groups.items():
+                s_off = src.starts[a]
+                e_off = src.starts[b + 1] if b + 1 < len(src.starts) else len(src.text)
+                seg = src.text[s_off:e_off]
+                shifted = [TextEdit(Span(Pos(x.range.start.line - a, x.range.start.col),
+                                         Pos(x.range.end.line - a, x.range.end.col)), x.new_text) for x in eds]
+                ast.parse(apply_edits(seg, shifted))
         except (SyntaxError, ValueError):
             return False
         return True
+
+
+def _parses(code: str) -> bool:
+    try:
+        ast.parse(code)
+    except (SyntaxError, ValueError):
+        return False
+    return True
 
 
 def text_of(workspace, path: str) -> str | None:

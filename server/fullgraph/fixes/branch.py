@@ -171,22 +171,20 @@ def _replace(frag, br: _Branch, make) -> list:
     """make(true_code, false_code) -> replacement expression code."""
     if br.kind == "expr":
         (_, tc, ec, _, _), = br.pairs
-        return [frag.rewrite({br.node: cst.parse_expression(make(tc, ec)).with_changes(
-            lpar=br.node.lpar, rpar=br.node.rpar)})]
+        code = make(tc, ec)
+        cst.parse_expression(code)
+        return [frag.replace_expr(br.node, code)]
     if br.kind == "return":
         (_, tc, ec, _, _), = br.pairs
         new = cst.parse_statement(f"return {make(tc, ec)}").with_changes(leading_lines=br.node.leading_lines)
-        reps = {br.node: new}
-        for r in br.remove:
-            reps[r] = cst.RemovalSentinel.REMOVE
-        return [frag.rewrite(reps)]
+        return [frag.replace_stmts([br.node, *br.remove], [new])]
     stmts = []
     for i, (name, tc, ec, _, _) in enumerate(br.pairs):
         s = cst.parse_statement(f"{name} = {make(tc, ec)}")
         if i == 0:
             s = s.with_changes(leading_lines=br.node.leading_lines)
         stmts.append(s)
-    return [frag.rewrite({br.node: cst.FlattenSentinel(stmts)})]
+    return [frag.replace_stmts([br.node], stmts)]
 
 
 class TorchWhere(Fix):

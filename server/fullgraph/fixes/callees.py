@@ -80,7 +80,7 @@ class NonstrictTrace(Fix):
             func = frag.code(call.func).strip()
             if func.split(".")[-1] != fs.name or not all(p.isidentifier() for p in func.split(".")):
                 give_up("the call does not name the function")
-            e = frag.rewrite({call.func: cst.parse_expression(f"{tn}._dynamo.nonstrict_trace({func})")})
+            e = frag.replace_expr(call.func, f"{tn}._dynamo.nonstrict_trace({func})")
             return Offer(f"Trace `{fs.name}` non-strictly: `{tn}._dynamo.nonstrict_trace({func})(…)` (it must stay "
                          "pure: no side effects)", edits + [e])
         if mod.path != f.path:
@@ -97,8 +97,7 @@ class NonstrictTrace(Fix):
             if len(idx) != 1:
                 give_up("disable decorator not found")
             i = idx[0]
-            decos[i] = decos[i].with_changes(decorator=new_deco.decorator)
-            e = frag.rewrite({fdef: fdef.with_changes(decorators=decos)})
+            e = frag.replace_expr(decos[i].decorator, f"{tn}._dynamo.nonstrict_trace")
             return Offer(f"Replace `@{frag.code(fdef.decorators[i].decorator).strip()}` on `{fs.name}` by "
                          f"`@{tn}._dynamo.nonstrict_trace` (it must stay pure: no side effects)", edits + [e])
         if fdef.decorators:
@@ -233,7 +232,7 @@ class CustomOp(Fix):
         while line > 0 and src.line(line - 1).lstrip().startswith("#"):
             line -= 1
         ins = src.line_insert(line, code)
-        e = frag.rewrite({expr: cst.parse_expression(f"{opname}({', '.join(inputs)})")})
+        e = frag.replace_expr(expr, f"{opname}({', '.join(inputs)})")
         return Offer(f"Wrap `{short_call(callee)}` in a custom op `{qual}` ({fake_note})", edits + [ins, e])
 
 

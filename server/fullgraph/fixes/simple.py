@@ -85,7 +85,7 @@ class Guard(Fix):
             # right after an existing guard: join it instead of stacking another `if`
             moved = stmt.with_changes(leading_lines=[ln for ln in stmt.leading_lines if ln.comment is not None])
             new_prev = prev.with_changes(body=prev.body.with_changes(body=[*prev.body.body, moved]))
-            e = frag.rewrite({block: block.with_changes(body=[*body[:i - 1], new_prev, *body[i + 1:]])})
+            e = frag.replace_stmts([prev, stmt], [new_prev])
             if e is None:
                 give_up()
             what = short(_first_line(frag.code(small) if small is not None else code))
@@ -95,7 +95,7 @@ class Guard(Fix):
             body=cst.IndentedBlock(body=[stmt.with_changes(leading_lines=[])]),
             leading_lines=stmt.leading_lines,
         )
-        e = frag.rewrite({stmt: new_if})
+        e = frag.replace_stmts([stmt], [new_if])
         if e is None:
             give_up()
         if small is not None:
@@ -129,12 +129,11 @@ class RemoveGraphBreak(Fix):
         has_comment = any(ln.comment is not None for ln in keep)
         if i + 1 < len(body):
             nxt = body[i + 1]
-            new_body = body[:i] + [nxt.with_changes(leading_lines=[*keep, *nxt.leading_lines])] + body[i + 2:]
+            e = frag.replace_stmts([stmt, nxt], [nxt.with_changes(leading_lines=[*keep, *nxt.leading_lines])])
         elif len(body) == 1 or has_comment:
-            new_body = body[:i] + [cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=keep)]
+            e = frag.replace_stmts([stmt], [cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=keep)])
         else:
-            new_body = body[:i]
-        e = frag.rewrite({block: block.with_changes(body=new_body)})
+            e = frag.replace_stmts([stmt], [])
         if e is None:
             give_up()
         return Offer("Remove the explicit `graph_break()` call", [e])
@@ -160,7 +159,7 @@ class CloneRewrite(Fix):
         code = frag.code(arg).strip()
         if not isinstance(arg, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or arg.lpar:
             code = f"({code})"
-        e = frag.rewrite({call: cst.parse_expression(f"{code}.clone()")})
+        e = frag.replace_expr(call, f"{code}.clone()")
         kind = "" if f.data.get("tensor_arg") else "assumes a tensor; "
         return Offer(f"Use `{short(code, 30)}.clone()` instead of `copy.deepcopy()` ({kind}differs for leaf "
                      "tensors that require grad: the clone stays connected to autograd)", [e])
@@ -194,7 +193,7 @@ class TorchMath(Fix):
         if len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
             give_up("not a one-argument call")
         tn, edits = ctx.torch_name(src)
-        e = frag.rewrite({call.func: cst.parse_expression(f"{tn}.{target}")})
+        e = frag.replace_expr(call.func, f"{tn}.{target}")
         return Offer(f"Use `{tn}.{target}()` instead of `{func}()` (returns a tensor, not a Python float)",
                      edits + [e])
 
@@ -283,7 +282,8 @@ class FString(Fix):
                 body.append("{" + p[1] + p[2] + "}")
         new = f"f{quote}{''.join(body)}{quote}"
         self._check_use(ctx, frag, top)
-        e = frag.rewrite({top: cst.parse_expression(new)})
+        cst.parse_expression(new)
+        e = frag.replace_expr(top, new)
         return Offer(f"Use the f-string `{short(new, 40)}` (0-d tensors format as numbers)", [e])
 
     def _flatten(self, frag, node, parts) -> bool:
