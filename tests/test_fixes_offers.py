@@ -350,5 +350,5 @@ def test_validate_rejects_edits_that_do_not_parse(tmp_path):
     assert ok(TextEdit(Span(at(1, 0), at(1, 0)), "z = 2\n"))  # whole lines between statements
     assert not ok(TextEdit(Span(at(1, 0), at(1, 0)), "z = (\n"))
     assert ok(TextEdit(Span(at(3, 0), at(3, 0)), "@torch.no_grad()\n"))  # a decorator joins the def
-    assert not ok(TextEdit(Span(at(3, 0), at(3, 0)), "@torch.no_grad()\n\n"))  # ... only if it touches it
+    assert not ok(TextEdit(Span(at(7, 0), at(7, 0)), "@torch.no_grad()\n"))  # ... not an assignment
     assert not ok(TextEdit(Span(at(4, 0), at(7, 0)), "    return x\n  y = 1\n"))  # across statements: full parse
