@@ -45,6 +45,16 @@ def f(x: torch.Tensor):
 def f(x: torch.Tensor):
     return x * 2 if x.sum() > 0 else x.abs()
 ''', "f(torch.randn(5))", ()),
+    # reorderable-logging: print of a tensor and a constant in the compiled frame
+    "reorderable-print": ('''import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x: torch.Tensor):
+    y = x * 2
+    print("y =", y)
+    return y + 1
+''', "f(torch.randn(4))", ()),
     # guard on a with-block whose names are not used afterwards
     "guard-with-block": ('''import torch
 
