@@ -196,7 +196,9 @@ class Workspace:
         mod = self.project.modules.get(path)
         return bool(mod is not None and getattr(mod, "library", False))
 
-    def findings_for(self, paths: Iterable[str] | None = None) -> list[Finding]:
+    def findings_for(self, paths: Iterable[str] | None = None, fixes: bool = True) -> list[Finding]:
+        """Findings in `paths` (all files when None).  With `fixes`, each carries its offered fixes
+        and their edits (the editor asks for them in a second step: `attach_fixes`)."""
         want = None if paths is None else {os.path.abspath(p) for p in paths}
         out = self.project.findings(want)
         for path, (code, msg) in self.file_errors.items():
@@ -205,12 +207,16 @@ class Workspace:
         for path, mod in self.project.modules.items():
             if (want is None or path in want) and self.config.code_enabled("FG001"):
                 out.extend(syntax_findings(mod))
-        from .fixes import attach_fixes
-
-        user = [f for f in out if not self.is_library(f.path)]  # installed libraries are read-only
-        attach_fixes(user, self)
+        if fixes:
+            self.attach_fixes(out)
         out.sort(key=Finding.sort_key)
         return out
+
+    def attach_fixes(self, findings: list[Finding]) -> None:
+        from .fixes import attach_fixes
+
+        user = [f for f in findings if not self.is_library(f.path)]  # installed libraries are read-only
+        attach_fixes(user, self)
 
     # ---- files on disk -------------------------------------------------------------------------
     def discover(self, paths: Iterable[Path]) -> list[str]:

@@ -93,8 +93,18 @@ class ModuleAnalyzer:
         return self.lines.span_from_ast(node)
 
     def text_of(self, node: ast.AST) -> str:
+        """The source text of a node (from the line index: ast.get_source_segment re-splits the
+        whole file on every call, which made analysis quadratic)."""
+        seg = None
         try:
-            seg = ast.get_source_segment(self.text, node)
+            span = self.span(node)
+            if span.start.line == span.end.line:
+                seg = self.lines.line(span.start.line)[span.start.col:span.end.col]
+            elif span.end.line - span.start.line < 20:
+                parts = [self.lines.line(span.start.line)[span.start.col:]]
+                parts += [self.lines.line(i) for i in range(span.start.line + 1, span.end.line)]
+                parts.append(self.lines.line(span.end.line)[:span.end.col])
+                seg = "\n".join(parts)
         except Exception:
             seg = None
         if seg is None:

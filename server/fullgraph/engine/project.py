@@ -280,9 +280,12 @@ class Project:
                 m = self.find_method(e.target, e.attr or "", near)
             if m is not None:
                 return [m]
-            # self.sub(x) where self.sub = Sub(...): calling a module held in an attribute
+            # self.sub(x) where self.sub = Sub(...): calling a module held in an attribute; calling an
+            # nn.Sequential (a container attribute) calls each of its modules
             out = []
-            for t in self.attr_types(e.target, e.attr or "", near):
+            types = self.attr_types(e.target, e.attr or "", near)
+            types += [t for t in self.attr_types(e.target, e.attr or "", near, containers=True) if t not in types]
+            for t in types:
                 out.extend(self.module_call(t, near))
             return out
         if k == "super":

@@ -51,6 +51,7 @@ class DocResult:
     findings: list[Finding]
     diagnostics: list[t.Diagnostic]
     done: asyncio.Event = field(default_factory=asyncio.Event)
+    fixes_done: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 class FullgraphServer(LanguageServer):
@@ -176,11 +177,23 @@ class FullgraphServer(LanguageServer):
 
     def _engine_analyze(self, path: str, text: str) -> list[Finding]:
         self._set_buffer(self.ws, path, text)
-        return self._with_runtime(path, text, self.ws.findings_for([path]))
+        return self._with_runtime(path, text, self.ws.findings_for([path], fixes=False))
 
     def _engine_findings(self, path: str) -> list[Finding]:
         text = self.ws.texts.get(path)
-        return self._with_runtime(path, text, self.ws.findings_for([path]))
+        return self._with_runtime(path, text, self.ws.findings_for([path], fixes=False))
+
+    def _engine_fixes(self, path: str, text: str, findings: list[Finding]) -> list[Finding] | None:
+        """Second phase: the fixes of the findings just published (skipped if the buffer moved on)."""
+        if self.ws.texts.get(path) != text:
+            return None
+        import copy
+
+        out = [copy.copy(f) for f in findings]
+        for f in out:
+            f.data = dict(f.data)
+        self.ws.attach_fixes([f for f in out if f.origin != "runtime"])
+        return out
 
     def _with_runtime(self, path: str, text: str | None, findings: list[Finding]) -> list[Finding]:
         """Merge the breaks Dynamo reported at run time: a static finding on the same line becomes
@@ -268,8 +281,35 @@ class FullgraphServer(LanguageServer):
             self.log("debug", f"analysed {os.path.basename(path)} v{version}: {len(findings)} findings in "
                               f"{(time.perf_counter() - started) * 1000:.0f} ms")
             await self._refresh_others(uri)
+            await self._add_fixes(uri, version, path, text, findings)
         except asyncio.CancelledError:
             pass
+
+    async def _add_fixes(self, uri: str, version, path: str, text: str, findings: list[Finding]) -> None:
+        """Squiggles first, lightbulbs a moment later: computing fix edits costs more than the
+        analysis, so they are attached in a second step and the diagnostics re-sent with them."""
+        if not findings:
+            res = self.results.get(uri)
+            if res is not None and res.version == version:
+                res.fixes_done.set()
+            return
+        started = time.perf_counter()
+        try:
+            fixed = await asyncio.get_running_loop().run_in_executor(self.engine, self._engine_fixes, path, text, findings)
+        except Exception as e:
+            log.exception("fixes failed")
+            self.log("error", f"computing fixes for {path} failed: {e.__class__.__name__}: {e}")
+            return
+        if fixed is None or self.workspace.get_text_document(uri).version != version:
+            return
+        self._store(uri, version, text, fixed)
+        self.results[uri].fixes_done.set()
+        self.log("debug", f"fixes for {os.path.basename(path)} v{version} in {(time.perf_counter() - started) * 1000:.0f} ms")
+        if self.pull and self.refresh_support:
+            try:
+                self.workspace_diagnostic_refresh(None)
+            except Exception:
+                pass
 
     def _store(self, uri: str, version, text: str, findings: list[Finding]) -> None:
         idx = LineIndex(text)
@@ -306,6 +346,7 @@ class FullgraphServer(LanguageServer):
             if _keys(findings) != _keys(res.findings):
                 changed_any = True
                 self._store(uri, doc.version, res.text, findings)
+                asyncio.ensure_future(self._add_fixes(uri, doc.version, path, res.text, findings))
         if changed_any and self.pull and self.refresh_support:
             try:
                 self.workspace_diagnostic_refresh(None)
@@ -342,7 +383,7 @@ server = FullgraphServer()
 
 
 def _keys(findings: list[Finding]):
-    return [(f.code, f.span, f.severity, f.message, tuple(x.id for x in f.fixes)) for f in findings]
+    return [(f.code, f.span, f.severity, f.message, f.origin) for f in findings]
 
 
 # ---- lifecycle -------------------------------------------------------------------------------------
@@ -563,12 +604,23 @@ def _wants(kinds, kind: str) -> bool:
 async def code_action(ls: FullgraphServer, params: t.CodeActionParams):
     kinds = params.context.only
     actions: list[t.CodeAction] = []
+    uri = params.text_document.uri
     if _wants(kinds, t.CodeActionKind.QuickFix.value):
+        current = None
         for d in params.context.diagnostics:
             if d.source != cv.SOURCE or not isinstance(d.data, dict):
                 continue
             code = d.data.get("code") or d.code
             fixes = d.data.get("fixes") or []
+            if not fixes:
+                # the client holds diagnostics from before the fixes were attached: take them from
+                # the same diagnostic in the latest result (no re-analysis)
+                if current is None:
+                    current = await _fixed_result(ls, uri)
+                for cd in (current.diagnostics if current is not None else []):
+                    if cd.code == d.code and cd.range == d.range:
+                        fixes = (cd.data or {}).get("fixes") or []
+                        break
             preferred_done = False
             for fx in fixes:
                 actions.append(t.CodeAction(
@@ -586,13 +638,24 @@ async def code_action(ls: FullgraphServer, params: t.CodeActionParams):
                                             kind=t.CodeActionKind.QuickFix, diagnostics=[d],
                                             edit=_workspace_edit([sup])))
     if kinds and any(str(getattr(k, "value", k)) in ("source", "source.fixAll", FIX_ALL_KIND) for k in kinds):
-        res = await ls.result_for(params.text_document.uri)
+        res = await _fixed_result(ls, uri)
         if res is not None:
             edits = _fix_all_edits(res)
             if edits:
                 actions.append(t.CodeAction(title="fullgraph: Fix all auto-fixable graph breaks",
                                             kind=FIX_ALL_KIND, edit=_workspace_edit(edits)))
     return actions or None
+
+
+async def _fixed_result(ls: FullgraphServer, uri: str) -> DocResult | None:
+    res = await ls.result_for(uri)
+    if res is None:
+        return None
+    try:
+        await asyncio.wait_for(res.fixes_done.wait(), timeout=30)
+    except asyncio.TimeoutError:
+        pass
+    return ls.results.get(uri)
 
 
 def _fix_all_edits(res: DocResult) -> list[dict]:
