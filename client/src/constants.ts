@@ -26,10 +26,18 @@ export const Commands = {
   explainRule: "fullgraph.explainRule",
 } as const;
 
-/** Settings whose change needs a new server process; the others reach the server as didChangeConfiguration. */
+/**
+ * Settings whose change restarts the server: all but showNotifications (read by the client when it notifies) and
+ * trace.server (applied live by the language client). The server is also sent workspace/didChangeConfiguration,
+ * but a restart guarantees that every open file is analysed again and its diagnostics pulled again.
+ */
 export const RESTART_SETTINGS = [
   "fullgraph.enable",
   "fullgraph.interpreter",
   "fullgraph.importStrategy",
+  "fullgraph.select",
+  "fullgraph.ignore",
+  "fullgraph.torchVersion",
+  "fullgraph.codeLens",
   "fullgraph.logLevel",
 ] as const;

@@ -41,7 +41,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (needsRestart(event, RESTART_SETTINGS)) {
         restart("settings changed");
       } else if (event.affectsConfiguration(CONFIG_SECTION)) {
-        log.debug("fullgraph settings changed; the server is told with workspace/didChangeConfiguration");
+        log.debug("fullgraph settings changed (no restart needed)");
       }
     }),
     python.onDidChange(() => {

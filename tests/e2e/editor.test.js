@@ -347,6 +347,17 @@ describe("VS Code: no usable interpreter, then the setting is fixed", () => {
     assert.match(logText, /\(Re\)starting the server: settings changed/);
     assert.match(logText, /Using interpreter from fullgraph\.interpreter: \S+ \(Python 3\./);
   });
+
+  it("applies a change of fullgraph.ignore (by restarting the server)", async () => {
+    const restarts = () => (cs.extensionLog().match(/\(Re\)starting the server: settings changed/g) ?? []).length;
+    const before = restarts();
+    await cs.editSettings("user", { "fullgraph.ignore": ["FG1"] });
+    const left = EXPECTED.filter((e) => !e.code.startsWith("FG1"));
+    await cs.until(`${left.length} squiggles (FG1xx ignored)`, async () => (await cs.squiggleCount("error")) === left.length);
+    assert.deepEqual(sorted(parseProblems(await cs.problems())), sorted(left));
+    assert.equal(restarts(), before + 1);
+    await cs.screenshot("ignore-FG1");
+  });
 });
 
 describe("VS Code: Restricted Mode (untrusted workspace) runs nothing from the workspace", () => {

@@ -207,6 +207,7 @@ class CodeServer {
       config.codeServer,
       ["--bind-addr", `127.0.0.1:${port}`, "--auth", "none", "--disable-telemetry", "--disable-update-check",
         ...(this.trusted ? ["--disable-workspace-trust"] : []), "--disable-getting-started-override",
+        ...(process.env.FULLGRAPH_E2E_TRACE ? ["--log", "trace"] : []),
         "--config", this.csConfig, "--user-data-dir", this.userData, "--extensions-dir", this.extensions,
         this.workspace],
       // EXTENSIONS_GALLERY={}: no marketplace. detached: its own process group, killed as a whole in stop().
