@@ -28,8 +28,9 @@ export const Commands = {
 
 /**
  * Settings whose change restarts the server: all but showNotifications (read by the client when it notifies) and
- * trace.server (applied live by the language client). The server is also sent workspace/didChangeConfiguration,
- * but a restart guarantees that every open file is analysed again and its diagnostics pulled again.
+ * trace.server (applied live by the language client); those reach the running server as
+ * workspace/didChangeConfiguration. A restart guarantees that every open file is analysed again and its
+ * diagnostics pulled again.
  */
 export const RESTART_SETTINGS = [
   "fullgraph.enable",

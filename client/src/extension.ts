@@ -40,8 +40,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (needsRestart(event, RESTART_SETTINGS)) {
         restart("settings changed");
-      } else if (event.affectsConfiguration(CONFIG_SECTION)) {
-        log.debug("fullgraph settings changed (no restart needed)");
+      } else if (event.affectsConfiguration(CONFIG_SECTION) && !event.affectsConfiguration("fullgraph.trace")) {
+        void manager?.sendSettings();
       }
     }),
     python.onDidChange(() => {

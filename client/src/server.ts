@@ -2,6 +2,7 @@ import * as fs from "fs";
 import * as path from "path";
 import * as vscode from "vscode";
 import {
+  DidChangeConfigurationNotification,
   LanguageClient,
   LanguageClientOptions,
   MessageType,
@@ -234,11 +235,9 @@ export class ServerManager implements vscode.Disposable {
       outputChannel: channel,
       traceOutputChannel: channel,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
+      // Later changes: a restart (see RESTART_SETTINGS) or sendSettings(); the server also asks for the
+      // `fullgraph` section with workspace/configuration, which the client answers from the settings.
       initializationOptions: { settings: getServerSettings(launch) },
-      // The server registers no didChangeConfiguration capability, so this is what makes the client send
-      // workspace/didChangeConfiguration ({settings: {fullgraph: ...}}) when an analysis setting changes.
-      // eslint-disable-next-line @typescript-eslint/no-deprecated
-      synchronize: { configurationSection: CONFIG_SECTION },
       initializationFailedHandler: (error) => {
         log.error(`Server initialization failed: ${String(error)}`);
         return false;
@@ -279,6 +278,16 @@ export class ServerManager implements vscode.Disposable {
       );
       await client.dispose().catch(() => undefined);
     }
+  }
+
+  /** Tell the running server about settings that do not need a restart (workspace/didChangeConfiguration). */
+  async sendSettings(): Promise<void> {
+    const client = this.client;
+    if (!client?.isRunning()) {
+      return;
+    }
+    const settings = getServerSettings(getLaunchSettings());
+    await client.sendNotification(DidChangeConfigurationNotification.type, { settings: { [CONFIG_SECTION]: settings } });
   }
 
   private async stopClient(): Promise<void> {

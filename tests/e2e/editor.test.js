@@ -349,9 +349,13 @@ describe("VS Code: no usable interpreter, then the setting is fixed", () => {
   });
 
   it("applies a change of fullgraph.ignore (by restarting the server)", async () => {
-    const restarts = () => (cs.extensionLog().match(/\(Re\)starting the server: settings changed/g) ?? []).length;
+    const count = (/** @type {RegExp} */ re) => (cs.extensionLog().match(re) ?? []).length;
+    const restarts = () => count(/\(Re\)starting the server: settings changed/g);
+    const started = () => count(/Server started: fullgraph/g);
     const before = restarts();
+    const startedBefore = started();
     await cs.editSettings("user", { "fullgraph.ignore": ["FG1"] });
+    await cs.until("the server restarted", async () => started() === startedBefore + 1);
     const left = EXPECTED.filter((e) => !e.code.startsWith("FG1"));
     await cs.until(`${left.length} squiggles (FG1xx ignored)`, async () => (await cs.squiggleCount("error")) === left.length);
     assert.deepEqual(sorted(parseProblems(await cs.problems())), sorted(left));
