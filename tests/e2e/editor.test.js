@@ -5,7 +5,8 @@
 //
 // Environment: FULLGRAPH_VSIX (default ./fullgraph-linux-x64.vsix), FULLGRAPH_E2E_PYTHON (a Python with fullgraph
 // installed, default ./.venv/bin/python), FULLGRAPH_E2E_TORCH_PYTHON (a Python with only torch installed; when
-// unset, a venv is created with `pip install torch==2.13.0`), FULLGRAPH_E2E_OUT (screenshots, logs; ./e2e-out),
+// unset, a venv is made with `pip install torch==2.13.0` in FULLGRAPH_E2E_CACHE, default ~/.cache/fullgraph-e2e,
+// and reused), FULLGRAPH_E2E_OUT (screenshots, logs; ./e2e-out),
 // CODE_SERVER, CHROMIUM.
 "use strict";
 
@@ -226,10 +227,20 @@ describe("VS Code: fullgraph on a model, server from the project's environment",
 
 /** @type {string | undefined} */
 let torchPython;
-/** @type {string | undefined} */
-let torchVenv;
 
-/** A Python with torch==2.13.0 and nothing else (in particular no fullgraph, pygls or libcst); created once. */
+/** @param {string} python */
+function probeTorchOnly(python) {
+  return execFileSync(
+    python,
+    ["-c", "import importlib.util as u, torch; print(torch.__version__, u.find_spec('fullgraph'), u.find_spec('pygls'), u.find_spec('libcst'))"],
+    { encoding: "utf8" },
+  ).trim();
+}
+
+/**
+ * A Python with torch==2.13.0 and nothing else (in particular no fullgraph, pygls or libcst). The venv is kept in
+ * ~/.cache/fullgraph-e2e (FULLGRAPH_E2E_CACHE) and reused: creating it takes ~30 s, deleting its ~1 GB even more.
+ */
 function torchOnlyPython() {
   if (torchPython) {
     return torchPython;
@@ -237,33 +248,34 @@ function torchOnlyPython() {
   if (process.env.FULLGRAPH_E2E_TORCH_PYTHON) {
     torchPython = process.env.FULLGRAPH_E2E_TORCH_PYTHON;
   } else {
-    torchVenv = fs.mkdtempSync(path.join(os.tmpdir(), "fullgraph-e2e-torch-venv-"));
-    const base = process.env.FULLGRAPH_E2E_BASE_PYTHON || "python3";
-    log("creating a venv with only torch==2.13.0 in", torchVenv);
-    execFileSync(base, ["-m", "venv", torchVenv], { stdio: "inherit" });
-    torchPython = path.join(torchVenv, "bin", "python");
-    // Pinned: an unpinned torch would pull a multi-GB CUDA build.
-    execFileSync(torchPython, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "torch==2.13.0"], {
-      stdio: "inherit",
-      timeout: 600000,
-    });
+    const cache = process.env.FULLGRAPH_E2E_CACHE || path.join(os.homedir(), ".cache", "fullgraph-e2e");
+    const venv = path.join(cache, "torch-2.13.0-venv");
+    const python = path.join(venv, "bin", "python");
+    let reusable;
+    try {
+      reusable = /^2\.13\.0\S* None None None$/.test(probeTorchOnly(python));
+    } catch {
+      reusable = false; // no venv yet, or a broken one
+    }
+    if (!reusable) {
+      fs.rmSync(venv, { recursive: true, force: true });
+      fs.mkdirSync(cache, { recursive: true });
+      const base = process.env.FULLGRAPH_E2E_BASE_PYTHON || "python3";
+      log("creating a venv with only torch==2.13.0 in", venv);
+      execFileSync(base, ["-m", "venv", venv], { stdio: "inherit" });
+      // Pinned: an unpinned torch would pull a multi-GB CUDA build.
+      execFileSync(python, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "torch==2.13.0"], {
+        stdio: "inherit",
+        timeout: 600000,
+      });
+    }
+    torchPython = python;
   }
-  const probe = execFileSync(
-    torchPython,
-    ["-c", "import importlib.util as u, torch; print(torch.__version__, u.find_spec('fullgraph'), u.find_spec('pygls'), u.find_spec('libcst'))"],
-    { encoding: "utf8" },
-  ).trim();
+  const probe = probeTorchOnly(torchPython);
   log("torch-only python:", torchPython, probe);
   assert.match(probe, /^2\.13\.0\S* None None None$/, "the interpreter must have torch 2.13.0 and no fullgraph/pygls/libcst");
   return torchPython;
 }
-
-after(() => {
-  if (torchVenv) {
-    fs.rmSync(torchVenv, { recursive: true, force: true });
-    log("removed", torchVenv);
-  }
-});
 
 describe("VS Code: bundled server under a Python that has only torch installed", () => {
   /** @type {CodeServer} */
