@@ -105,7 +105,8 @@ export function registerCommands(context: vscode.ExtensionContext, manager: Serv
     if (state.kind === "running" || (state.kind === "stopped" && state.runtime)) {
       return state.runtime;
     }
-    return manager.resolveRuntime(undefined, true);
+    const resolved = await manager.resolveRuntime(undefined, true);
+    return "runtime" in resolved ? resolved.runtime : undefined;
   };
   const rules = new RuleDocumentProvider(runtime);
 

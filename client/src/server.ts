@@ -121,10 +121,13 @@ export class ServerManager implements vscode.Disposable {
   }
 
   /**
-   * Decide strategy, interpreter and environment. Returns undefined (and reports why) when nothing usable exists.
-   * Also used on its own by commands that run the CLI while the server is disabled.
+   * Decide strategy, interpreter and environment; when nothing usable exists, report why (a notification if
+   * `interactive`) and return the message. Also used by commands that run the CLI while no server runs.
    */
-  async resolveRuntime(launch: LaunchSettings = getLaunchSettings(), interactive = true): Promise<Runtime | undefined> {
+  async resolveRuntime(
+    launch: LaunchSettings = getLaunchSettings(),
+    interactive = true,
+  ): Promise<{ runtime: Runtime } | { error: string }> {
     let strategy = launch.importStrategy;
     let requirements: Requirements = { needsFullgraph: strategy === "fromEnvironment" };
     if (strategy === "useBundled") {
@@ -143,12 +146,11 @@ export class ServerManager implements vscode.Disposable {
         strategy = "fromEnvironment";
         requirements = { needsFullgraph: true };
       } else {
-        this.fail(
+        return this.fail(
           "This copy of the extension has no bundled server, and an untrusted workspace may not use the " +
             "environment's fullgraph. Trust the workspace or install the extension from its .vsix.",
           interactive,
         );
-        return undefined;
       }
     } else {
       log.info("Import strategy fromEnvironment: running the fullgraph installed with the interpreter");
@@ -168,17 +170,16 @@ export class ServerManager implements vscode.Disposable {
         : 'Install Python 3.10 or newer, select it in the Python extension, or set "fullgraph.interpreter" to its path.';
       const message =
         `No usable Python interpreter for the fullgraph server. Tried: ${resolution.attempts.join("; ")}. ${fix}`;
-      this.fail(message, interactive);
-      return undefined;
+      return this.fail(message, interactive);
     }
-    return { interpreter: resolution.interpreter, strategy, ...where };
+    return { runtime: { interpreter: resolution.interpreter, strategy, ...where } };
   }
 
-  private fail(message: string, interactive: boolean): void {
-    this.setState({ kind: "failed", message });
+  /** Log (and, if interactive, notify about) why no server can run; returns the message. */
+  private fail(message: string, interactive: boolean): { error: string } {
     if (!interactive) {
       log.error(message);
-      return;
+      return { error: message };
     }
     const actions = ["Open Settings", "Show Logs"];
     if (vscode.extensions.getExtension(PYTHON_EXTENSION_ID)) {
@@ -193,6 +194,7 @@ export class ServerManager implements vscode.Disposable {
         void vscode.commands.executeCommand("python.setInterpreter");
       }
     });
+    return { error: message };
   }
 
   private async doRestart(reason: string): Promise<void> {
@@ -209,10 +211,12 @@ export class ServerManager implements vscode.Disposable {
       `Settings: interpreter ${JSON.stringify(launch.interpreter)}, importStrategy ${launch.importStrategy}, ` +
         `logLevel ${launch.logLevel}, workspace ${launch.trusted ? "trusted" : "untrusted (Restricted Mode)"}`,
     );
-    const runtime = await this.resolveRuntime(launch);
-    if (!runtime) {
+    const resolved = await this.resolveRuntime(launch);
+    if ("error" in resolved) {
+      this.setState({ kind: "failed", message: resolved.error });
       return;
     }
+    const { runtime } = resolved;
     const { interpreter } = runtime;
     const args = [...interpreter.args, "-m", "fullgraph", "lsp"];
     log.info(
@@ -271,11 +275,12 @@ export class ServerManager implements vscode.Disposable {
     } catch (err) {
       this.client = undefined;
       const message = err instanceof Error ? err.message : String(err);
-      this.fail(
+      const { error } = this.fail(
         `The fullgraph server failed to start with ${interpreter.executable}: ${message}. ` +
           "The fullgraph output channel has the server's error output.",
         true,
       );
+      this.setState({ kind: "failed", message: error });
       await client.dispose().catch(() => undefined);
     }
   }
