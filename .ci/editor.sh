@@ -51,7 +51,8 @@ skip() {
 }
 
 apt_packages() {
-  local pkgs=(chromium neovim ripgrep pkg-config libkrb5-dev)
+  # fonts: chromium only recommends them, and the tests measure rendered text
+  local pkgs=(chromium fonts-liberation fonts-dejavu-core neovim ripgrep pkg-config libkrb5-dev)
   local missing=()
   for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
