@@ -51,8 +51,10 @@ skip() {
 }
 
 apt_packages() {
-  # fonts: chromium only recommends them, and the tests measure rendered text
-  local pkgs=(chromium fonts-liberation fonts-dejavu-core neovim ripgrep pkg-config libkrb5-dev)
+  # Fonts: chromium only recommends them, and the end-to-end test measures rendered text on a line with CJK
+  # characters and an emoji (which would otherwise be drawn as empty boxes in the screenshots).
+  local pkgs=(chromium fonts-liberation fonts-dejavu-core fonts-wqy-microhei fonts-noto-color-emoji
+    neovim ripgrep pkg-config libkrb5-dev)
   local missing=()
   for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
