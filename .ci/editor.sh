@@ -100,11 +100,14 @@ NPM_OK=$?
 if [ "$NPM_OK" -eq 0 ]; then
   step "typecheck (tsc)" 300 npm run -s typecheck
   step "lint (eslint)" 300 npm run -s lint
+  step "client unit tests" 120 npm run -s test:unit
   step "grammar tests" 120 npm run -s test:grammar
   step "package .vsix" 600 npm run -s package
   PACKAGE_OK=$?
 else
-  for s in "typecheck (tsc)" "lint (eslint)" "grammar tests" "package .vsix"; do skip "$s" "npm ci failed"; done
+  for s in "typecheck (tsc)" "lint (eslint)" "client unit tests" "grammar tests" "package .vsix"; do
+    skip "$s" "npm ci failed"
+  done
   PACKAGE_OK=1
 fi
 

@@ -8,7 +8,7 @@ export default tseslint.config(
   ...tseslint.configs.strictTypeChecked,
   ...tseslint.configs.stylisticTypeChecked,
   {
-    files: ["src/**/*.ts"],
+    files: ["src/**/*.ts", "test/**/*.ts"],
     languageOptions: {
       parserOptions: { project: "./tsconfig.json", tsconfigRootDir: import.meta.dirname },
     },
@@ -21,6 +21,14 @@ export default tseslint.config(
       eqeqeq: ["error", "always"],
       "no-console": "error",
     },
+  },
+  {
+    files: ["test/**/*.ts"],
+    languageOptions: {
+      parserOptions: { project: "./test/tsconfig.json", tsconfigRootDir: import.meta.dirname },
+    },
+    // node:test's describe()/it() return promises that the runner itself awaits
+    rules: { "@typescript-eslint/no-floating-promises": "off" },
   },
   {
     files: ["eslint.config.mjs"],

@@ -2,14 +2,8 @@ import { execFile } from "child_process";
 import * as vscode from "vscode";
 import { Commands, DIAGNOSTIC_SOURCE, FIX_ALL_KIND } from "./constants";
 import { log, notify } from "./logger";
+import { parseRules, RuleInfo } from "./rules";
 import { Runtime, ServerManager } from "./server";
-
-/** One entry of `python -m fullgraph rules --format json`. */
-export interface RuleInfo {
-  code: string;
-  name: string;
-  summary: string;
-}
 
 const RULE_SCHEME = "fullgraph-rule";
 const CLI_TIMEOUT_MS = 30000;
@@ -34,24 +28,6 @@ export function runCli(runtime: Runtime, args: readonly string[]): Promise<strin
       },
     );
   });
-}
-
-export function parseRules(stdout: string): RuleInfo[] {
-  const data: unknown = JSON.parse(stdout);
-  if (!Array.isArray(data)) {
-    throw new Error("`fullgraph rules --format json` did not print a JSON list");
-  }
-  const text = (value: unknown): string => (typeof value === "string" ? value : "");
-  const rules: RuleInfo[] = [];
-  for (const item of data as unknown[]) {
-    if (typeof item === "object" && item !== null) {
-      const r = item as Record<string, unknown>;
-      if (typeof r.code === "string") {
-        rules.push({ code: r.code, name: text(r.name), summary: text(r.summary) });
-      }
-    }
-  }
-  return rules;
 }
 
 /** Rule codes of the fullgraph diagnostics on the cursor line of the active editor. */
