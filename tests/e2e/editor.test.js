@@ -153,7 +153,7 @@ describe("VS Code: fullgraph on a model, server from the project's environment",
     const before = await cs.squiggleCount("error");
     const { line, col } = EXPECTED[1];
     await cs.goTo(line, col);
-    const offered = await cs.quickFix("fullgraph (FG102): Skip");
+    const offered = await cs.quickFix('fullgraph (FG102): Skip `logger.info("forward done")` when compiled');
     log("quick fixes offered:", JSON.stringify(offered));
     assert.ok(offered.some((t) => t.startsWith("fullgraph (FG102): Disable FG102 for this line")), JSON.stringify(offered));
     await cs.until("the guarded logger call", async () => (await cs.editorText()).includes("if not torch.compiler.is_compiling():"));
