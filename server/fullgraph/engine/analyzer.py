@@ -30,7 +30,7 @@ from .summary import (
 from .values import U, Val
 
 _BUILTINS = frozenset(dir(builtins))
-_SUPPRESS_RE = re.compile(r"#\s*fullgraph:\s*ignore(?:\[(?P<codes>[A-Za-z0-9_,\s]*)\])?", re.I)
+_SUPPRESS_RE = re.compile(r"#\s*fullgraph:\s*ignore(?![\w-])(?:\[(?P<codes>[A-Za-z0-9_,\s]*)\])?", re.I)
 
 
 @dataclass

@@ -69,6 +69,8 @@ def to_diagnostic(f: Finding, idx: LineIndex, enc: str, uri_of: Callable[[str], 
     fixes = []
     edits_by_fix = f.data.get("fix_edits") or {}
     for ref in f.fixes:
+        if ref.id == "suppress":
+            continue  # the editor offers "Disable FGnnn for this line" (suppress_edit) instead
         edits = []
         for e in edits_by_fix.get(ref.id, []):
             epath = e.get("path") or f.path

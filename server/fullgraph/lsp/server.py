@@ -34,6 +34,7 @@ from . import convert as cv
 log = logging.getLogger("fullgraph.lsp")
 
 FIX_ALL_KIND = "source.fixAll.fullgraph"
+FIX_BATCH = 1  # findings per fix-computation job on the engine thread (keystrokes jump the queue)
 # Settings the VS Code client owns (the server accepts and ignores them).
 CLIENT_SETTINGS = {"enable", "interpreter", "importStrategy", "showNotifications", "path", "trace", "args", "cwd"}
 SERVER_SETTINGS = {"select", "ignore", "extendSelect", "extendIgnore", "torchVersion", "roots", "exclude",
@@ -130,6 +131,11 @@ class FullgraphServer(LanguageServer):
         self.ws = ws
         self.indexed = False
         self.generation += 1
+        # results of the old configuration must not answer the next pull
+        for task in self.tasks.values():
+            task.cancel()
+        self.tasks.clear()
+        self.results.clear()
 
     # ---- paths ---------------------------------------------------------------------------------
     def path_of(self, uri: str) -> str | None:
@@ -183,17 +189,12 @@ class FullgraphServer(LanguageServer):
         text = self.ws.texts.get(path)
         return self._with_runtime(path, text, self.ws.findings_for([path], fixes=False))
 
-    def _engine_fixes(self, path: str, text: str, findings: list[Finding]) -> list[Finding] | None:
-        """Second phase: the fixes of the findings just published (skipped if the buffer moved on)."""
+    def _engine_fixes(self, path: str, text: str, findings: list[Finding]) -> bool:
+        """Second phase: attach fixes to some findings just published (False if the buffer moved on)."""
         if self.ws.texts.get(path) != text:
-            return None
-        import copy
-
-        out = [copy.copy(f) for f in findings]
-        for f in out:
-            f.data = dict(f.data)
-        self.ws.attach_fixes([f for f in out if f.origin != "runtime"])
-        return out
+            return False
+        self.ws.attach_fixes([f for f in findings if f.origin != "runtime"])
+        return True
 
     def _with_runtime(self, path: str, text: str | None, findings: list[Finding]) -> list[Finding]:
         """Merge the breaks Dynamo reported at run time: a static finding on the same line becomes
@@ -294,13 +295,26 @@ class FullgraphServer(LanguageServer):
                 res.fixes_done.set()
             return
         started = time.perf_counter()
-        try:
-            fixed = await asyncio.get_running_loop().run_in_executor(self.engine, self._engine_fixes, path, text, findings)
-        except Exception as e:
-            log.exception("fixes failed")
-            self.log("error", f"computing fixes for {path} failed: {e.__class__.__name__}: {e}")
-            return
-        if fixed is None or self.workspace.get_text_document(uri).version != version:
+        import copy
+
+        fixed = [copy.copy(f) for f in findings]
+        for f in fixed:
+            f.data = dict(f.data)
+        loop = asyncio.get_running_loop()
+        # In small batches, so the analysis of the next keystroke never waits behind a whole file's
+        # fixes: a newer version abandons this work between batches.
+        for i in range(0, len(fixed), FIX_BATCH):
+            if self.workspace.get_text_document(uri).version != version:
+                return
+            try:
+                ok = await loop.run_in_executor(self.engine, self._engine_fixes, path, text, fixed[i:i + FIX_BATCH])
+            except Exception as e:
+                log.exception("fixes failed")
+                self.log("error", f"computing fixes for {path} failed: {e.__class__.__name__}: {e}")
+                return
+            if not ok:
+                return
+        if self.workspace.get_text_document(uri).version != version:
             return
         self._store(uri, version, text, fixed)
         self.results[uri].fixes_done.set()
@@ -313,7 +327,14 @@ class FullgraphServer(LanguageServer):
 
     def _store(self, uri: str, version, text: str, findings: list[Finding]) -> None:
         idx = LineIndex(text)
-        diags = [self._diagnostic(f, idx, text, uri) for f in findings]
+        cache: dict[str, LineIndex | None] = {self.path_of(uri): idx}
+
+        def index_of(path: str) -> LineIndex | None:  # one LineIndex per file per publication
+            if path not in cache:
+                cache[path] = self.index_of(path)
+            return cache[path]
+
+        diags = [self._diagnostic(f, idx, text, uri, index_of) for f in findings]
         res = self.results.get(uri)
         if res is None or res.version != version:
             res = DocResult(version, text, idx, findings, diags)
@@ -325,8 +346,8 @@ class FullgraphServer(LanguageServer):
             self.text_document_publish_diagnostics(
                 t.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=version))
 
-    def _diagnostic(self, f: Finding, idx: LineIndex, text: str, uri: str) -> t.Diagnostic:
-        return cv.to_diagnostic(f, idx, self.encoding, self.uri_of, self.index_of,
+    def _diagnostic(self, f: Finding, idx: LineIndex, text: str, uri: str, index_of) -> t.Diagnostic:
+        return cv.to_diagnostic(f, idx, self.encoding, self.uri_of, index_of,
                                 suppress_edit=cv.suppression_edit(f, text, idx, self.encoding, uri))
 
     async def _refresh_others(self, changed_uri: str) -> None:
@@ -664,7 +685,7 @@ def _fix_all_edits(res: DocResult) -> list[dict]:
     taken: list[tuple] = []
     for d in res.diagnostics:
         for fx in (d.data or {}).get("fixes", []):
-            if not fx.get("safe"):
+            if not fx.get("safe") or fx.get("id") == "suppress":  # fix-all never adds suppressions
                 continue
             spans = [(e["uri"], (e["range"]["start"]["line"], e["range"]["start"]["character"]),
                       (e["range"]["end"]["line"], e["range"]["end"]["character"])) for e in fx["edits"]]
@@ -814,7 +835,9 @@ def _code_lens_command(ls: FullgraphServer, *args):
 
 
 def run(tcp: bool = False, port: int = 2087) -> None:
-    logging.basicConfig(level=logging.WARNING)
+    # stderr is shown as errors by editors: only real errors go there; the rest is window/logMessage
+    logging.basicConfig(level=logging.ERROR)
+    logging.getLogger("pygls").setLevel(logging.ERROR)
     if tcp:
         server.start_tcp("127.0.0.1", port)
     else:
