@@ -100,6 +100,8 @@ export function registerCommands(context: vscode.ExtensionContext, manager: Serv
 
     vscode.commands.registerCommand(Commands.fixAll, fixAll),
 
+    vscode.commands.registerCommand(Commands.runWithCapture, () => runWithCapture(runtime)),
+
     vscode.commands.registerCommand(Commands.explainRule, async (code?: unknown) => {
       try {
         await explainRule(typeof code === "string" ? code : undefined, runtime, rules);
@@ -112,6 +114,55 @@ export function registerCommands(context: vscode.ExtensionContext, manager: Serv
       }
     }),
   );
+}
+
+/** Quote one argument for a POSIX shell. */
+function shellQuote(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * "Run with Graph-Break Capture…": run the current file (or a command the user types) under
+ * `fullgraph trace` in a terminal. This executes the user's code, so it is an explicit command and only
+ * available in a trusted workspace; the record it writes (.fullgraph/breaks.json) is picked up by the server.
+ */
+async function runWithCapture(runtime: () => Promise<Runtime | undefined>): Promise<void> {
+  if (!vscode.workspace.isTrusted) {
+    void vscode.window.showWarningMessage(
+      "fullgraph: running code with graph-break capture needs a trusted workspace (it executes your program).",
+    );
+    return;
+  }
+  const rt = await runtime();
+  if (!rt) {
+    void vscode.window.showErrorMessage("fullgraph: no usable Python interpreter (see fullgraph: Show Logs).");
+    return;
+  }
+  const editor = vscode.window.activeTextEditor;
+  const file = editor?.document.languageId === "python" ? editor.document.uri.fsPath : undefined;
+  const python = rt.interpreter.command;
+  const suggestion = file ? `${shellQuote(python)} ${shellQuote(file)}` : `${shellQuote(python)} -m pytest`;
+  const command = await vscode.window.showInputBox({
+    title: "fullgraph: Run with Graph-Break Capture",
+    prompt: "The command to run; every graph break Dynamo meets is recorded and shown in the editor",
+    value: suggestion,
+    valueSelection: [suggestion.length, suggestion.length],
+  });
+  if (!command) {
+    return;
+  }
+  const folder =
+    (file ? vscode.workspace.getWorkspaceFolder(vscode.Uri.file(file)) : undefined) ??
+    vscode.workspace.workspaceFolders?.[0];
+  const terminal = vscode.window.createTerminal({
+    name: "fullgraph trace",
+    cwd: folder?.uri.fsPath,
+    env: rt.strategy === "useBundled" ? { PYTHONPATH: rt.env.PYTHONPATH } : undefined,
+  });
+  terminal.show();
+  const launcher = [python, ...rt.interpreter.args, "-m", "fullgraph", "trace", "--"].map(shellQuote).join(" ");
+  log.info(`Running with graph-break capture: ${launcher} ${command}`);
+  terminal.sendText(`${launcher} ${command}`);
 }
 
 /**

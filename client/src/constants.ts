@@ -24,6 +24,7 @@ export const Commands = {
   showLogs: "fullgraph.showLogs",
   fixAll: "fullgraph.fixAll",
   explainRule: "fullgraph.explainRule",
+  runWithCapture: "fullgraph.runWithCapture",
 } as const;
 
 /**

@@ -4,6 +4,25 @@ import { formatVersion } from "./python";
 import { ServerManager, ServerState, ServerStatus } from "./server";
 
 /** Number of fullgraph diagnostics of a document (diagnostics of other tools are not counted). */
+/** "5 min ago" for the ISO time of the last runtime capture. */
+export function captureAge(iso: string, now: number = Date.now()): string {
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) {
+    return iso;
+  }
+  const s = Math.max(0, Math.round((now - t) / 1000));
+  if (s < 60) {
+    return `${s} s ago`;
+  }
+  if (s < 3600) {
+    return `${Math.round(s / 60)} min ago`;
+  }
+  if (s < 86400) {
+    return `${Math.round(s / 3600)} h ago`;
+  }
+  return `${Math.round(s / 86400)} days ago`;
+}
+
 export function countFindings(uri: vscode.Uri): number {
   return vscode.languages.getDiagnostics(uri).filter((d) => d.source === DIAGNOSTIC_SOURCE).length;
 }
@@ -95,7 +114,7 @@ export class StatusItem implements vscode.Disposable {
           torchText(this.serverStatus) ?? "torch version not reported yet",
           this.serverStatus?.fullgraphVersion ? `fullgraph ${this.serverStatus.fullgraphVersion}` : undefined,
           `Python ${formatVersion(interpreter.version)}`,
-          this.serverStatus?.lastCapture ? `last capture ${this.serverStatus.lastCapture}` : undefined,
+          this.serverStatus?.lastCapture ? `last capture ${captureAge(this.serverStatus.lastCapture)}` : undefined,
         ];
         item.detail = parts.filter((p): p is string => Boolean(p)).join(" · ");
         return;
