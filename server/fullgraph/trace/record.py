@@ -323,6 +323,10 @@ def _steps(b: Break) -> list[Step]:
     from .parse import is_library_path
 
     chain = [fr for fr in frames[start:] if not is_library_path(fr["path"])]
+    if not chain:  # the root itself is library code (Dynamo compiled a library frame on its own)
+        chain = list(frames[start:])
+    if not chain:
+        return []
     inner = next((i for i in range(len(chain) - 1, -1, -1)
                   if _norm(chain[i]["path"]) == _norm(b.path) and chain[i]["line"] == b.line), len(chain) - 1)
     chain = chain[: inner + 1]
