@@ -391,3 +391,16 @@ def test_run_command_leaves_this_process_alone(tmp_path):
     assert dict(os.environ) == before_env and sys.path == before_path
     assert "_fullgraph_trace_hook" not in sys.modules
     assert list(tmp_path.iterdir()) == []
+
+
+def test_break_whose_root_is_library_code_has_a_path():
+    """Dynamo can compile a library frame on its own (transformers' wrappers): no user frames."""
+    from fullgraph.trace.record import Break, _steps
+
+    lib = "/usr/lib/python3/site-packages/transformers/utils/output_capturing.py"
+    b = Break(path=lib, line=239, column=None, end_line=None, end_column=None, gb_type="Unsupported context manager",
+              gb_code="GB0142", stack=[{"path": lib, "line": 230, "function": "wrapper"},
+                                      {"path": lib, "line": 239, "function": "inner"}],
+              root={"path": lib, "line": 225, "function": "wrapper", "fullgraph": False})
+    steps = _steps(b)
+    assert [s.qualname for s in steps] == ["wrapper", "inner"]
