@@ -232,3 +232,33 @@ def test_follow_from_the_cli(site):
     assert r.returncode == 1
     assert [Path(d["path"]).name for d in doc["diagnostics"]] == ["train.py"]  # findings in checked paths only
     assert "graph break inside fakelib" in doc["diagnostics"][0]["message"]
+
+
+def test_loop_over_a_sliced_module_list(tmp_path):
+    (tmp_path / "m.py").write_text(textwrap.dedent('''
+        import torch
+        import torch.nn as nn
+
+
+        class Layer(nn.Module):
+            def forward(self, x):
+                print("layer")
+                return x
+
+
+        class Net(nn.Module):
+            def __init__(self, n: int = 4):
+                super().__init__()
+                self.layers = nn.ModuleList([Layer() for _ in range(n)])
+
+            def forward(self, x, depth: int = 2):
+                for layer in self.layers[:depth]:
+                    x = layer(x)
+                return x
+
+
+        m = torch.compile(Net(), fullgraph=True)
+        '''))
+    res = Workspace(Config(project_root=str(tmp_path))).check([tmp_path])
+    assert [(f.code, f.span.start.line + 1) for f in res.findings] == [("FG101", 8)]
+    assert [s.qualname for s in res.findings[0].call_path] == ["m.Net.forward", "m.Layer.forward"]

@@ -929,6 +929,8 @@ class FunctionAnalyzer:
             if base.kind == V.DDSCALAR:
                 return V.DDSCALAR_V
             if base.kind == V.SELFATTR:
+                if isinstance(node.slice, ast.Slice):
+                    return base  # self.layers[:n]: still the container; iterating it gives its modules
                 return Val(V.ITEMOF, base.q, base.attr)
             return U
         if t is ast.JoinedStr:
