@@ -81,6 +81,18 @@ async def client(request, lsp_client: LanguageClient, tmp_path_factory):
     def _register(params):  # the recorded clients register file watchers dynamically
         return None
 
+    # remember each publication's version (two notifications can arrive in one read: a
+    # wait_for_notification() registered after the first would miss the second)
+    lsp_client.published = {}
+    fm = lsp_client.protocol.fm
+    original = fm.features[t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
+
+    def record(params: t.PublishDiagnosticsParams):
+        lsp_client.published[params.uri] = (params.version, list(params.diagnostics))
+        return original(params)
+
+    fm.features[t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = record
+
     result = await lsp_client.initialize_session(t.InitializeParams(
         capabilities=_caps(request.param),
         root_uri=ws.as_uri(),
@@ -119,19 +131,16 @@ async def diagnostics(client: LanguageClient, uri: str) -> list[t.Diagnostic]:
 
 
 async def change(client: LanguageClient, uri: str, text: str, version: int) -> list[t.Diagnostic]:
-    waiter = None if client.pull else asyncio.ensure_future(
-        client.wait_for_notification(t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS))
     client.text_document_did_change(t.DidChangeTextDocumentParams(
         text_document=t.VersionedTextDocumentIdentifier(uri=uri, version=version),
         content_changes=[t.TextDocumentContentChangeWholeDocument(text=text)]))
-    if waiter is not None:
-        for _ in range(50):
-            params = await waiter
-            if params.uri == uri and params.version == version:
-                return list(params.diagnostics)
-            waiter = asyncio.ensure_future(client.wait_for_notification(t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS))
-        raise AssertionError("no diagnostics for the new version")
-    return await diagnostics(client, uri)
+    if client.pull:
+        return await diagnostics(client, uri)
+    for _ in range(3000):
+        if client.published.get(uri, (None,))[0] == version:
+            return client.published[uri][1]
+        await asyncio.sleep(0.01)
+    raise AssertionError("no diagnostics for the new version")
 
 
 def apply_edits(text: str, edits: list[t.TextEdit], enc: str) -> str:
