@@ -419,6 +419,23 @@ def static_pass(tag: str, target: Path, root: str | None = None, stack_files: se
         return {"error": f"exit {rc}", "wall_seconds": secs}
     d = json.loads(out.read_text())
     d["wall_seconds"] = secs
+    # the same check through the CLI, as a user runs it (its JSON must list what the in-process check saw)
+    cli = [str(FULLGRAPH), "check", str(target), "--follow", "transformers", "--format", "json", "-j", "1"]
+    if root:
+        cli += ["--root", root]
+    cli_out = WORK / f"{tag}.cli.json"
+    with open(cli_out, "w") as fh:
+        t = time.perf_counter()
+        rc_cli = subprocess.run(cli, stdout=fh, stderr=subprocess.DEVNULL, cwd=str(REPO), timeout=1200).returncode
+        d["cli_seconds"] = time.perf_counter() - t
+    try:
+        diags = json.loads(cli_out.read_text())["diagnostics"]
+        d["cli_findings"] = len(diags)
+        d["cli_matches"] = sorted((x["code"], x["message"]) for x in diags) == sorted(
+            (f["code"], f["message"]) for f in d["user_findings"])
+    except (ValueError, KeyError):
+        d["cli_findings"], d["cli_matches"] = None, False
+    d["cli_exit"] = rc_cli
     return d
 
 
@@ -530,6 +547,7 @@ B_REGISTRY = "attention-function registry (ALL_ATTENTION_FUNCTIONS.get_interface
 B_LOCAL_METHOD = "method call on a loop variable of unknown type"
 B_LOCAL = "call through a local variable"
 B_SELF = "call through a self attribute of unknown type"
+B_IFEXP = "attribute built from a class picked by a conditional (`cls = A if c else B; self.x = cls(...)`)"
 B_CTOR = "nn.Module constructed inside forward (constructor body not followed, no rule)"
 B_LOGGER = "logger from transformers.utils.logging.get_logger() not known as a logging.Logger (+ warning_once)"
 B_TORCH = "break inside torch internals (no rule for the call into torch)"
@@ -605,6 +623,11 @@ def hop_blocker(caller: dict, callee: dict, between: list[dict], functions: dict
                     return B_REGISTRY, where
                 return B_LOCAL, where + f" (`{base} = {m.group(1)[:40]}`)"
     if expr.startswith("self."):
+        attr = expr.split(".")[1]
+        text = "\n".join(src.lines(caller["path"]))
+        for m in re.finditer(rf"self\.{re.escape(attr)} = (\w+)\(", text):
+            if re.search(rf"\b{m.group(1)} = .+ if .+ else ", text):
+                return B_IFEXP, where + f" (`self.{attr} = {m.group(1)}(...)`)"
         return B_SELF, where
     return B_OTHER, where
 
@@ -618,21 +641,20 @@ def site_blocker(hit: dict, s: dict, static: dict, tfd: str, src: Sources) -> tu
     for lo, hi, code, _q in static.get("sites", {}).get(site["path"], []):
         if a <= lo <= b:
             return None
+    gb = hit["gb_type"]
+    if "register_forward_hook" in text:
+        return "no rule: nn.Module.register_forward_hook() in compiled code", txt
     if s["where"] == "torch":
         inner = s["inner"]
-        if "instantiate_user_defined_class_object" in {f["function"] for f in hit["stack"]} or \
-                inner["function"] == "__init__" and "nn/modules" in inner["path"]:
+        if "nn/modules" in inner["path"] and inner["function"] == "__init__":
             return B_CTOR, f"{txt} -> {rel(inner['path'], tfd)}:{inner['line']} {inner['function']}"
         return B_TORCH, f"{txt} -> {rel(inner['path'], tfd)}:{inner['line']} {inner['function']}"
-    gb = hit["gb_type"]
     if gb.startswith("logging.Logger"):
         return B_LOGGER, txt
     if gb == "Uninitialized nn.Module":
         return B_CTOR, txt
     if gb == "Unsupported context manager" and re.match(r"with \w*lock\w*", text, re.I):
         return "no rule: `with` a threading.Lock (unsupported context manager)", txt
-    if "register_forward_hook" in text:
-        return "no rule: nn.Module.register_forward_hook() in compiled code", txt
     if "context_var.get" in text or "ContextVar" in text:
         return "no rule: contextvars.ContextVar.get() in compiled code", txt
     if gb == "Missing tp_iternext":
@@ -746,11 +768,27 @@ def classify_fp(f: dict, cov: dict | None, tfd: str, src: Sources) -> tuple[str,
     text = src.line(path, line)
     where = f"{rel(path, tfd)}:{line} `{text[:80]}` [{f['code']}]"
     g = guards(src, path, line)
+    none_params = set()
+    try:
+        tree = ast.parse("\n".join(src.lines(path)))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= node.end_lineno:
+                args = node.args.args + node.args.kwonlyargs
+                defaults = [None] * (len(node.args.args) - len(node.args.defaults)) + list(node.args.defaults) + \
+                    list(node.args.kw_defaults)
+                none_params |= {a.arg for a, d in zip(args, defaults)
+                                if isinstance(d, ast.Constant) and d.value is None}
+    except SyntaxError:
+        pass
+    arg_guard = next((x for x in g if re.fullmatch(r"(\w+) is not None", x) and x.split()[0] in none_params), None)
     if g:
         where += " — runs only if " + " and ".join(f"`{x[:60]}`" for x in g[-3:])
     if cov is None:
         return "unknown (no coverage run)", where
     executed = any(n in cov.get(path, ()) for n in range(a, b + 1))
+    if not executed and arg_guard:
+        return (f"not executed: under `if <param> is not None:` for a parameter that defaults to None "
+                f"(no reached call passes it?)"), where
     if not executed:
         return "not executed for this input/config (unconfirmed; a real break on another path)", where
     return "executed, Dynamo traced it without a break (false positive)", where
@@ -867,14 +905,18 @@ def render(results: dict) -> str:
     L.append(f"| **total** | | {tot['runtime_sites']} / {tot['runtime_events']} | {tot['found']} | "
              f"{tot['found_at_caller']} | {tot['missed']} | {tot['static_findings']} | {tot['static_only']} | | |")
     L.append("")
-    bad = [c for c in results["comparisons"] if not c.get("script_ok") or c.get("trace_internal_error")]
-    for c in bad:
-        L.append(f"- {c['model']}/{c['variant']}: script ran {'ok' if c.get('script_ok') else 'with an error'}; "
-                 f"`fullgraph trace` exit {c.get('runtime_exit_code')}"
-                 + (f" ({c['trace_internal_error']}; the record was written before the error)"
-                    if c.get("trace_internal_error") else ""))
-    if bad:
-        L.append("")
+    failed = [f"{c['model']}/{c['variant']}" for c in results["comparisons"] if not c.get("script_ok")]
+    if failed:
+        L.append(f"**The model script failed** in: {', '.join(failed)} (see `work/*.trace.log`).\n")
+    internal = defaultdict(list)
+    for c in results["comparisons"]:
+        if c.get("trace_internal_error"):
+            internal[c["trace_internal_error"]].append(f"{c['model']}/{c['variant']}")
+    for err, who in internal.items():
+        L.append(f"`fullgraph trace` ended with exit 2 and `{err}` (after writing the record; the model ran fine) in "
+                 f"{len(who)} of {len(results['comparisons'])} runs: {', '.join(who)}. It is `record._steps` "
+                 "(`server/fullgraph/trace/record.py`): the break's root is a function of the installed package "
+                 "(Dynamo compiled it as a frame of its own), so the list of user frames from the root is empty.\n")
     L.append("*runtime breaks*: distinct (gb_type, innermost frame) graph-break events Dynamo reported / all events. "
              "*CLI findings shown*: what `fullgraph check` prints (library breaks are echoed at the user's line, one per "
              "line and code). *functions reached*: functions the static walk reached from the root.\n")
@@ -967,14 +1009,17 @@ def render(results: dict) -> str:
 
     L.append("## Static check cost (informative)\n")
     L.append("In-process `Workspace.check` wall clock (jobs=1) and the process wall clock; machine shared, load above.\n")
-    L.append("| check | check (s) | process (s) | transformers modules loaded | load attempts |")
-    L.append("|---|---|---|---|---|")
+    L.append("| check | check (s) | process (s) | `fullgraph check` CLI (s) | transformers modules loaded | load attempts "
+             "| CLI JSON = in-process |")
+    L.append("|---|---|---|---|---|---|---|")
     for tag, d in results["static_timing"].items():
         if "error" in d:
-            L.append(f"| {tag} | error {d['error']} | {d.get('wall_seconds', 0):.1f} | | |")
+            L.append(f"| {tag} | error {d['error']} | {d.get('wall_seconds', 0):.1f} | | | | |")
         else:
-            L.append(f"| {tag} | {d['check_seconds']:.2f} | {d['wall_seconds']:.1f} | {d['modules_loaded']} | "
-                     f"{d['load_attempts']} |")
+            cli = f"{d['cli_seconds']:.1f}" if d.get("cli_seconds") is not None else ""
+            same = {True: "yes", False: "**no**", None: ""}[d.get("cli_matches")]
+            L.append(f"| {tag} | {d['check_seconds']:.2f} | {d['wall_seconds']:.1f} | {cli} | {d['modules_loaded']} | "
+                     f"{d['load_attempts']} | {same} |")
     L.append("")
     L.append("## Method\n")
     L.append(__doc__.split("How the comparison works", 1)[1].split("\n", 1)[1].strip() + "\n")
@@ -1044,8 +1089,8 @@ def main() -> int:
             st = static_pass(f"{name}_{variant}", script,
                              stack_files={f["path"] for h in rt["hits"] for f in h["stack"]})
             static_timing[f"{name}_{variant}.py --follow transformers"] = {
-                k: st.get(k) for k in ("check_seconds", "wall_seconds", "modules_loaded", "load_attempts", "error")
-                if k in st}
+                k: st.get(k) for k in ("check_seconds", "wall_seconds", "modules_loaded", "load_attempts", "error",
+                                       "cli_seconds", "cli_findings", "cli_matches") if k in st}
             c = compare(name, variant, rt, st, tfd, src, model_cls)
             c["runtime_exit_code"] = rt["exit_code"]
             c["script_ok"] = rt["script_ok"]
@@ -1066,7 +1111,8 @@ def main() -> int:
         root_checks[name] = rc if "error" in rc else {k: rc[k] for k in (
             "library_findings", "roots", "check_seconds", "wall_seconds", "modules_loaded", "load_attempts")}
         static_timing[f"--root {model_cls}.forward@graphbreaks"] = {
-            k: rc.get(k) for k in ("check_seconds", "wall_seconds", "modules_loaded", "load_attempts", "error")
+            k: rc.get(k) for k in ("check_seconds", "wall_seconds", "modules_loaded", "load_attempts", "error",
+                                   "cli_seconds", "cli_findings", "cli_matches")
             if k in rc}
     if not args.no_toplevel and "llama" in MODELS:
         p = SCRIPTS / "llama_toplevel_import.py"
@@ -1074,7 +1120,8 @@ def main() -> int:
         print(f"[{time.perf_counter() - t_all:6.0f}s] llama: static, `from transformers import LlamaModel`", flush=True)
         st = static_pass("llama_toplevel", p)
         static_timing["llama_toplevel_import.py --follow transformers"] = {
-            k: st.get(k) for k in ("check_seconds", "wall_seconds", "modules_loaded", "load_attempts", "error")
+            k: st.get(k) for k in ("check_seconds", "wall_seconds", "modules_loaded", "load_attempts", "error",
+                                   "cli_seconds", "cli_findings", "cli_matches")
             if k in st}
         if "library_findings" in st:
             static_timing["llama_toplevel_import.py --follow transformers"]["library_findings"] = \

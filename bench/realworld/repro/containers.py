@@ -1,7 +1,8 @@
 """nn.ModuleList element types through enumerate(), slicing and .append().
 
 runtime: 5 breaks (print in A, B, C, D, E forward).
-static today: 2 (A: plain `for m in self.plain`, E: list literal indexed) - B, C, D are missed.
+static: A (plain `for m in self.plain`), C (slice; found since engine commit c0a465d), E (list literal,
+indexed) - B (enumerate) and D (.append) are missed.
 """
 import torch
 from torch import nn
@@ -21,7 +22,7 @@ class B(nn.Module):
 
 class C(nn.Module):
     def forward(self, x):
-        print("C")  # missed: for m in self.sliced[:1]
+        print("C")  # for m in self.sliced[:1]: missed before c0a465d
         return x
 
 

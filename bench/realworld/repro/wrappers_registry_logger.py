@@ -1,8 +1,8 @@
 """A decorator's wrapper body, a registry-dispatched function, a logger from a factory.
 
-runtime: 4 breaks: print in `wrapper` (line 24), print in `sdpa` (31), `logger.warning` (47),
-`stdlogger.warning` (48).
-static today: 1 (48, the logging.getLogger logger).
+runtime: 4 breaks: print in `wrapper` (line 25), print in `sdpa` (32), `logger.warning` (48),
+`stdlogger.warning` (49).
+static today: 1 (49, the logging.getLogger logger).
 """
 import functools
 import logging
