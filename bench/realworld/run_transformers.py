@@ -979,6 +979,36 @@ def render(results: dict) -> str:
         for d, who in e["details"].items():
             L.append(f"  - {d} — {', '.join(dict.fromkeys(who))}")
     L.append("")
+    # greedy fix order: each step removes the blocker that completes the most missed sites (all of their
+    # blockers removed), ties broken by events, then by how many sites it appears in
+    sites = []
+    for c in results["comparisons"]:
+        for b in c["breaks"]:
+            if b["status"] == "missed":
+                bl = b.get("blockers") or [[b["miss_reason"], b["miss_detail"]]]
+                sites.append((f"{c['model']}/{c['variant']} `{b['site']}`", b["count"], frozenset(x[0] for x in bl)))
+    if sites:
+        L.append("Fix order (greedy: each step removes the blocker that lets the most missed sites be found, counting "
+                 "only sites whose every blocker is removed by then):\n")
+        L.append("| step | blocker removed | sites found | events | cumulative sites |")
+        L.append("|---|---|---|---|---|")
+        fixed: set = set()
+        done: set = set()
+        every = set().union(*(x[2] for x in sites))
+        step = 0
+        while len(done) < len(sites) and every - fixed:
+            best = None
+            for bl in sorted(every - fixed):
+                comp = [x for x in sites if x[0] not in done and x[2] <= fixed | {bl}]
+                key = (len(comp), sum(x[1] for x in comp), sum(1 for x in sites if bl in x[2]))
+                if best is None or key > best[0]:
+                    best = (key, bl, comp)
+            key, bl, comp = best
+            fixed.add(bl)
+            done.update(x[0] for x in comp)
+            step += 1
+            L.append(f"| {step} | {bl} | {key[0]} | {key[1]} | {len(done)}/{len(sites)} |")
+        L.append("")
     L.append("Blockers per missed break (outermost first):\n")
     for c in results["comparisons"]:
         for b in c["breaks"]:
