@@ -170,6 +170,7 @@ def test_manifest_settings_and_commands(manifest):
         "fullgraph.showLogs": "fullgraph: Show Logs",
         "fullgraph.fixAll": "fullgraph: Fix All Graph Breaks in File",
         "fullgraph.explainRule": "fullgraph: Explain Rule…",
+        "fullgraph.runWithCapture": "fullgraph: Run with Graph-Break Capture…",
     }
 
 
