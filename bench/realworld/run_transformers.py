@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import itertools
 import json
 import os
 import re
@@ -67,26 +68,26 @@ MANUAL_MARK = "<!-- hand-written below this line: kept when the report is regene
 MODELS = {
     "llama": ("transformers.models.llama.configuration_llama", "LlamaConfig",
               "transformers.models.llama.modeling_llama", "LlamaModel",
-              "hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4, "
-              "num_key_value_heads=2, vocab_size=128"),
+              ("hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4, "
+              "num_key_value_heads=2, vocab_size=128")),
     "gpt2": ("transformers.models.gpt2.configuration_gpt2", "GPT2Config",
              "transformers.models.gpt2.modeling_gpt2", "GPT2Model",
              "n_embd=32, n_layer=2, n_head=4, n_positions=64, vocab_size=128"),
     "bert": ("transformers.models.bert.configuration_bert", "BertConfig",
              "transformers.models.bert.modeling_bert", "BertModel",
-             "hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4, "
-             "max_position_embeddings=64, vocab_size=128"),
+             ("hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4, "
+             "max_position_embeddings=64, vocab_size=128")),
     "t5": ("transformers.models.t5.configuration_t5", "T5Config",
            "transformers.models.t5.modeling_t5", "T5EncoderModel",
            "d_model=32, d_ff=64, d_kv=8, num_layers=2, num_heads=4, vocab_size=128"),
     "longformer": ("transformers.models.longformer.configuration_longformer", "LongformerConfig",
                    "transformers.models.longformer.modeling_longformer", "LongformerModel",
-                   "hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4, "
-                   "max_position_embeddings=64, vocab_size=128, attention_window=4"),
+                   ("hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4, "
+                   "max_position_embeddings=64, vocab_size=128, attention_window=4")),
     "bigbird": ("transformers.models.big_bird.configuration_big_bird", "BigBirdConfig",
                 "transformers.models.big_bird.modeling_big_bird", "BigBirdModel",
-                "hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4, "
-                "max_position_embeddings=64, vocab_size=128, block_size=2, num_random_blocks=2"),
+                ("hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4, "
+                "max_position_embeddings=64, vocab_size=128, block_size=2, num_random_blocks=2")),
 }
 # BigBird twice: at length 32 it runs its block-sparse attention; at length 16 (shorter than
 # (5 + 2 * num_random_blocks) * block_size) it warns and switches every layer to full attention.
@@ -143,8 +144,8 @@ out = compiled(input_ids=torch.randint(3, 100, (2, 16)))
 
 
 def tf_dir() -> str:
-    out = subprocess.run([str(VENV_PY), "-c", "import importlib.util as u, os;"
-                          "print(os.path.realpath(u.find_spec('transformers').submodule_search_locations[0]))"],
+    out = subprocess.run([str(VENV_PY), "-c", ("import importlib.util as u, os;"
+                          "print(os.path.realpath(u.find_spec('transformers').submodule_search_locations[0]))")],
                          capture_output=True, text=True, check=True)
     return out.stdout.strip()
 
@@ -187,7 +188,7 @@ def child_coverage(script: str, out: str) -> None:
 
     import torch
 
-    torch.compile = lambda model=None, **kw: model  # noqa: ARG005 - eager run
+    torch.compile = lambda model=None, **kw: model
     import transformers
 
     tfd = os.path.realpath(os.path.dirname(transformers.__file__))
@@ -359,7 +360,7 @@ def run(cmd: list[str], log: Path, timeout: int = 600, env: dict | None = None) 
     t = time.perf_counter()
     with open(log, "w") as fh:
         try:
-            rc = subprocess.run(cmd, stdout=fh, stderr=subprocess.STDOUT, timeout=timeout, cwd=str(REPO),
+            rc = subprocess.run(cmd, check=False, stdout=fh, stderr=subprocess.STDOUT, timeout=timeout, cwd=str(REPO),
                                 env=env).returncode
         except subprocess.TimeoutExpired:
             rc = -999
@@ -398,8 +399,8 @@ def _runtime_result(name, variant, record, parts, cov, rc, secs, rc_cov, secs_co
                          "stack": [{"path": os.path.realpath(f.path), "line": f.line, "function": f.function,
                                     "code": getattr(f, "code", None)} for f in h.stack]})
     log = (WORK / f"{name}_{variant}.trace.log").read_text(errors="replace")
-    internal = re.search(r"^fullgraph: internal error: .*$", log, re.M)
-    return {"exit_code": rc, "seconds": secs, "script_ok": bool(re.search(r"^\w*Output\w*$", log, re.M)),
+    internal = re.search(r"^fullgraph: internal error: .*$", log, re.MULTILINE)
+    return {"exit_code": rc, "seconds": secs, "script_ok": bool(re.search(r"^\w*Output\w*$", log, re.MULTILINE)),
             "trace_internal_error": internal.group(0) if internal else None, "record_breaks": len(rec.get("breaks", [])),
             "record_count_total": sum(b.get("count", 1) for b in rec.get("breaks", [])),
             "hits": hits, "coverage_file": str(cov) if rc_cov == 0 else None, "coverage_seconds": secs_cov}
@@ -426,7 +427,8 @@ def static_pass(tag: str, target: Path, root: str | None = None, stack_files: se
     cli_out = WORK / f"{tag}.cli.json"
     with open(cli_out, "w") as fh:
         t = time.perf_counter()
-        rc_cli = subprocess.run(cli, stdout=fh, stderr=subprocess.DEVNULL, cwd=str(REPO), timeout=1200).returncode
+        rc_cli = subprocess.run(cli, check=False, stdout=fh, stderr=subprocess.DEVNULL, cwd=str(REPO),
+                                timeout=1200).returncode
         d["cli_seconds"] = time.perf_counter() - t
     try:
         diags = json.loads(cli_out.read_text())["diagnostics"]
@@ -576,7 +578,7 @@ def hop_blocker(caller: dict, callee: dict, between: list[dict], functions: dict
     lo, hi = next((x[1], x[2]) for x in functions.get(caller["path"], []) if x[0] == qc) if qc else (a, b)
     body = [src.line(caller["path"], n) for n in range(lo, hi + 1)]
     last = expr.split(".")[-1].split("[")[0]
-    cls_of = (lambda q: q.rsplit(".", 2)[-2] if q and q.count(".") >= 2 else None)  # noqa: E731
+    cls_of = (lambda q: q.rsplit(".", 2)[-2] if q and q.count(".") >= 2 else None)
     skipped = callee["function"] not in (last, "forward", "__call__", "forward_with_checkpointing") or (
         expr.startswith("self.") and last == callee["function"] and cls_of(qc) != cls_of(q_callee))
     if skipped and not expr.startswith("attention_interface"):
@@ -596,8 +598,8 @@ def hop_blocker(caller: dict, callee: dict, between: list[dict], functions: dict
                             it = mm.group(1)
                             cat = B_ENUM if it.startswith("enumerate(") else \
                                 B_SLICE if re.search(r"\[[^\]]*:[^\]]*\]", it) else B_LOCAL_METHOD
-                    return cat, f"{rel(fn['path'], tfd)}:{n} `{t[:70]}` (in {q.rsplit('.', 2)[-2]}." \
-                                f"{q.rsplit('.', 1)[-1]}; Dynamo's stack skips to: {where})"
+                    return cat, (f"{rel(fn['path'], tfd)}:{n} `{t[:70]}` (in {q.rsplit('.', 2)[-2]}." \
+                                f"{q.rsplit('.', 1)[-1]}; Dynamo's stack skips to: {where})")
     base = expr.split(".")[0].split("[")[0]
     if re.search(r"attention_interface|ALL_ATTENTION_FUNCTIONS", expr):
         return B_REGISTRY, where
@@ -653,7 +655,7 @@ def site_blocker(hit: dict, s: dict, static: dict, tfd: str, src: Sources) -> tu
         return B_LOGGER, txt
     if gb == "Uninitialized nn.Module":
         return B_CTOR, txt
-    if gb == "Unsupported context manager" and re.match(r"with \w*lock\w*", text, re.I):
+    if gb == "Unsupported context manager" and re.match(r"with \w*lock\w*", text, re.IGNORECASE):
         return "no rule: `with` a threading.Lock (unsupported context manager)", txt
     if "context_var.get" in text or "ContextVar" in text:
         return "no rule: contextvars.ContextVar.get() in compiled code", txt
@@ -689,8 +691,8 @@ def analyse_miss(hit: dict, s: dict, static: dict, reached: dict, tfd: str, src:
             for k0, k1 in zip([d] + nxt, nxt):
                 blockers.append(hop_blocker(st[tf[k0]], st[tf[k1]], st[tf[k0] + 1:tf[k1]], functions, reached,
                                             tfd, src, edges))
-        blockers.append((B_HOOK, f"{site_txt} in {site['function']} (run by nn.Module hooks: "
-                                 f"{rel(h['path'], tfd)}:{h['line']} {h['function']})"))
+        blockers.append((B_HOOK, (f"{site_txt} in {site['function']} (run by nn.Module hooks: "
+                                 f"{rel(h['path'], tfd)}:{h['line']} {h['function']})")))
     else:
         if deepest is None:
             if tf and all(is_wrapper(st[i]) for i in tf):
@@ -700,12 +702,12 @@ def analyse_miss(hit: dict, s: dict, static: dict, reached: dict, tfd: str, src:
         else:
             rest = tf[deepest + 1:]
             chain = [deepest] + [k for k in range(deepest + 1, len(tf)) if not is_wrapper(st[tf[k]])]
-            for k0, k1 in zip(chain, chain[1:]):
+            for k0, k1 in itertools.pairwise(chain):
                 blockers.append(hop_blocker(st[tf[k0]], st[tf[k1]], st[tf[k0] + 1:tf[k1]], functions, reached,
                                             tfd, src, edges))
             if rest and is_wrapper(site):
-                blockers.append((B_WRAPPER, f"{site_txt} in {site['function']}, wrapper of a function called from "
-                                            f"{rel(st[tf[deepest]]['path'], tfd)}:{st[tf[deepest]]['line']}"))
+                blockers.append((B_WRAPPER, (f"{site_txt} in {site['function']}, wrapper of a function called from "
+                                            f"{rel(st[tf[deepest]]['path'], tfd)}:{st[tf[deepest]]['line']}")))
     sb = site_blocker(hit, s, static, tfd, src)  # also after a wrapper: the rule that would still be missing
     if sb is not None:
         blockers.append(sb)
@@ -727,9 +729,9 @@ def guards(src: Sources, path: str, line: int) -> list[str]:
         return []
     fn = None
     for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= node.end_lineno:
-            if fn is None or node.lineno > fn.lineno:
-                fn = node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= node.end_lineno \
+                and (fn is None or node.lineno > fn.lineno):
+            fn = node
     if fn is None:
         return []
     out: list[str] = []
@@ -787,8 +789,8 @@ def classify_fp(f: dict, cov: dict | None, tfd: str, src: Sources) -> tuple[str,
         return "unknown (no coverage run)", where
     executed = any(n in cov.get(path, ()) for n in range(a, b + 1))
     if not executed and arg_guard:
-        return (f"not executed: under `if <param> is not None:` for a parameter that defaults to None "
-                f"(no reached call passes it?)"), where
+        return ("not executed: under `if <param> is not None:` for a parameter that defaults to None "
+                "(no reached call passes it?)"), where
     if not executed:
         return "not executed for this input/config (unconfirmed; a real break on another path)", where
     return "executed, Dynamo traced it without a break (false positive)", where
@@ -1156,10 +1158,10 @@ def main() -> int:
         if "library_findings" in st:
             static_timing["llama_toplevel_import.py --follow transformers"]["library_findings"] = \
                 len(st["library_findings"])
-    versions = subprocess.run([str(VENV_PY), "-c", "import torch, transformers, fullgraph;"
-                               "print(torch.__version__, transformers.__version__, fullgraph.__version__)"],
-                              capture_output=True, text=True).stdout.split()
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+    versions = subprocess.run([str(VENV_PY), "-c", ("import torch, transformers, fullgraph;"
+                               "print(torch.__version__, transformers.__version__, fullgraph.__version__)")],
+                              check=False, capture_output=True, text=True).stdout.split()
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], check=False, capture_output=True, text=True,
                             cwd=str(REPO)).stdout.strip()
     results = {"meta": {"date": time.strftime("%Y-%m-%d %H:%M"), "torch": versions[0] if versions else "?",
                         "transformers": versions[1] if len(versions) > 1 else "?",
