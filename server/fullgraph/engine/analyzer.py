@@ -11,7 +11,7 @@ import hashlib
 import re
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Iterable
 
 from ..positions import LineIndex, Span
 from ..rules import registry
@@ -1257,10 +1257,7 @@ class FunctionAnalyzer:
         span = mod.span(call)
         decl = None
         if tv.kind in (V.REF, V.LOCALFN) and tv.q:
-            last = tv.q.rsplit(".", 1)[-1]
-            kind = "function"
-            decl = RootDecl(kind=kind, target=tv.q, attr=None, fullgraph=fg, label=label, span=span)
-            del last
+            decl = RootDecl(kind="function", target=tv.q, attr=None, fullgraph=fg, label=label, span=span)
         elif tv.kind == V.INSTANCE and tv.q and tv.attr is None:
             decl = RootDecl(kind="module", target=tv.q, attr=None, fullgraph=fg, label=label, span=span)
         elif tv.kind == V.INSTANCE and tv.q and tv.attr == "factory":

@@ -589,8 +589,4 @@ def _suppressed(mod: ModuleSummary, f: Finding) -> bool:
     return False
 
 
-def _unused(*_a) -> None:  # pragma: no cover
-    return None
-
-
 __all__ = ["Project", "Site"]

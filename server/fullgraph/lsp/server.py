@@ -28,7 +28,7 @@ from ..config import MAX_FILE_BYTES, Config, apply_settings, discover
 from ..model import ERROR, Finding
 from ..positions import LineIndex, Pos, Span
 from ..rules import registry
-from ..torchinfo import installed_torch_version, load_gb_registry
+from ..torchinfo import load_gb_registry
 from . import convert as cv
 
 log = logging.getLogger("fullgraph.lsp")
@@ -479,7 +479,6 @@ async def _index(ls: FullgraphServer) -> None:
         progress = True
     except Exception:
         pass
-    generation = ls.generation
     try:
         n = await loop.run_in_executor(ls.engine, ls._index_workspace, token)
     except Exception as e:
@@ -489,7 +488,6 @@ async def _index(ls: FullgraphServer) -> None:
         ls.work_done_progress.end(token, t.WorkDoneProgressEnd(message=f"{n} files"))
     ls.indexed = True
     ls.log("info", f"indexed {n} files under {ls.root}")
-    del generation
     for uri in list(ls.workspace.text_documents):
         ls.schedule(uri, delay=0)
     if ls.pull and ls.refresh_support:
