@@ -14,9 +14,9 @@ import difflib
 import io
 import os
 import sys
-import tempfile
 import tokenize
 
+from ..fsutil import write_bytes_atomic
 from . import FIXES, TextEdit, _text_of
 from .base import apply_edits, line_starts
 
@@ -177,22 +177,7 @@ def write_atomic(path: str, text: str) -> None:
         data, st = b"", None
     enc, bom = _encoding_of(data)
     payload = (b"\xef\xbb\xbf" if bom else b"") + text.encode(enc)
-    d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=d, prefix="." + os.path.basename(path) + ".", suffix=".fgtmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(payload)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if st is not None:
-            os.chmod(tmp, st.st_mode & 0o7777)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    write_bytes_atomic(path, payload, st.st_mode & 0o7777 if st is not None else None)
 
 
 __all__ = ["fix_paths", "plan_file", "unified_diff", "write_atomic", "FIXES"]

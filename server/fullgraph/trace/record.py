@@ -38,10 +38,10 @@ import itertools
 import json
 import logging
 import os
-import tempfile
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..fsutil import write_bytes_atomic
 from ..model import ERROR, WARNING, Finding, Location, RootInfo, Step
 from ..positions import Span, split_lines
 
@@ -242,23 +242,8 @@ def load_record(path: str) -> Record | None:
 
 def save_record(record: Record, path: str) -> None:
     """Write atomically (temp file in the same directory, then rename)."""
-    d = os.path.dirname(os.path.abspath(path))
-    os.makedirs(d, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".breaks.", suffix=".tmp", dir=d)
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # a normal file, not mkstemp's 0600
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(record.to_json(), fh, indent=2, ensure_ascii=False)
-            fh.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    text = json.dumps(record.to_json(), indent=2, ensure_ascii=False) + "\n"
+    write_bytes_atomic(path, text.encode("utf-8"))
 
 
 # ---- findings ----------------------------------------------------------------------------------------
