@@ -7,6 +7,7 @@ after an edit re-analyses only the edited file; reachability is recomputed (it i
 """
 from __future__ import annotations
 
+import copy
 import os
 from collections import deque
 from dataclasses import dataclass
@@ -44,6 +45,12 @@ class Project:
         self._by_name: dict[str, list[ModuleSummary]] = {}
         self._fn_index: dict[str, tuple[FunctionSummary, ModuleSummary]] | None = None
         self._guard_memo: dict[str, bool] = {}
+        # Per-generation memos (cleared whenever a module is added, replaced or removed): the
+        # language server asks for findings after every keystroke and for every open file, and
+        # most of the walk is the same name resolutions over and over.
+        self._memo: dict = {}
+        self._findings: list[Finding] | None = None
+        self.generation = 0  # bumped on every change of the module set
         self.unresolved_calls: dict[str, int] = {}
         # Loads a module of a followed installed package on demand: module name -> loaded?
         self.module_loader = None
@@ -71,6 +78,9 @@ class Project:
     def _invalidate(self) -> None:
         self._fn_index = None
         self._guard_memo = {}
+        self._memo = {}
+        self._findings = None
+        self.generation += 1
 
     @property
     def fn_index(self) -> dict[str, tuple[FunctionSummary, ModuleSummary]]:
@@ -96,6 +106,17 @@ class Project:
 
     def lookup(self, q: str, near: str | None = None, _depth: int = 0):
         """q -> ("function", fs, mod) | ("class", cs, mod) | ("module", mod) | None."""
+        if _depth:
+            return self._lookup(q, near, _depth)
+        key = ("lookup", q, near)
+        memo = self._memo
+        if key in memo:
+            return memo[key]
+        r = self._lookup(q, near, 0)
+        memo[key] = r  # (into the dict current at the start: a lazy library load may replace it)
+        return r
+
+    def _lookup(self, q: str, near: str | None, _depth: int):
         if not q or _depth > 12:
             return None
         hit = self.fn_index.get(q)
@@ -148,6 +169,14 @@ class Project:
         return None
 
     def mro(self, class_q: str, near: str | None = None) -> list[tuple[ClassSummary, ModuleSummary]]:
+        """The class and its bases (project classes only), nearest first.  Shared: do not mutate."""
+        key = ("mro", class_q, near)
+        memo = self._memo
+        if key not in memo:
+            memo[key] = self._mro(class_q, near)
+        return memo[key]
+
+    def _mro(self, class_q: str, near: str | None) -> list[tuple[ClassSummary, ModuleSummary]]:
         out: list[tuple[ClassSummary, ModuleSummary]] = []
         seen: set[str] = set()
 
@@ -216,7 +245,15 @@ class Project:
 
     # ---- calls ---------------------------------------------------------------------------------
     def module_call(self, class_q: str, near: str | None):
-        """Calling an instance of class_q: nn.Module -> forward (+ hooks); otherwise __call__."""
+        """Calling an instance of class_q: nn.Module -> forward (+ hooks); otherwise __call__.
+        Shared: do not mutate."""
+        key = ("module_call", class_q, near)
+        memo = self._memo
+        if key not in memo:
+            memo[key] = self._module_call(class_q, near)
+        return memo[key]
+
+    def _module_call(self, class_q: str, near: str | None):
         if self.class_(class_q, near) is None:
             return []
         out = []
@@ -254,6 +291,14 @@ class Project:
         return out
 
     def resolve_edge(self, e: Edge, mod: ModuleSummary) -> list[tuple[FunctionSummary, ModuleSummary]]:
+        """The functions a call edge of `mod` may run.  Shared: do not mutate."""
+        key = ("edge", e.kind, e.target, e.attr, mod.path)
+        memo = self._memo
+        if key not in memo:
+            memo[key] = self._resolve_edge(e, mod)
+        return memo[key]
+
+    def _resolve_edge(self, e: Edge, mod: ModuleSummary) -> list[tuple[FunctionSummary, ModuleSummary]]:
         near = mod.path
         k = e.kind
         if k == "call":
@@ -391,7 +436,20 @@ class Project:
 
     # ---- findings ------------------------------------------------------------------------------
     def findings(self, paths: Iterable[str] | None = None) -> list[Finding]:
+        """Findings in `paths` (all when None).  Computed for the whole project once per generation
+        (the roots of one file reach into others); each call gets its own copies to annotate."""
+        if self._findings is None:
+            self._findings = self._all_findings()
         want = set(paths) if paths is not None else None
+        out = []
+        for f in self._findings:
+            if want is None or f.path in want:
+                c = copy.copy(f)
+                c.data = dict(f.data)
+                out.append(c)
+        return out
+
+    def _all_findings(self) -> list[Finding]:
         version = self.config.torch()
         ignored: set[str] = set()
         reorderable: set[str] = set()
@@ -491,8 +549,7 @@ class Project:
                          message=f"graph break inside {lib} ({mod.name}:{f.span.start.line + 1}: {f.message}), "
                                  "reached from your code here", root=f.root, call_path=f.call_path,
                          gb_codes=f.gb_codes, url=f.url, data={"library_finding": True}))
-        out = sorted((f for f in best.values() if want is None or f.path in want), key=Finding.sort_key)
-        return out
+        return sorted(best.values(), key=Finding.sort_key)
 
     def _reach(self, root: RootRecord, allowed: set[str], ignored: set[str]) -> Iterable[Reached]:
         seen: set[str] = set()
