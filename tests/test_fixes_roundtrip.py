@@ -261,3 +261,69 @@ def test_fix_paths_api_counts_and_writes_atomically(tmp_path):
     n2 = fix_paths(ws2, ws2.check([tmp_path]), unsafe=False, diff=False, out=StringIO())
     assert n2 == n
     assert (tmp_path / "pkg/model.py").read_text() != MANY["pkg/model.py"]
+
+
+# Fixes inside methods parse only the method (inside a stand-in `class _:` header), not the whole
+# class; the edits must land on the file's own lines and leave the rest of the class untouched.
+METHODS = (
+    "import scipy.special\r\n"
+    "import torch\r\n"
+    "\r\n"
+    "\r\n"
+    "class Net(torch.nn.Module):\r\n"
+    "\t\"\"\"A module whose methods are fixed one by one.\"\"\"\r\n"
+    "\r\n"
+    "\tdef __init__(self):\r\n"
+    "\t\tsuper().__init__()\r\n"
+    "\t\tself.lin = torch.nn.Linear(4, 4)\r\n"
+    "\r\n"
+    "\t# the docstring below runs at column 0: this method is parsed with its class\r\n"
+    "\tdef describe(self):\r\n"
+    "\t\treturn '''net:\r\n"
+    "linear 4x4'''\r\n"
+    "\r\n"
+    "\t@torch.no_grad()\r\n"
+    "\tdef clean(self, h):  # 温度 🔥\r\n"
+    "\t\tif h.isnan().any():\r\n"
+    "\t\t\th = torch.nan_to_num(h)\r\n"
+    "\t\treturn h\r\n"
+    "\r\n"
+    "\tdef erf(self, h):\r\n"
+    "\t\ty = scipy.special.erf(h.numpy())\r\n"
+    "\t\treturn torch.from_numpy(y)\r\n"
+    "\r\n"
+    "\tdef forward(self, x):\r\n"
+    "\t\th = self.clean(self.lin(x))\r\n"
+    "\t\tprint(self.describe())\r\n"
+    "\t\treturn self.erf(h)\r\n"
+    "\r\n"
+    "\r\n"
+    "model = torch.compile(Net(), fullgraph=True)\r\n"
+)
+
+
+def test_fixes_in_methods_edit_only_the_method(tmp_path):
+    from fullgraph.fixes.base import Source
+
+    src = Source("m.py", METHODS, "m")
+    clean_line = METHODS.split("\r\n").index("\tdef clean(self, h):  # 温度 🔥")
+    assert src.fragment_at(clean_line + 2).first == clean_line - 1  # the method (with its decorator)
+    describe_line = METHODS.split("\r\n").index("\tdef describe(self):")
+    assert src.fragment_at(describe_line + 1).first == 4  # the whole class: a line runs at column 0
+    p = tmp_path / "m.py"
+    p.write_bytes(METHODS.encode("utf-8"))
+    new = _apply(p, "FG301", "torch-where")
+    assert new == METHODS.replace(
+        "\t\tif h.isnan().any():\r\n\t\t\th = torch.nan_to_num(h)\r\n",
+        "\t\th = torch.where(h.isnan().any(), torch.nan_to_num(h), h)\r\n")
+    new = _apply(p, "FG101", "guard")
+    assert new == METHODS.replace(
+        "\t\tprint(self.describe())\r\n",
+        "\t\tif not torch.compiler.is_compiling():\r\n\t\t\tprint(self.describe())\r\n")
+    # the custom op goes before the class (top level), the call is replaced inside the method
+    new = _apply(p, "FG206", "custom-op")
+    ast.parse(new)
+    head, _, rest = new.partition("class Net(torch.nn.Module):")
+    assert '@torch.library.custom_op("m::erf_erf_op", mutates_args=())\r\n' in head
+    assert "\t\ty = erf_erf_op(h)\r\n" in rest and "custom_op" not in rest
+    assert "\n" not in new.replace("\r\n", "")

@@ -110,6 +110,7 @@ class Workspace:
             self.project.module_loader = self._load_library_module
         self.file_errors: dict[str, tuple[str, str]] = {}
         self.texts: dict[str, str] = {}  # editor buffers (what the fixes edit); disk files are read on demand
+        self._fix_ctx = None  # fixes.base.FixContext of the current project generation
 
     # ---- editor buffers ------------------------------------------------------------------------
     def set_text(self, path: str, text: str, recover: bool = True) -> ModuleSummary:
@@ -214,10 +215,16 @@ class Workspace:
         return out
 
     def attach_fixes(self, findings: list[Finding]) -> None:
+        """Attach fixes.  The editor asks for a few findings at a time: their parsed sources are
+        kept until the project changes (a new context per call would re-parse the file each time)."""
         from .fixes import attach_fixes
+        from .fixes.base import FixContext
 
+        ctx = self._fix_ctx
+        if ctx is None or ctx.generation != self.project.generation:
+            ctx = self._fix_ctx = FixContext(self)
         user = [f for f in findings if not self.is_library(f.path)]  # installed libraries are read-only
-        attach_fixes(user, self)
+        attach_fixes(user, self, ctx)
 
     # ---- files on disk -------------------------------------------------------------------------
     def discover(self, paths: Iterable[Path]) -> list[str]:

@@ -212,20 +212,58 @@ class Source:
         return a, b
 
     def fragment_at(self, line: int) -> "Fragment":
+        """The code around `line` parsed with libcst: the top-level statement, or only the method
+        when `line` is inside a method of a top-level class (a class of 500 lines is not re-parsed
+        and re-indexed for every finding in it)."""
         r = self.range_at(line)
         if r is None:
             give_up("not inside a top-level statement")
         a, b = r
-        key = (a, b)
+        key: tuple = (a, b)
+        method = self._method_range(a, b, line)
+        if method is not None:
+            key = (a, b, *method)
         if key not in self._fragments:
             try:
-                self._fragments[key] = Fragment(self, a, b)
+                self._fragments[key] = Fragment(self, a, b, method)
             except (cst.ParserSyntaxError, Exception):  # libcst may not parse every new syntax
                 self._fragments[key] = None
         frag = self._fragments[key]
         if frag is None:
             give_up("libcst cannot parse this statement")
         return frag
+
+    def _method_range(self, a: int, b: int, line: int) -> tuple[int, int] | None:
+        """First and last line (0-based, decorators included) of the method of the top-level class
+        spanning lines a..b that contains `line`, when it can be parsed on its own."""
+        i = self.top_index_at(line)
+        if i is None:
+            return None
+        first, last, node = self.top_level()[i]
+        if (first, last) != (a, b) or not isinstance(node, ast.ClassDef) or not node.body or \
+                node.body[0].lineno == node.lineno:
+            return None  # not one class statement, or `class A: ...` on one line
+        for m in node.body:
+            if not isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            m_first = min([m.lineno, *(d.lineno for d in m.decorator_list)]) - 1
+            m_last = (m.end_lineno or m.lineno) - 1
+            if not m_first <= line <= m_last:
+                continue
+            if m_first <= node.lineno - 1 or m_last >= b + 1:
+                return None
+            head = self.line(m_first)
+            indent = head[:len(head) - len(head.lstrip())]
+            if not indent:
+                return None
+            # every line must keep the method's indentation (or be blank) to parse inside `class _:`;
+            # a string literal running at column 0 falls back to the whole class
+            for k in range(m_first, m_last + 1):
+                s = self.line(k)
+                if s.strip() and not s.startswith(indent):
+                    return None
+            return m_first, m_last
+        return None
 
     def line_insert(self, line: int, text: str) -> TextEdit:
         """Insert whole lines before `line` (0-based; len(lines) appends at the end)."""
@@ -331,16 +369,21 @@ def _import_nodes(body: list[ast.stmt]):
 
 # ---- a parsed top-level statement ----------------------------------------------------------------
 class Fragment:
-    """Lines first..last (0-based) of a Source, parsed with libcst."""
+    """Lines of a Source parsed with libcst: a whole top-level statement (lines top_first..top_last,
+    0-based), or one method of a top-level class (`method` = its first and last line), which is
+    parsed inside a stand-in `class _:` header so that its lines and columns stay the file's."""
 
-    def __init__(self, src: Source, first: int, last: int):
+    def __init__(self, src: Source, top_first: int, top_last: int, method: tuple[int, int] | None = None):
         self.src = src
-        self.first = first
-        self.last = last
-        self.start_off = src.starts[first]
-        self.end_off = src.starts[last + 1] if last + 1 < len(src.starts) else len(src.text)
+        self.top_first = top_first
+        self.top_last = top_last
+        self.first, self.last = method if method is not None else (top_first, top_last)
+        self.start_off = src.starts[self.first]
+        self.end_off = src.starts[self.last + 1] if self.last + 1 < len(src.starts) else len(src.text)
         self.text = src.text[self.start_off:self.end_off]
-        self.module = cst.parse_module(self.text)
+        self.prefix = f"class _:{src.newline}" if method is not None else ""
+        self._shift = 2 if self.prefix else 1  # the libcst line number of our line `first`
+        self.module = cst.parse_module(self.prefix + self.text)
         self._wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
         self._pos = None
         self._parents = None
@@ -368,7 +411,8 @@ class Fragment:
 
     def span_of(self, node: cst.CSTNode) -> Span:
         r = self.positions[node]
-        return Span(Pos(r.start.line - 1 + self.first, r.start.column), Pos(r.end.line - 1 + self.first, r.end.column))
+        d = self.first - self._shift
+        return Span(Pos(r.start.line + d, r.start.column), Pos(r.end.line + d, r.end.column))
 
     def parent(self, node):
         return self.parents.get(node)
@@ -382,7 +426,7 @@ class Fragment:
     def nodes_covering(self, span: Span, types: tuple | type = cst.CSTNode) -> list:
         """Nodes of `types` whose range contains `span`, innermost first."""
         if self._index is None:
-            f = self.first - 1
+            f = self.first - self._shift
             self._index = [((r.start.line + f, r.start.column), (r.end.line + f, r.end.column), node)
                            for node, r in self.positions.items()]
         s0 = (span.start.line, span.start.col)
@@ -459,6 +503,11 @@ class Fragment:
         return self.edit_to(new_module.code)
 
     def edit_to(self, new_text: str) -> TextEdit | None:
+        """The edit turning this fragment's code into `new_text` (the code of an edited `module`)."""
+        if self.prefix:
+            if not new_text.startswith(self.prefix):
+                give_up("the edit changes more than the method")
+            new_text = new_text[len(self.prefix):]
         return _minimal(self.src, self.start_off, self.text, new_text)
 
 
@@ -506,6 +555,7 @@ class FixContext:
     def __init__(self, workspace):
         self.ws = workspace
         self.project = workspace.project
+        self.generation = workspace.project.generation
         self.version: TorchVersion = workspace.config.torch()
         self._sources: dict[str, Source | None] = {}
         self._callers = None

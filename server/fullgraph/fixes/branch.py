@@ -19,7 +19,7 @@ import ast
 import libcst as cst
 
 from . import names as N
-from .base import Fix, FixContext, Offer, give_up, short
+from .base import Fix, FixContext, NotOffered, Offer, give_up, short
 
 
 class _StripScalar(cst.CSTTransformer):
@@ -66,6 +66,20 @@ class _Branch:
 
 
 def _analyse(ctx: FixContext, f) -> tuple:
+    """The if/else around the finding's condition, shared by torch.where and torch.cond (memoised)."""
+    key = ("branch", f.path, f.code, f.span)
+    if key not in ctx.memo:
+        try:
+            ctx.memo[key] = _analyse_branch(ctx, f)
+        except NotOffered as e:
+            ctx.memo[key] = e
+    r = ctx.memo[key]
+    if isinstance(r, NotOffered):
+        raise r
+    return r
+
+
+def _analyse_branch(ctx: FixContext, f) -> tuple:
     src = ctx.source(f.path)
     frag = src.fragment_at(f.span.start.line)
     owners = frag.nodes_covering(f.span, (cst.If, cst.IfExp, cst.While))

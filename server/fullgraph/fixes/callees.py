@@ -228,7 +228,7 @@ class CustomOp(Fix):
         if "\n" in e_code or "\r" in e_code:
             give_up("multi-line expression")
         # before the top-level statement (and the comments directly above it)
-        line = frag.first
+        line = frag.top_first
         while line > 0 and src.line(line - 1).lstrip().startswith("#"):
             line -= 1
         ins = src.line_insert(line, code)
