@@ -250,25 +250,38 @@ def _ends_with(stmts: list[ast.stmt], kinds) -> bool:
     return bool(stmts) and isinstance(stmts[-1], kinds)
 
 
-def _assigned_names(body: Iterable[ast.AST], out: set[str]) -> None:
-    """Names bound in a function body (not in nested scopes), as Python decides locals."""
+def _scope_facts(body: Iterable[ast.AST], out: set[str]) -> tuple[set[str], bool]:
+    """One walk over a function body (not into nested scopes): adds the names it binds to `out` (as
+    Python decides locals) and returns the names declared global/nonlocal and whether it yields."""
+    declared: set[str] = set()
+    generator = False
     stack = list(body)
+    child_nodes = ast.iter_child_nodes
     while stack:
         n = stack.pop()
+        if isinstance(n, ast.Name):
+            if not isinstance(n.ctx, ast.Load):
+                out.add(n.id)
+            continue
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            # its name is bound here; decorators and defaults are evaluated here; its body is not ours
             out.add(n.name)
             stack.extend(n.decorator_list)
             if not isinstance(n, ast.ClassDef):
-                stack.extend(d for d in n.args.defaults)
+                stack.extend(n.args.defaults)
                 stack.extend(d for d in n.args.kw_defaults if d is not None)
             continue
         if isinstance(n, ast.Lambda):
             continue
-        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
-            out.add(n.id)
-        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+        if isinstance(n, (ast.Import, ast.ImportFrom)):
             for a in n.names:
                 out.add((a.asname or a.name).split(".")[0])
+            continue
+        if isinstance(n, (ast.Global, ast.Nonlocal)):
+            declared.update(n.names)
+            continue
+        if isinstance(n, (ast.Yield, ast.YieldFrom)):
+            generator = True
         elif isinstance(n, ast.ExceptHandler) and n.name:
             out.add(n.name)
         elif isinstance(n, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
@@ -279,21 +292,8 @@ def _assigned_names(body: Iterable[ast.AST], out: set[str]) -> None:
             out.add(n.name)
         elif isinstance(n, ast.MatchMapping) and n.rest:
             out.add(n.rest)
-        stack.extend(ast.iter_child_nodes(n))
-
-
-def _globals_declared(body: Iterable[ast.AST]) -> set[str]:
-    out: set[str] = set()
-    stack = list(body)
-    while stack:
-        n = stack.pop()
-        if isinstance(n, (ast.Global, ast.Nonlocal)):
-            out.update(n.names)
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        else:
-            stack.extend(ast.iter_child_nodes(n))
-    return out
+        stack.extend(child_nodes(n))
+    return declared, generator
 
 
 def _const_bool(node: ast.AST | None) -> bool | None:
@@ -368,9 +368,10 @@ class FunctionAnalyzer:
                 fs.params.append(a.arg)
                 self.env[a.arg] = U
         body = [node.body] if is_lambda else node.body
+        generator = False
         if not is_lambda:
-            _assigned_names(body, self.local_names)
-            self.local_names -= _globals_declared(body)
+            declared, generator = _scope_facts(body, self.local_names)
+            self.local_names -= declared
         self.local_names.update(fs.params)
         fs.decorator_lines = [d.lineno - 1 for d in decorators]
         if is_lambda:
@@ -378,20 +379,9 @@ class FunctionAnalyzer:
             self._returns.append(node.body)
             del v
         else:
-            fs.is_generator = self._is_generator(node)
+            fs.is_generator = generator
             self.block(node.body)
         self._finish_guard()
-
-    def _is_generator(self, node: ast.AST) -> bool:
-        stack = list(node.body)
-        while stack:
-            n = stack.pop()
-            if isinstance(n, (ast.Yield, ast.YieldFrom)):
-                return True
-            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-                continue
-            stack.extend(ast.iter_child_nodes(n))
-        return False
 
     def _annotation_val(self, ann: ast.AST | None) -> Val:
         if ann is None:
