@@ -262,3 +262,126 @@ def test_loop_over_a_sliced_module_list(tmp_path):
     res = Workspace(Config(project_root=str(tmp_path))).check([tmp_path])
     assert [(f.code, f.span.start.line + 1) for f in res.findings] == [("FG101", 8)]
     assert [s.qualname for s in res.findings[0].call_path] == ["m.Net.forward", "m.Layer.forward"]
+
+
+def _snapshot(findings):
+    return sorted((f.path, f.code, f.span, f.severity, f.message,
+                   tuple((s.qualname, s.call) for s in f.call_path),
+                   f.root.location if f.root else None) for f in findings)
+
+
+# Facts in modules no compiled code reaches still change findings elsewhere: hooks registered,
+# logging functions ignored, a guard function's body, a re-export.
+CONFIGURED = {
+    "pkg/__init__.py": "from .helpers import log_it, helper\n",
+    "pkg/helpers.py": """\
+import torch
+
+
+def log_it(x):
+    print("x", x.shape)
+
+
+def helper(x):
+    return x * 2
+
+
+def compiling():
+    return torch.compiler.is_compiling()
+
+
+def on_forward(module, args, out):
+    print("hook")
+""",
+    "pkg/model.py": """\
+import torch.nn as nn
+
+from pkg import helper, log_it
+from pkg.helpers import compiling
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        log_it(x)
+        if not compiling():
+            print("eager")
+        return helper(self.lin(x))
+""",
+    "pkg/setup.py": """\
+import torch
+
+from pkg.helpers import log_it
+from pkg.model import Model
+
+torch._dynamo.config.ignore_logging_functions.add(log_it)
+""",
+    "pkg/hooks.py": """\
+from pkg.helpers import on_forward
+from pkg.model import Model
+
+
+def build():
+    m = Model()
+    m.register_forward_hook(on_forward)
+    return m
+""",
+    "train.py": """\
+import torch
+
+from pkg.model import Model
+
+model = torch.compile(Model(), fullgraph=True)
+""",
+}
+
+
+@pytest.mark.parametrize("tree", ["shop", "nanogpt", "configured"])
+def test_incremental_findings_equal_a_fresh_workspace_after_random_edits(tree, tmp_path):
+    """The project keeps each root's findings across edits and re-walks only the roots an edit can
+    change: after every one of a few hundred random line edits in random files of a multi-file
+    project (some break the syntax, some rename, move or remove code other files use), the findings
+    equal those of a workspace built from scratch."""
+    import random
+
+    if tree == "configured":
+        root = tmp_path
+        for rel, text in CONFIGURED.items():
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text(text)
+    else:
+        root = SHOP if tree == "shop" else Path(__file__).resolve().parent.parent / "examples" / "nanogpt"
+    files = sorted(str(p) for p in root.rglob("*.py"))
+    texts = {p: Path(p).read_text() for p in files}
+    cfg = discover(root)
+    ws = Workspace(cfg)
+    for p in files:
+        ws.set_text(p, texts[p])
+    rng = random.Random(1234)
+    pool = [line for t in texts.values() for line in t.splitlines() if line.strip()]
+    for step in range(300):
+        p = rng.choice(files)
+        lines = texts[p].splitlines(keepends=True) or ["\n"]
+        i = rng.randrange(len(lines))
+        op = rng.random()
+        if op < 0.25:
+            lines.insert(i, "\n")  # shifts every position below
+        elif op < 0.45:
+            del lines[i]
+        elif op < 0.6:
+            indent = lines[i][:len(lines[i]) - len(lines[i].lstrip())]
+            lines[i] = indent + "# " + lines[i].lstrip()
+        elif op < 0.8:
+            lines.insert(i, lines[i][:len(lines[i]) - len(lines[i].lstrip())] + rng.choice(pool).strip() + "\n")
+        else:
+            lines[i] = lines[i].replace("forward", "fwd").replace("def ", "def _", 1)
+        texts[p] = "".join(lines)
+        ws.set_text(p, texts[p])
+        fresh = Workspace(cfg)
+        for q in files:
+            fresh.set_text(q, texts[q])
+        assert _snapshot(ws.findings_for(None, fixes=False)) == _snapshot(fresh.findings_for(None, fixes=False)), \
+            f"step {step}: {op:.2f} at {os.path.basename(p)}:{i + 1}"

@@ -50,7 +50,11 @@ class Project:
         # most of the walk is the same name resolutions over and over.
         self._memo: dict = {}
         self._findings: list[Finding] | None = None
-        self.generation = 0  # bumped on every change of the module set
+        # Findings of each root, kept across changes: root key -> (findings, modules its walk read
+        # positions from, or None when it read facts from every module).  An edit that leaves a
+        # module's interface (interface_of) alone only re-walks the roots that reach into it.
+        self._root_cache: dict[tuple, tuple[list[Finding], frozenset[str] | None]] = {}
+        self._interfaces: dict[str, tuple] = {}
         self.unresolved_calls: dict[str, int] = {}
         # Loads a module of a followed installed package on demand: module name -> loaded?
         self.module_loader = None
@@ -58,13 +62,22 @@ class Project:
 
     # ---- contents ------------------------------------------------------------------------------
     def set_module(self, summary: ModuleSummary) -> None:
-        old = self.modules.get(summary.path)
+        path = summary.path
+        old = self.modules.get(path)
         if old is not None:
             lst = self._by_name.get(old.name, [])
             if old in lst:
                 lst.remove(old)
-        self.modules[summary.path] = summary
+        self.modules[path] = summary
         self._by_name.setdefault(summary.name, []).append(summary)
+        iface = interface_of(summary)
+        if old is None or self._interfaces.get(path) != iface:
+            self._root_cache.clear()  # names, classes or call targets changed: every root may differ
+        else:
+            for key, (_, deps) in list(self._root_cache.items()):
+                if deps is None or path in deps:
+                    del self._root_cache[key]
+        self._interfaces[path] = iface
         self._invalidate()
 
     def remove_module(self, path: str) -> None:
@@ -73,6 +86,8 @@ class Project:
             lst = self._by_name.get(old.name, [])
             if old in lst:
                 lst.remove(old)
+            self._interfaces.pop(path, None)
+            self._root_cache.clear()
             self._invalidate()
 
     def _invalidate(self) -> None:
@@ -80,7 +95,6 @@ class Project:
         self._guard_memo = {}
         self._memo = {}
         self._findings = None
-        self.generation += 1
 
     @property
     def fn_index(self) -> dict[str, tuple[FunctionSummary, ModuleSummary]]:
@@ -459,14 +473,8 @@ class Project:
             reorderable |= m.reorderable
             allowed |= m.allow_in_graph
         best: dict[tuple, Finding] = {}
-        callers = None
 
         def emit(f: Finding) -> None:
-            if not self.config.code_enabled(f.code):
-                return
-            mod = self.modules.get(f.path)
-            if mod is not None and _suppressed(mod, f):
-                return
             key = (f.path, f.code, f.span)
             cur = best.get(key)
             if cur is None or _rank(f) < _rank(cur):
@@ -475,57 +483,12 @@ class Project:
         for root in self.roots():
             if not root.entries or root.info is None:
                 continue
-            fg = root.decl.fullgraph
-            severity = ERROR if fg else WARNING
-            for fs, mod in root.entries[:1]:
-                if fs.is_generator:
-                    emit(self._make(registry.BY_CODE["FG401"], root.mod.path, root.decl.span,
-                                    f"`{fs.name}` is a generator; torch.compile cannot compile generators",
-                                    severity, root, [Step(fs.qualname, None)]))
-                if fs.is_async:
-                    emit(self._make(registry.BY_CODE["FG402"], root.mod.path, root.decl.span,
-                                    f"`{fs.name}` is `async def`; torch.compile cannot compile coroutines",
-                                    severity, root, [Step(fs.qualname, None)]))
-            for r in self._reach(root, allowed, ignored):
-                for site in r.fs.sites:
-                    if site.dead_if and self.dead(site.dead_if):
-                        continue
-                    if site.callee and (site.callee in ignored or site.data.get("receiver") in ignored):
-                        continue
-                    if site.callee and site.callee in reorderable and site.data.get("reorderable"):
-                        continue
-                    rule = registry.BY_CODE.get(site.code)
-                    if rule is None or not _applies(rule, version, fg):
-                        continue
-                    emit(self._make(rule, r.mod.path, site.span, site.message, severity, root, r.path,
-                                    data={**site.data, "stmt": site.stmt}))
-                for e in r.fs.edges:
-                    if e.dead_if and self.dead(e.dead_if):
-                        continue
-                    for tfs, tmod in self.resolve_edge(e, r.mod):
-                        if tfs.disabled and tfs.compiled is None:
-                            rule = registry.BY_CODE["FG202"]
-                            gb = "GB0099" if tfs.disabled == "nonrecursive" else "GB0098"
-                            emit(self._make(rule, r.mod.path, e.span,
-                                            f"`{tfs.name}` is decorated with torch.compiler.disable; calling it "
-                                            f"from compiled code breaks the graph ({gb})",
-                                            severity, root, r.path, data={"callee": tfs.qualname}))
-                if r.fs.iter_uses:
-                    if callers is None:
-                        callers = self._callers_index()
-                    for use in r.fs.iter_uses:
-                        if use.dead_if and self.dead(use.dead_if):
-                            continue
-                        src = self._iterator_passed(r.fs, use, callers)
-                        if src is None:
-                            continue
-                        rule = registry.BY_CODE["FG403"]
-                        if not _applies(rule, version, fg):
-                            continue
-                        emit(self._make(rule, r.mod.path, use.span,
-                                        f"`{use.param}` is an iterator passed in from outside (at {src}); "
-                                        f"`{use.how}` on it cannot be traced",
-                                        severity, root, r.path, data={"param": use.param, "how": use.how}))
+            key = _root_key(root)
+            hit = self._root_cache.get(key)
+            if hit is None:
+                hit = self._root_cache[key] = self._root_findings(root, version, ignored, reorderable, allowed)
+            for f in hit[0]:
+                emit(f)
         for f in list(best.values()):
             mod = self.modules.get(f.path)
             if mod is None or not getattr(mod, "library", False):
@@ -545,11 +508,86 @@ class Project:
             if where is None:
                 continue
             lib = mod.name.split(".")[0]
-            emit(Finding(path=where.path, code=f.code, name=f.name, severity=f.severity, span=where.span,
-                         message=f"graph break inside {lib} ({mod.name}:{f.span.start.line + 1}: {f.message}), "
-                                 "reached from your code here", root=f.root, call_path=f.call_path,
-                         gb_codes=f.gb_codes, url=f.url, data={"library_finding": True}))
+            echo = Finding(path=where.path, code=f.code, name=f.name, severity=f.severity, span=where.span,
+                           message=f"graph break inside {lib} ({mod.name}:{f.span.start.line + 1}: {f.message}), "
+                                   "reached from your code here", root=f.root, call_path=f.call_path,
+                           gb_codes=f.gb_codes, url=f.url, data={"library_finding": True})
+            umod = self.modules.get(echo.path)
+            if self.config.code_enabled(echo.code) and not (umod is not None and _suppressed(umod, echo)):
+                emit(echo)
         return sorted(best.values(), key=Finding.sort_key)
+
+    def _root_findings(self, root: RootRecord, version, ignored: set[str], reorderable: set[str],
+                       allowed: set[str]) -> tuple[list[Finding], frozenset[str] | None]:
+        """The findings one root reaches, and the modules they were read from (None: from all)."""
+        found: dict[tuple, Finding] = {}
+        deps: set[str] | None = {root.mod.path}
+
+        def emit(f: Finding) -> None:
+            if not self.config.code_enabled(f.code):
+                return
+            mod = self.modules.get(f.path)
+            if mod is not None and _suppressed(mod, f):
+                return
+            key = (f.path, f.code, f.span)
+            cur = found.get(key)
+            if cur is None or _rank(f) < _rank(cur):
+                found[key] = f
+
+        fg = root.decl.fullgraph
+        severity = ERROR if fg else WARNING
+        for fs, mod in root.entries[:1]:
+            if fs.is_generator:
+                emit(self._make(registry.BY_CODE["FG401"], root.mod.path, root.decl.span,
+                                f"`{fs.name}` is a generator; torch.compile cannot compile generators",
+                                severity, root, [Step(fs.qualname, None)]))
+            if fs.is_async:
+                emit(self._make(registry.BY_CODE["FG402"], root.mod.path, root.decl.span,
+                                f"`{fs.name}` is `async def`; torch.compile cannot compile coroutines",
+                                severity, root, [Step(fs.qualname, None)]))
+        for r in self._reach(root, allowed, ignored):
+            if deps is not None:
+                deps.add(r.mod.path)
+            for site in r.fs.sites:
+                if site.dead_if and self.dead(site.dead_if):
+                    continue
+                if site.callee and (site.callee in ignored or site.data.get("receiver") in ignored):
+                    continue
+                if site.callee and site.callee in reorderable and site.data.get("reorderable"):
+                    continue
+                rule = registry.BY_CODE.get(site.code)
+                if rule is None or not _applies(rule, version, fg):
+                    continue
+                emit(self._make(rule, r.mod.path, site.span, site.message, severity, root, r.path,
+                                data={**site.data, "stmt": site.stmt}))
+            for e in r.fs.edges:
+                if e.dead_if and self.dead(e.dead_if):
+                    continue
+                for tfs, tmod in self.resolve_edge(e, r.mod):
+                    if tfs.disabled and tfs.compiled is None:
+                        rule = registry.BY_CODE["FG202"]
+                        gb = "GB0099" if tfs.disabled == "nonrecursive" else "GB0098"
+                        emit(self._make(rule, r.mod.path, e.span,
+                                        f"`{tfs.name}` is decorated with torch.compiler.disable; calling it "
+                                        f"from compiled code breaks the graph ({gb})",
+                                        severity, root, r.path, data={"callee": tfs.qualname}))
+            if r.fs.iter_uses:
+                callers = self.callers_index()
+                for use in r.fs.iter_uses:
+                    if use.dead_if and self.dead(use.dead_if):
+                        continue
+                    src = self._iterator_passed(r.fs, use, callers)
+                    if src is None:
+                        continue
+                    deps = None  # the message names a call site in whichever module passes the iterator
+                    rule = registry.BY_CODE["FG403"]
+                    if not _applies(rule, version, fg):
+                        continue
+                    emit(self._make(rule, r.mod.path, use.span,
+                                    f"`{use.param}` is an iterator passed in from outside (at {src}); "
+                                    f"`{use.how}` on it cannot be traced",
+                                    severity, root, r.path, data={"param": use.param, "how": use.how}))
+        return list(found.values()), (frozenset(deps) if deps is not None else None)
 
     def _reach(self, root: RootRecord, allowed: set[str], ignored: set[str]) -> Iterable[Reached]:
         seen: set[str] = set()
@@ -574,6 +612,13 @@ class Project:
                         continue  # another compiled region: its own root covers it
                     seen.add(q)
                     queue.append(Reached(tfs, tmod, r.path + [Step(q, Location(r.mod.path, e.span))]))
+
+    def callers_index(self):
+        """Function qualname -> [(call site, module)] of calls passing arguments (memoised)."""
+        memo = self._memo
+        if "callers" not in memo:
+            memo["callers"] = self._callers_index()
+        return memo["callers"]
 
     def _callers_index(self):
         idx: dict[str, list[tuple]] = {}
@@ -647,3 +692,26 @@ def _suppressed(mod: ModuleSummary, f: Finding) -> bool:
 
 
 __all__ = ["Project", "Site"]
+
+
+def _root_key(root: RootRecord) -> tuple:
+    d = root.decl
+    return (root.mod.path, d.kind, d.target, d.attr, d.fullgraph, d.label, d.span, root.info)
+
+
+def interface_of(mod: ModuleSummary) -> tuple:
+    """Everything about a module that can change findings located in *other* modules: the names it
+    binds, its classes, its functions' signatures and decorations, hooks, logging configuration and
+    the calls it makes (for iterator arguments) -- not positions, nor function bodies, which only
+    matter to the roots that reach into the module (and those are re-walked when it changes)."""
+    funcs = tuple(
+        (q, f.name, f.class_qualname, tuple(f.params), f.is_generator, f.is_async, f.is_method, f.compiled,
+         f.disabled, f.opaque, f.guard_atoms, f.returns_value, f.returns_instance)
+        for q, f in mod.functions.items())
+    classes = tuple(
+        (q, c.name, tuple(c.bases), tuple(c.methods.items()), tuple(c.attrs.items()), tuple(c.containers.items()))
+        for q, c in mod.classes.items())
+    calls = tuple((c.target, c.is_method_call, c.args, c.kwargs) for c in mod.call_sites)
+    return (mod.name, getattr(mod, "library", False), funcs, classes, tuple(mod.bindings.items()),
+            tuple(mod.star_imports), tuple(sorted(mod.ignored)), tuple(sorted(mod.reorderable)),
+            tuple(sorted(mod.allow_in_graph)), tuple(mod.hooks), calls)
