@@ -29,6 +29,7 @@ from .positions import Span
 from .rules import registry
 
 PARALLEL_THRESHOLD = 64  # files; below this, analysing in-process is faster than forking
+SOURCE_CACHE = 3  # parsed sources kept for fixes (each holds a syntax tree of its file)
 
 
 @dataclass
@@ -110,7 +111,7 @@ class Workspace:
             self.project.module_loader = self._load_library_module
         self.file_errors: dict[str, tuple[str, str]] = {}
         self.texts: dict[str, str] = {}  # editor buffers (what the fixes edit); disk files are read on demand
-        self._fix_ctx = None  # fixes.base.FixContext of the current project generation
+        self._sources: dict[str, tuple[str, object]] = {}  # path -> (text hash, fixes.base.Source), LRU
 
     # ---- editor buffers ------------------------------------------------------------------------
     def set_text(self, path: str, text: str, recover: bool = True) -> ModuleSummary:
@@ -215,16 +216,33 @@ class Workspace:
         return out
 
     def attach_fixes(self, findings: list[Finding]) -> None:
-        """Attach fixes.  The editor asks for a few findings at a time: their parsed sources are
-        kept until the project changes (a new context per call would re-parse the file each time)."""
         from .fixes import attach_fixes
-        from .fixes.base import FixContext
 
-        ctx = self._fix_ctx
-        if ctx is None or ctx.generation != self.project.generation:
-            ctx = self._fix_ctx = FixContext(self)
         user = [f for f in findings if not self.is_library(f.path)]  # installed libraries are read-only
-        attach_fixes(user, self, ctx)
+        attach_fixes(user, self)
+
+    def fix_source(self, path: str):
+        """The parsed text of `path` that fixes edit (fixes.base.Source), or None when the text is not
+        the one analysed.  The editor asks for fixes a few findings at a time: the last few sources
+        are kept (by content) so a file is not re-parsed for each."""
+        from .fixes.base import Source, text_of
+
+        mod = self.project.modules.get(path)
+        if mod is None or mod.syntax_error is not None:
+            return None
+        text = text_of(self, path)
+        if text is None:
+            return None
+        h = hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+        if h != mod.text_hash:
+            return None  # the text changed since it was analysed: positions would be wrong
+        cached = self._sources.pop(path, None)
+        if cached is None or cached[0] != h:
+            cached = (h, Source(path, text, mod.name))
+        self._sources[path] = cached  # most recent last
+        while len(self._sources) > SOURCE_CACHE:
+            self._sources.pop(next(iter(self._sources)))
+        return cached[1]
 
     # ---- files on disk -------------------------------------------------------------------------
     def discover(self, paths: Iterable[Path]) -> list[str]:

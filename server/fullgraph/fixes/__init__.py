@@ -63,12 +63,11 @@ def compute_offer(ctx: FixContext, finding, fix_id: str) -> Offer | None:
     return offer
 
 
-def attach_fixes(findings, workspace, ctx: FixContext | None = None) -> None:
-    """Attach the fixes offered for each finding, preferred first, with their edits.  A context
-    (parsed sources) may be shared by calls made while the workspace does not change."""
+def attach_fixes(findings, workspace) -> None:
+    """Attach the fixes offered for each finding, preferred first, with their edits."""
     from ..rules import registry
 
-    ctx = ctx or FixContext(workspace)
+    ctx = FixContext(workspace)
     for f in findings:
         rule = registry.BY_CODE.get(f.code)
         refs: list[FixRef] = []

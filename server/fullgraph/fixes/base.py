@@ -14,7 +14,6 @@ the exact text the workspace analysed.
 from __future__ import annotations
 
 import ast
-import hashlib
 import os
 import re
 from dataclasses import dataclass, field
@@ -104,10 +103,6 @@ def pos_of_offset(starts: list[int], offset: int) -> Pos:
 
     line = bisect.bisect_right(starts, offset) - 1
     return Pos(line, offset - starts[line])
-
-
-def text_hash(text: str) -> str:
-    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 # ---- one source file -----------------------------------------------------------------------------
@@ -555,33 +550,20 @@ class FixContext:
     def __init__(self, workspace):
         self.ws = workspace
         self.project = workspace.project
-        self.generation = workspace.project.generation
         self.version: TorchVersion = workspace.config.torch()
         self._sources: dict[str, Source | None] = {}
-        self._callers = None
         self.memo: dict = {}
 
     def source(self, path: str) -> Source:
         if path not in self._sources:
-            self._sources[path] = self._load(path)
+            self._sources[path] = self.ws.fix_source(path)
         s = self._sources[path]
         if s is None:
             give_up("source not available")
         return s
 
-    def _load(self, path: str) -> Source | None:
-        mod = self.project.modules.get(path)
-        if mod is None or mod.syntax_error is not None:
-            return None
-        text = text_of(self.ws, path)
-        if text is None or text_hash(text) != mod.text_hash:
-            return None  # the text changed since it was analysed: positions would be wrong
-        return Source(path, text, mod.name)
-
     def callers(self):
-        if self._callers is None:
-            self._callers = self.project._callers_index()
-        return self._callers
+        return self.project.callers_index()
 
     def torch_name(self, src: Source) -> tuple[str, list[TextEdit]]:
         """How the module names torch, and the import to add if it does not."""

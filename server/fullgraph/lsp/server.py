@@ -1,8 +1,9 @@
 """`fullgraph lsp`: the language server (pygls 2.x) on the same engine as the CLI.
 
 Threading model: LSP messages are handled on the asyncio event loop; every engine call (analysis,
-findings, fixes) runs on one worker thread, so the workspace is never touched concurrently and the
-loop never blocks.  Changes are debounced on the loop, and results for a stale document version are
+findings, fixes) runs on one engine thread in priority order (lsp/engine.py: the edited document
+first, fix offers and indexing in the background), so the workspace is never touched concurrently
+and the loop never blocks.  Changes are debounced on the loop, and results for a stale document version are
 dropped.  Diagnostics are pulled (textDocument/diagnostic) when the client supports it, pushed
 otherwise.
 """
@@ -13,7 +14,6 @@ import logging
 import os
 import re
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,11 +30,11 @@ from ..positions import LineIndex, Pos, Span
 from ..rules import registry
 from ..torchinfo import load_gb_registry
 from . import convert as cv
+from .engine import BACKGROUND, FIXES, NOW, REFRESH, Engine
 
 log = logging.getLogger("fullgraph.lsp")
 
 FIX_ALL_KIND = "source.fixAll.fullgraph"
-FIX_BATCH = 1  # findings per fix-computation job on the engine thread (keystrokes jump the queue)
 # Settings the VS Code client owns (the server accepts and ignores them).
 CLIENT_SETTINGS = {"enable", "interpreter", "importStrategy", "showNotifications", "path", "trace", "args", "cwd"}
 SERVER_SETTINGS = {"select", "ignore", "extendSelect", "extendIgnore", "torchVersion", "roots", "exclude",
@@ -58,7 +58,8 @@ class DocResult:
 class FullgraphServer(LanguageServer):
     def __init__(self):
         super().__init__("fullgraph", __version__, text_document_sync_kind=t.TextDocumentSyncKind.Incremental)
-        self.engine = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fullgraph-engine")
+        self.engine = Engine()
+        self.fix_phases = 0  # numbers fix phases: the newest document's fixes are computed first
         self.settings: dict[str, Any] = {}
         self.config = Config()
         self.ws = Workspace(self.config)
@@ -189,12 +190,20 @@ class FullgraphServer(LanguageServer):
         text = self.ws.texts.get(path)
         return self._with_runtime(path, text, self.ws.findings_for([path], fixes=False))
 
-    def _engine_fixes(self, path: str, text: str, findings: list[Finding]) -> bool:
-        """Second phase: attach fixes to some findings just published (False if the buffer moved on)."""
-        if self.ws.texts.get(path) != text:
-            return False
-        self.ws.attach_fixes([f for f in findings if f.origin != "runtime"])
-        return True
+    def _engine_fixes(self, uri: str, version, path: str, text: str, findings: list[Finding], start: int,
+                      priority: tuple[int, int]) -> int:
+        """Second phase: attach fixes to findings[start:] until done or something more urgent waits.
+        Returns how far it got, or -1 if the document moved on."""
+        i = start
+        while i < len(findings):
+            if self.ws.texts.get(path) != text or self.workspace.get_text_document(uri).version != version:
+                return -1
+            if i > start and self.engine.urgent_waiting(priority):
+                break
+            if findings[i].origin != "runtime":
+                self.ws.attach_fixes([findings[i]])
+            i += 1
+        return i
 
     def _with_runtime(self, path: str, text: str | None, findings: list[Finding]) -> list[Finding]:
         """Merge the breaks Dynamo reported at run time: a static finding on the same line becomes
@@ -267,10 +276,9 @@ class FullgraphServer(LanguageServer):
                 return
             text = doc.source
             path = self.path_of(uri)
-            loop = asyncio.get_running_loop()
             started = time.perf_counter()
             try:
-                findings = await loop.run_in_executor(self.engine, self._engine_analyze, path, text)
+                findings = await self.engine.submit((NOW, 0), self._engine_analyze, path, text)
             except Exception as e:  # never crash the server on an engine bug
                 log.exception("analysis failed")
                 self.log("error", f"analysis of {path} failed: {e.__class__.__name__}: {e}")
@@ -300,19 +308,22 @@ class FullgraphServer(LanguageServer):
         fixed = [copy.copy(f) for f in findings]
         for f in fixed:
             f.data = dict(f.data)
-        loop = asyncio.get_running_loop()
-        # In small batches, so the analysis of the next keystroke never waits behind a whole file's
-        # fixes: a newer version abandons this work between batches.
-        for i in range(0, len(fixed), FIX_BATCH):
+        self.fix_phases += 1
+        priority = (FIXES, -self.fix_phases)  # the newest document's fixes first
+        done = 0
+        # One finding at a time on the engine thread, yielding whenever something more urgent (a
+        # keystroke, a newer document's fixes) is waiting; a newer version abandons this work.
+        while done < len(fixed):
             if self.workspace.get_text_document(uri).version != version:
                 return
             try:
-                ok = await loop.run_in_executor(self.engine, self._engine_fixes, path, text, fixed[i:i + FIX_BATCH])
+                done = await self.engine.submit(priority, self._engine_fixes, uri, version, path, text, fixed, done,
+                                                priority)
             except Exception as e:
                 log.exception("fixes failed")
                 self.log("error", f"computing fixes for {path} failed: {e.__class__.__name__}: {e}")
                 return
-            if not ok:
+            if done < 0:
                 return
         if self.workspace.get_text_document(uri).version != version:
             return
@@ -352,22 +363,24 @@ class FullgraphServer(LanguageServer):
 
     async def _refresh_others(self, changed_uri: str) -> None:
         """An edit in one file can change findings in another (roots and callees across files)."""
-        loop = asyncio.get_running_loop()
-        changed_any = False
+        others = {}
         for uri, doc in list(self.workspace.text_documents.items()):
-            if uri == changed_uri:
-                continue
             res = self.results.get(uri)
-            if res is None or res.version != doc.version or not res.done.is_set():
+            if uri != changed_uri and res is not None and res.version == doc.version and res.done.is_set():
+                others[uri] = (doc.version, res)
+        if not others:
+            return
+        paths = {uri: self.path_of(uri) for uri in others}
+        # one engine job: the project's findings are computed once and filtered per file
+        fresh = await self.engine.submit((REFRESH, 0), lambda: {u: self._engine_findings(p) for u, p in paths.items()})
+        changed_any = False
+        for uri, (version, res) in others.items():
+            findings = fresh[uri]
+            if self.workspace.get_text_document(uri).version != version or _keys(findings) == _keys(res.findings):
                 continue
-            path = self.path_of(uri)
-            findings = await loop.run_in_executor(self.engine, self._engine_findings, path)
-            if self.workspace.get_text_document(uri).version != doc.version:
-                continue
-            if _keys(findings) != _keys(res.findings):
-                changed_any = True
-                self._store(uri, doc.version, res.text, findings)
-                asyncio.ensure_future(self._add_fixes(uri, doc.version, path, res.text, findings))
+            changed_any = True
+            self._store(uri, version, res.text, findings)
+            asyncio.ensure_future(self._add_fixes(uri, version, paths[uri], res.text, findings))
         if changed_any and self.pull and self.refresh_support:
             try:
                 self.workspace_diagnostic_refresh(None)
@@ -471,7 +484,6 @@ async def _index(ls: FullgraphServer) -> None:
     if not ls.root:
         return
     token = "fullgraph-index"
-    loop = asyncio.get_running_loop()
     progress = False
     try:
         await ls.work_done_progress.create_async(token)
@@ -480,7 +492,7 @@ async def _index(ls: FullgraphServer) -> None:
     except Exception:
         pass
     try:
-        n = await loop.run_in_executor(ls.engine, ls._index_workspace, token)
+        n = await ls.engine.submit((BACKGROUND, 0), ls._index_workspace, token)
     except Exception as e:
         ls.log("error", f"indexing failed: {e}")
         n = 0
@@ -524,8 +536,7 @@ async def did_close(ls: FullgraphServer, params: t.DidCloseTextDocumentParams):
     path = ls.path_of(uri)
     if not ls.pull:
         ls.text_document_publish_diagnostics(t.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
-    loop = asyncio.get_running_loop()
-    await loop.run_in_executor(ls.engine, ls.ws.forget_text, path)
+    await ls.engine.submit((NOW, 0), ls.ws.forget_text, path)
     ls.generation += 1
     await ls._refresh_others(uri)
 
@@ -581,7 +592,7 @@ async def did_change_watched_files(ls: FullgraphServer, params: t.DidChangeWatch
         await _reanalyze_all(ls)
         return
     if record_changed:
-        await asyncio.get_running_loop().run_in_executor(ls.engine, ls.load_runtime_record)
+        await ls.engine.submit((NOW, 0), ls.load_runtime_record)
         ls.send_status()
         for uri in list(ls.workspace.text_documents):
             ls.schedule(uri, delay=0)
@@ -597,7 +608,7 @@ async def did_change_watched_files(ls: FullgraphServer, params: t.DidChangeWatch
             else:
                 ls.ws.load_files([p], jobs=1)
 
-    await asyncio.get_running_loop().run_in_executor(ls.engine, apply)
+    await ls.engine.submit((NOW, 0), apply)
     ls.generation += 1
     await ls._refresh_others("")
 
@@ -720,7 +731,7 @@ async def hover(ls: FullgraphServer, params: t.HoverParams):
                 if rule is not None:
                     return t.Hover(contents=t.MarkupContent(kind=t.MarkupKind.Markdown, value=rule.docs_markdown()),
                                    range=cv.to_range(res.index, Span.of(pos.line, a, pos.line, b), ls.encoding))
-    root_md = await asyncio.get_running_loop().run_in_executor(ls.engine, _root_hover, ls, ls.path_of(uri), pos)
+    root_md = await ls.engine.submit((NOW, 0), _root_hover, ls, ls.path_of(uri), pos)
     if root_md:
         md, span = root_md
         return t.Hover(contents=t.MarkupContent(kind=t.MarkupKind.Markdown, value=md),
@@ -818,7 +829,7 @@ async def code_lens(ls: FullgraphServer, params: t.CodeLensParams):
             out.append((r.decl.span, title))
         return out
 
-    items = await asyncio.get_running_loop().run_in_executor(ls.engine, compute)
+    items = await ls.engine.submit((NOW, 0), compute)
     return [t.CodeLens(range=cv.to_range(res.index, span, ls.encoding),
                        command=t.Command(title=title, command=NOOP_COMMAND)) for span, title in items]
 
