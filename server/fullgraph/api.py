@@ -21,7 +21,7 @@ from typing import Iterable
 
 from . import __version__
 from .config import MAX_FILE_BYTES, Config
-from .engine.analyzer import analyze, module_name_for
+from .engine.analyzer import ModuleAnalyzer, analyze, module_name_for
 from .engine.project import Project
 from .engine.summary import ModuleSummary
 from .model import ERROR, Finding
@@ -29,7 +29,7 @@ from .positions import Span
 from .rules import registry
 
 PARALLEL_THRESHOLD = 64  # files; below this, analysing in-process is faster than forking
-SOURCE_CACHE = 3  # parsed sources kept for fixes (each holds a syntax tree of its file)
+SOURCE_CACHE = 3  # buffers whose syntax tree and parsed source are kept for fixes
 
 
 @dataclass
@@ -87,6 +87,14 @@ def _analyze_file(args: tuple[str, str | None, bool]) -> tuple[str, ModuleSummar
     return path, analyze(path, text, modname, is_pkg), None
 
 
+def _remember(lru: dict, key, value) -> None:
+    """Put key last in a small least-recently-used dict."""
+    lru.pop(key, None)
+    lru[key] = value
+    while len(lru) > SOURCE_CACHE:
+        lru.pop(next(iter(lru)))
+
+
 def _file_finding(path: str, code: str, message: str, span: Span | None = None) -> Finding:
     rule = registry.BY_CODE[code]
     return Finding(path=path, code=code, name=rule.name, message=message, severity=ERROR,
@@ -111,7 +119,9 @@ class Workspace:
             self.project.module_loader = self._load_library_module
         self.file_errors: dict[str, tuple[str, str]] = {}
         self.texts: dict[str, str] = {}  # editor buffers (what the fixes edit); disk files are read on demand
-        self._sources: dict[str, tuple[str, object]] = {}  # path -> (text hash, fixes.base.Source), LRU
+        # the last few buffers' syntax trees and parsed sources for fixes: path -> (text hash, object)
+        self._trees: dict[str, tuple[str, object]] = {}
+        self._sources: dict[str, tuple[str, object]] = {}
 
     # ---- editor buffers ------------------------------------------------------------------------
     def set_text(self, path: str, text: str, recover: bool = True) -> ModuleSummary:
@@ -126,10 +136,13 @@ class Workspace:
         if old is not None and old.text_hash == h:
             return old
         modname, is_pkg = module_name_for(path)
-        summary = analyze(path, text, modname, is_pkg, recover=recover)
+        an = ModuleAnalyzer(path, text, modname, is_pkg, recover)
+        summary = an.run()
         summary.text_hash = h
         self.project.set_module(summary)
         self.file_errors.pop(path, None)
+        if an.tree is not None:  # the fixes of this buffer will need it: no second parse
+            _remember(self._trees, path, (h, an.tree))
         return summary
 
     def set_error(self, path: str, code: str, message: str) -> None:
@@ -236,12 +249,11 @@ class Workspace:
         h = hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
         if h != mod.text_hash:
             return None  # the text changed since it was analysed: positions would be wrong
-        cached = self._sources.pop(path, None)
+        cached = self._sources.get(path)
         if cached is None or cached[0] != h:
-            cached = (h, Source(path, text, mod.name))
-        self._sources[path] = cached  # most recent last
-        while len(self._sources) > SOURCE_CACHE:
-            self._sources.pop(next(iter(self._sources)))
+            tree = self._trees.get(path)
+            cached = (h, Source(path, text, mod.name, tree=tree[1] if tree and tree[0] == h else None))
+        _remember(self._sources, path, cached)
         return cached[1]
 
     # ---- files on disk -------------------------------------------------------------------------

@@ -87,6 +87,7 @@ class ModuleAnalyzer:
         self._pending: list[tuple[ast.AST, str, str | None, "FunctionAnalyzer | None"]] = []
         # qualname -> (fullgraph flag, compiled?, disabled, opaque) from decorators
         self.decorations: dict[str, tuple] = {}
+        self.tree: ast.Module | None = None  # the parsed module, when it parsed as it is
 
     # ---- helpers -------------------------------------------------------------------------------
     def span(self, node: ast.AST) -> Span:
@@ -142,6 +143,7 @@ class ModuleAnalyzer:
             return self.summary
         else:
             self._suppressions()
+            self.tree = tree
         top = FunctionAnalyzer(self, None, tree, qualname=self.modname, cls=None, module_level=True)
         top.analyze_module(tree.body)
         self.bindings = top.env

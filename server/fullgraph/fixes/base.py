@@ -109,13 +109,13 @@ def pos_of_offset(starts: list[int], offset: int) -> Pos:
 class Source:
     """One file's analysed text, with lazily built indexes."""
 
-    def __init__(self, path: str, text: str, modname: str):
+    def __init__(self, path: str, text: str, modname: str, tree: ast.Module | None = None):
         self.path = path
         self.text = text
         self.modname = modname
         self.starts = line_starts(text)
         self.newline = detect_newline(text)
-        self._tree: ast.Module | None = None
+        self._tree: ast.Module | None = tree  # the analyzer's, when it has one for this text
         self._tree_failed = False
         self._fragments: dict[tuple[int, int], Fragment | None] = {}
         self._top: list[tuple[int, int, ast.stmt]] | None = None

@@ -2,17 +2,25 @@
 thread-safe), in priority order, so the event loop never blocks and a keystroke never waits behind
 background work.
 
+Memory: the server holds the summaries of every indexed module (hundreds of thousands of objects),
+so each of Python's automatic full collections costs a few hundred milliseconds, and analysing a
+file used to trigger one every couple of keystrokes.  The engine therefore runs the collector
+itself: young generations after each job, a full collection when the engine has been idle for a
+moment or at least every FULL_GC_EVERY seconds while busy, never in the middle of a job.
+
 Priorities (lower first): the edited document's analysis and user requests, then refreshing other
-open documents, then fix offers (newest document first), then indexing the workspace.  Long jobs
-(fixes, indexing) are cut into pieces and ask `urgent_waiting()` between pieces, so that anything
-more urgent that arrived meanwhile runs next.
+open documents, then fix offers (newest document first), then indexing the workspace.  Long work is
+cut into pieces (indexing: a few files per job; fixes: a job stops between findings when
+`urgent_waiting()`), so that anything more urgent that arrived meanwhile runs next.
 """
 from __future__ import annotations
 
 import asyncio
+import gc
 import itertools
 import queue
 import threading
+import time
 from concurrent.futures import Future
 from typing import Any, Callable
 
@@ -22,13 +30,24 @@ REFRESH = 1  # other open documents after an edit
 FIXES = 2  # fix offers (order: -phase number, so the newest document's fixes come first)
 BACKGROUND = 3  # workspace indexing
 
+FULL_GC_IDLE = 1.0  # seconds without work before a full collection
+FULL_GC_EVERY = 30.0  # seconds between full collections while busy
+
 
 class Engine:
     def __init__(self, name: str = "fullgraph-engine"):
         self._q: queue.PriorityQueue = queue.PriorityQueue()
         self._seq = itertools.count()
+        self._manage_gc = False
+        self._dirty = False  # jobs ran since the last full collection
+        self._last_full = time.monotonic()
         self._thread = threading.Thread(target=self._work, name=name, daemon=True)
         self._thread.start()
+
+    def manage_gc(self) -> None:
+        """Take over the process's garbage collector (the server process only)."""
+        self._manage_gc = True
+        gc.disable()
 
     def submit(self, priority: tuple[int, int], fn: Callable[..., Any], *args) -> asyncio.Future:
         """Run fn(*args) on the engine thread; cancelling the returned future drops a job not yet started."""
@@ -41,14 +60,14 @@ class Engine:
         with self._q.mutex:
             return any(item[0] < priority and not item[2].cancelled() for item in self._q.queue)
 
-    def shutdown(self) -> None:
-        self._q.put(((-1, 0), next(self._seq), None, None, ()))
-
     def _work(self) -> None:
         while True:
-            priority, _, cf, fn, args = self._q.get()
-            if cf is None:
-                return
+            try:
+                item = self._q.get(timeout=FULL_GC_IDLE if self._dirty else None)
+            except queue.Empty:
+                self._collect(full=True)  # idle: nobody waits for this
+                continue
+            _, _, cf, fn, args = item
             if not cf.set_running_or_notify_cancel():
                 continue
             try:
@@ -57,3 +76,17 @@ class Engine:
                 cf.set_exception(e)
             else:
                 cf.set_result(result)
+            finally:
+                del item, cf, fn, args
+            self._dirty = True
+            self._collect(full=time.monotonic() - self._last_full > FULL_GC_EVERY)
+
+    def _collect(self, full: bool) -> None:
+        if not self._manage_gc:
+            return
+        if full:
+            gc.collect()
+            self._dirty = False
+            self._last_full = time.monotonic()
+        elif gc.get_count()[0] > 700:
+            gc.collect(1)  # what the job allocated: its cycles go now, survivors age

@@ -41,6 +41,8 @@ SERVER_SETTINGS = {"select", "ignore", "extendSelect", "extendIgnore", "torchVer
                    "extendExclude", "follow", "src", "customOpNamespace", "codeLens", "logLevel", "debounce"}
 LOG_LEVELS = {"error": t.MessageType.Error, "warning": t.MessageType.Warning, "info": t.MessageType.Info,
               "debug": t.MessageType.Log}
+MAX_INDEX_FILES = 20000
+INDEX_CHUNK = 32  # workspace files analysed per engine job while indexing
 _SUPPRESS_CODE_RE = re.compile(r"#\s*fullgraph:\s*ignore\[([^\]]*)\]")
 
 
@@ -59,6 +61,7 @@ class FullgraphServer(LanguageServer):
     def __init__(self):
         super().__init__("fullgraph", __version__, text_document_sync_kind=t.TextDocumentSyncKind.Incremental)
         self.engine = Engine()
+        self._paths: dict[str, str] = {}  # uri -> absolute path (memo of path_of)
         self.fix_phases = 0  # numbers fix phases: the newest document's fixes are computed first
         self.settings: dict[str, Any] = {}
         self.config = Config()
@@ -140,23 +143,34 @@ class FullgraphServer(LanguageServer):
 
     # ---- paths ---------------------------------------------------------------------------------
     def path_of(self, uri: str) -> str | None:
-        p = to_fs_path(uri)
-        if p:
-            return os.path.abspath(p)
-        # untitled buffers: a stable fake path so they can be analysed
-        name = re.sub(r"[^A-Za-z0-9_.-]", "_", uri.split(":", 1)[-1]) or "untitled"
-        return os.path.abspath(os.path.join(os.sep, "__fullgraph_untitled__", name + ".py"))
+        p = self._paths.get(uri)
+        if p is None:
+            p = to_fs_path(uri)
+            if p:
+                p = os.path.abspath(p)
+            else:
+                # untitled buffers: a stable fake path so they can be analysed
+                name = re.sub(r"[^A-Za-z0-9_.-]", "_", uri.split(":", 1)[-1]) or "untitled"
+                p = os.path.abspath(os.path.join(os.sep, "__fullgraph_untitled__", name + ".py"))
+            if len(self._paths) > 50000:
+                self._paths.clear()
+            self._paths[uri] = p
+        return p
 
-    def uri_of(self, path: str) -> str:
+    def _open_uri(self, path: str) -> str | None:
+        """The URI of the open document at `path`, as the client spells it."""
         for uri in self.workspace.text_documents:
             if self.path_of(uri) == path:
                 return uri
-        return from_fs_path(path) or path
+        return None
+
+    def uri_of(self, path: str) -> str:
+        return self._open_uri(path) or from_fs_path(path) or path
 
     def index_of(self, path: str) -> LineIndex | None:
-        for uri, doc in self.workspace.text_documents.items():
-            if self.path_of(uri) == path:
-                return LineIndex(doc.source)
+        uri = self._open_uri(path)
+        if uri is not None:
+            return LineIndex(self.workspace.get_text_document(uri).source)
         text = self.ws.texts.get(path)
         if text is None:
             try:
@@ -241,20 +255,16 @@ class FullgraphServer(LanguageServer):
         if self.record is not None:
             self.log("info", f"runtime record {self.record_path}: {len(self.record.breaks)} breaks")
 
-    def _index_workspace(self, token: str | None) -> int:
-        if not self.root:
-            return 0
-        open_paths = {self.path_of(u) for u in self.workspace.text_documents}
+    def _index_files(self) -> list[str] | str:
+        """Engine job: the workspace's Python files (or why they cannot be listed)."""
         try:
-            files = [f for f in self.ws.discover([Path(self.root)]) if f not in open_paths]
+            return self.ws.discover([Path(self.root)]) if self.root else []
         except (OSError, FileNotFoundError) as e:
-            self.log("warning", f"cannot index {self.root}: {e}")
-            return 0
-        if len(files) > 20000:
-            self.log("warning", f"{len(files)} Python files under {self.root}: indexing the first 20000")
-            files = files[:20000]
-        self.ws.load_files(files, jobs=1)
-        return len(files)
+            return f"cannot index {self.root}: {e}"
+
+    def _index_chunk(self, files: list[str]) -> None:
+        """Engine job: analyse some workspace files from disk (open documents keep their buffers)."""
+        self.ws.load_files([f for f in files if f not in self.ws.texts], jobs=1)
 
     # ---- scheduling ----------------------------------------------------------------------------
     def schedule(self, uri: str, delay: float | None = None) -> None:
@@ -491,11 +501,25 @@ async def _index(ls: FullgraphServer) -> None:
         progress = True
     except Exception:
         pass
+    n = 0
     try:
-        n = await ls.engine.submit((BACKGROUND, 0), ls._index_workspace, token)
+        files = await ls.engine.submit((BACKGROUND, 0), ls._index_files)
+        if isinstance(files, str):
+            ls.log("warning", files)
+            files = []
+        if len(files) > MAX_INDEX_FILES:
+            ls.log("warning", f"{len(files)} Python files under {ls.root}: indexing the first {MAX_INDEX_FILES}")
+            files = files[:MAX_INDEX_FILES]
+        # in pieces: an edit's analysis runs between two pieces, not after the whole workspace
+        for i in range(0, len(files), INDEX_CHUNK):
+            chunk = files[i:i + INDEX_CHUNK]
+            await ls.engine.submit((BACKGROUND, 0), ls._index_chunk, chunk)
+            n += len(chunk)
+            if progress and len(files) > INDEX_CHUNK:
+                ls.work_done_progress.report(token, t.WorkDoneProgressReport(
+                    message=f"{n}/{len(files)} files", percentage=n * 100 // len(files)))
     except Exception as e:
         ls.log("error", f"indexing failed: {e}")
-        n = 0
     if progress:
         ls.work_done_progress.end(token, t.WorkDoneProgressEnd(message=f"{n} files"))
     ls.indexed = True
@@ -847,6 +871,7 @@ def run(tcp: bool = False, port: int = 2087) -> None:
     # stderr is shown as errors by editors: only real errors go there; the rest is window/logMessage
     logging.basicConfig(level=logging.ERROR)
     logging.getLogger("pygls").setLevel(logging.ERROR)
+    server.engine.manage_gc()
     if tcp:
         server.start_tcp("127.0.0.1", port)
     else:

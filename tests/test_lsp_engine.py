@@ -1,0 +1,69 @@
+"""The language server's engine thread: priority order, yielding, cancellation, and its collector."""
+from __future__ import annotations
+
+import asyncio
+import gc
+import threading
+
+from fullgraph.lsp.engine import BACKGROUND, FIXES, NOW, Engine
+
+
+def test_jobs_run_in_priority_order_and_long_jobs_yield():
+    async def main():
+        eng = Engine()
+        gate = threading.Event()
+        order = []
+        # hold the engine so that everything below queues up behind this job
+        first = eng.submit((BACKGROUND, 0), gate.wait, 5)
+        jobs = [
+            eng.submit((BACKGROUND, 0), order.append, "index"),
+            eng.submit((FIXES, -1), order.append, "fixes of an older document"),
+            eng.submit((FIXES, -2), order.append, "fixes of the newest document"),
+            eng.submit((NOW, 0), order.append, "keystroke"),
+        ]
+        dropped = eng.submit((NOW, 0), order.append, "cancelled keystroke")
+        dropped.cancel()
+        assert eng.urgent_waiting((FIXES, -2)) and not eng.urgent_waiting((NOW, 0))
+        gate.set()
+        await first
+        await asyncio.gather(*jobs)
+        return order
+
+    assert asyncio.run(main()) == ["keystroke", "fixes of the newest document", "fixes of an older document", "index"]
+
+
+def test_errors_reach_the_caller_and_the_engine_goes_on():
+    async def main():
+        eng = Engine()
+        try:
+            await eng.submit((NOW, 0), lambda: 1 / 0)
+        except ZeroDivisionError:
+            pass
+        else:
+            raise AssertionError("no error")
+        return await eng.submit((NOW, 0), lambda: 42)
+
+    assert asyncio.run(main()) == 42
+
+
+def test_the_engine_collects_cycles_itself_when_it_manages_the_collector():
+    class Node:
+        pass
+
+    def make_cycles():
+        for _ in range(5000):
+            a, b = Node(), Node()
+            a.other, b.other = b, a
+
+    async def main():
+        eng = Engine()
+        eng.manage_gc()
+        try:
+            assert not gc.isenabled()
+            await eng.submit((NOW, 0), make_cycles)
+            await eng.submit((NOW, 0), lambda: None)  # young generations were collected after the job
+            return sum(isinstance(o, Node) for o in gc.get_objects())
+        finally:
+            gc.enable()
+
+    assert asyncio.run(main()) < 1000
