@@ -23,6 +23,7 @@ def test_jobs_run_in_priority_order_and_long_jobs_yield():
         ]
         dropped = eng.submit((NOW, 0), order.append, "cancelled keystroke")
         dropped.cancel()
+        await asyncio.sleep(0)  # the cancellation reaches the engine's future on the next loop turn
         assert eng.urgent_waiting((FIXES, -2)) and not eng.urgent_waiting((NOW, 0))
         gate.set()
         await first
@@ -67,3 +68,30 @@ def test_the_engine_collects_cycles_itself_when_it_manages_the_collector():
             gc.enable()
 
     assert asyncio.run(main()) < 1000
+
+
+def test_cancelled_jobs_do_not_keep_their_arguments_alive_while_the_engine_is_busy():
+    import weakref
+
+    class Payload:
+        pass
+
+    async def main():
+        eng = Engine()
+        gate = threading.Event()
+        busy = eng.submit((NOW, 0), gate.wait, 5)
+        payload = Payload()
+        ref = weakref.ref(payload)
+        stale = eng.submit((FIXES, 0), lambda p: None, payload)  # an old document's fixes
+        del payload
+        stale.cancel()
+        await asyncio.sleep(0)  # the cancellation reaches the engine's future on the next loop turn
+        # newer work keeps arriving ahead of it; the cancelled job must not wait in the queue
+        newer = [eng.submit((FIXES, -k), lambda: None) for k in range(1, 40)]
+        alive = ref() is not None
+        gate.set()
+        await busy
+        await asyncio.gather(*newer)
+        return alive
+
+    assert asyncio.run(main()) is False

@@ -87,12 +87,19 @@ def _analyze_file(args: tuple[str, str | None, bool]) -> tuple[str, ModuleSummar
     return path, analyze(path, text, modname, is_pkg), None
 
 
-def _remember(lru: dict, key, value) -> None:
-    """Put key last in a small least-recently-used dict."""
-    lru.pop(key, None)
+def _remember(lru: dict, key, value: tuple) -> None:
+    """Put key last in a small least-recently-used dict of (hash, object); an object dropped from it
+    is released at once (a parsed source holds its file's syntax tree in a reference cycle with its
+    fragments: left to the collector, dozens of trees would pile up between full collections)."""
+    old = lru.pop(key, None)
     lru[key] = value
+    dropped = [old] if old is not None and old[1] is not value[1] else []
     while len(lru) > SOURCE_CACHE:
-        lru.pop(next(iter(lru)))
+        dropped.append(lru.pop(next(iter(lru))))
+    for _, obj in dropped:
+        release = getattr(obj, "release", None)
+        if release is not None:
+            release()
 
 
 def _file_finding(path: str, code: str, message: str, span: Span | None = None) -> Finding:

@@ -11,12 +11,12 @@ import hashlib
 import re
 import warnings
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from ..positions import LineIndex, Span
 from ..rules import registry
 from ..rules.base import Report
 from . import values as V
+from .scopes import scope_facts
 from .summary import (
     CallSite,
     ClassSummary,
@@ -252,52 +252,6 @@ def _ends_with(stmts: list[ast.stmt], kinds) -> bool:
     return bool(stmts) and isinstance(stmts[-1], kinds)
 
 
-def _scope_facts(body: Iterable[ast.AST], out: set[str]) -> tuple[set[str], bool]:
-    """One walk over a function body (not into nested scopes): adds the names it binds to `out` (as
-    Python decides locals) and returns the names declared global/nonlocal and whether it yields."""
-    declared: set[str] = set()
-    generator = False
-    stack = list(body)
-    child_nodes = ast.iter_child_nodes
-    while stack:
-        n = stack.pop()
-        if isinstance(n, ast.Name):
-            if not isinstance(n.ctx, ast.Load):
-                out.add(n.id)
-            continue
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            # its name is bound here; decorators and defaults are evaluated here; its body is not ours
-            out.add(n.name)
-            stack.extend(n.decorator_list)
-            if not isinstance(n, ast.ClassDef):
-                stack.extend(n.args.defaults)
-                stack.extend(d for d in n.args.kw_defaults if d is not None)
-            continue
-        if isinstance(n, ast.Lambda):
-            continue
-        if isinstance(n, (ast.Import, ast.ImportFrom)):
-            for a in n.names:
-                out.add((a.asname or a.name).split(".")[0])
-            continue
-        if isinstance(n, (ast.Global, ast.Nonlocal)):
-            declared.update(n.names)
-            continue
-        if isinstance(n, (ast.Yield, ast.YieldFrom)):
-            generator = True
-        elif isinstance(n, ast.ExceptHandler) and n.name:
-            out.add(n.name)
-        elif isinstance(n, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-            # comprehension targets are their own scope; the first iterable is evaluated here
-            stack.append(n.generators[0].iter)
-            continue
-        elif isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name:
-            out.add(n.name)
-        elif isinstance(n, ast.MatchMapping) and n.rest:
-            out.add(n.rest)
-        stack.extend(child_nodes(n))
-    return declared, generator
-
-
 def _const_bool(node: ast.AST | None) -> bool | None:
     if node is None:
         return None
@@ -372,7 +326,7 @@ class FunctionAnalyzer:
         body = [node.body] if is_lambda else node.body
         generator = False
         if not is_lambda:
-            declared, generator = _scope_facts(body, self.local_names)
+            declared, generator = scope_facts(body, self.local_names)
             self.local_names -= declared
         self.local_names.update(fs.params)
         fs.decorator_lines = [d.lineno - 1 for d in decorators]

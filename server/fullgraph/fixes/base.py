@@ -121,6 +121,13 @@ class Source:
         self._top: list[tuple[int, int, ast.stmt]] | None = None
         self._indent: str | None = None
 
+    def release(self) -> None:
+        """Drop the parsed trees, breaking the source <-> fragment reference cycles (they are parsed
+        again if the source is used after all)."""
+        self._fragments.clear()
+        self._tree = None
+        self._top = None
+
     # lines
     @property
     def lines(self) -> list[str]:

@@ -4,8 +4,7 @@ from __future__ import annotations
 import ast
 import textwrap
 
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp,
-           ast.DictComp, ast.GeneratorExp)
+from ..engine.scopes import bound_names, scope_facts
 
 
 def parse_code(code: str) -> ast.Module:
@@ -28,32 +27,7 @@ def loads(node: ast.AST) -> set[str]:
 
 def stores(node: ast.AST) -> set[str]:
     """Names `node` binds in its own scope (not in nested functions, lambdas or comprehensions)."""
-    out: set[str] = set()
-
-    def visit(n: ast.AST, top: bool) -> None:
-        if not top and isinstance(n, _SCOPES):
-            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                out.add(n.name)
-            # walrus inside a comprehension binds in the enclosing scope
-            if isinstance(n, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-                for w in ast.walk(n):
-                    if isinstance(w, ast.NamedExpr) and isinstance(w.target, ast.Name):
-                        out.add(w.target.id)
-            return
-        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
-            out.add(n.id)
-        elif isinstance(n, (ast.Import, ast.ImportFrom)):
-            for a in n.names:
-                out.add((a.asname or a.name).split(".")[0])
-        elif isinstance(n, ast.ExceptHandler) and n.name:
-            out.add(n.name)
-        elif isinstance(n, (ast.MatchAs, ast.MatchStar)) and getattr(n, "name", None):
-            out.add(n.name)
-        for c in ast.iter_child_nodes(n):
-            visit(c, False)
-
-    visit(node, True)
-    return out
+    return bound_names(node)
 
 
 def definitely_stores(stmts: list[ast.stmt]) -> set[str]:
@@ -86,9 +60,8 @@ def params_of(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
 
 def function_locals(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     out = set(params_of(fn))
-    for s in fn.body:
-        out |= stores(s)
-    return out
+    declared, _ = scope_facts(fn.body, out)
+    return out - declared
 
 
 def declared_global(fn: ast.AST) -> set[str]:

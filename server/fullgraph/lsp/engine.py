@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import heapq
 import itertools
 import queue
 import threading
@@ -52,6 +53,14 @@ class Engine:
     def submit(self, priority: tuple[int, int], fn: Callable[..., Any], *args) -> asyncio.Future:
         """Run fn(*args) on the engine thread; cancelling the returned future drops a job not yet started."""
         cf: Future = Future()
+        with self._q.mutex:
+            if len(self._q.queue) >= 32:
+                # cancelled jobs leave the queue only when popped, and a cancelled low-priority job
+                # (with the findings it was given) may not be popped for as long as work keeps coming
+                live = [item for item in self._q.queue if not item[2].cancelled()]
+                if len(live) < len(self._q.queue):
+                    heapq.heapify(live)
+                    self._q.queue[:] = live
         self._q.put((priority, next(self._seq), cf, fn, args))
         return asyncio.wrap_future(cf)
 

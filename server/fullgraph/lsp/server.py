@@ -3,9 +3,9 @@
 Threading model: LSP messages are handled on the asyncio event loop; every engine call (analysis,
 findings, fixes) runs on one engine thread in priority order (lsp/engine.py: the edited document
 first, fix offers and indexing in the background), so the workspace is never touched concurrently
-and the loop never blocks.  Changes are debounced on the loop, and results for a stale document version are
-dropped.  Diagnostics are pulled (textDocument/diagnostic) when the client supports it, pushed
-otherwise.
+and the loop never blocks.  Changes are debounced on the loop, and results for a stale document
+version are dropped.  Diagnostics are pulled (textDocument/diagnostic) when the client supports
+it, pushed otherwise.
 """
 from __future__ import annotations
 
@@ -63,6 +63,7 @@ class FullgraphServer(LanguageServer):
         self.engine = Engine()
         self._paths: dict[str, str] = {}  # uri -> absolute path (memo of path_of)
         self.fix_phases = 0  # numbers fix phases: the newest document's fixes are computed first
+        self.fix_jobs: dict[str, asyncio.Future] = {}  # uri -> its fix phase's current engine job
         self.settings: dict[str, Any] = {}
         self.config = Config()
         self.ws = Workspace(self.config)
@@ -326,9 +327,17 @@ class FullgraphServer(LanguageServer):
         while done < len(fixed):
             if self.workspace.get_text_document(uri).version != version:
                 return
+            job = self.engine.submit(priority, self._engine_fixes, uri, version, path, text, fixed, done, priority)
+            # a newer phase for this document drops this one's queued job (newer phases go first, so
+            # an older one could otherwise wait in the queue for as long as the user keeps typing)
+            prev = self.fix_jobs.get(uri)
+            if prev is not None and prev is not job and not prev.done():
+                prev.cancel()
+            self.fix_jobs[uri] = job
             try:
-                done = await self.engine.submit(priority, self._engine_fixes, uri, version, path, text, fixed, done,
-                                                priority)
+                done = await job
+            except asyncio.CancelledError:
+                return
             except Exception as e:
                 log.exception("fixes failed")
                 self.log("error", f"computing fixes for {path} failed: {e.__class__.__name__}: {e}")
@@ -557,6 +566,9 @@ async def did_close(ls: FullgraphServer, params: t.DidCloseTextDocumentParams):
     if task is not None:
         task.cancel()
     ls.results.pop(uri, None)
+    job = ls.fix_jobs.pop(uri, None)
+    if job is not None:
+        job.cancel()
     path = ls.path_of(uri)
     if not ls.pull:
         ls.text_document_publish_diagnostics(t.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
