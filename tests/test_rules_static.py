@@ -42,3 +42,34 @@ def test_codes_and_names_unique():
     names = [r.name for r in registry.RULES]
     assert len(codes) == len(set(codes))
     assert len(names) == len(set(names))
+
+
+def test_scope_facts_follow_python_scoping():
+    """One walk decides a function's locals for the analyzer and what a statement binds for the fixes."""
+    import ast
+
+    from fullgraph.engine.scopes import bound_names, scope_facts
+
+    fn = ast.parse(
+        "def f(x):\n"
+        "    global g\n"
+        "    a, (b, *c) = x\n"
+        "    import os.path as p, json\n"
+        "    @deco(d := 1)\n"
+        "    def inner(y=(e := 2)):\n"
+        "        hidden = 1\n"
+        "        yield hidden\n"
+        "    squares = [h := i * i for i in range(3)]\n"
+        "    lam = lambda q: (r := q)\n"
+        "    try:\n"
+        "        pass\n"
+        "    except ValueError as err:\n"
+        "        del a\n"
+        "    g = 1\n"
+        "    return (yield)\n").body[0]
+    out: set[str] = set()
+    declared, generator = scope_facts(fn.body, out)
+    assert out == {"a", "b", "c", "p", "json", "d", "inner", "e", "squares", "h", "lam", "err", "g"}
+    assert declared == {"g"} and generator is True
+    assert bound_names(ast.parse("def helper():\n    x = 1\n").body[0]) == {"helper"}
+    assert bound_names(ast.parse("for k, v in d.items():\n    total = k\n")) == {"k", "v", "total"}
