@@ -95,3 +95,19 @@ def test_cancelled_jobs_do_not_keep_their_arguments_alive_while_the_engine_is_bu
         return alive
 
     assert asyncio.run(main()) is False
+
+
+def test_settle_freezes_what_indexing_loaded_out_of_later_full_collections():
+    async def main():
+        eng = Engine()
+        eng.manage_gc()
+        try:
+            kept = [[i] for i in range(10000)]  # what indexing loaded
+            await eng.submit((NOW, 0), eng.settle)
+            return gc.get_freeze_count(), kept
+        finally:
+            gc.unfreeze()
+            gc.enable()
+
+    frozen, kept = asyncio.run(main())
+    assert frozen >= len(kept)

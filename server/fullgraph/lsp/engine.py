@@ -6,7 +6,8 @@ Memory: the server holds the summaries of every indexed module (hundreds of thou
 so each of Python's automatic full collections costs a few hundred milliseconds, and analysing a
 file used to trigger one every couple of keystrokes.  The engine therefore runs the collector
 itself: young generations after each job, a full collection when the engine has been idle for a
-moment or at least every FULL_GC_EVERY seconds while busy, never in the middle of a job.
+moment or at least every FULL_GC_EVERY seconds while busy, never in the middle of a job; and what
+indexing loaded is frozen out of later full collections (`settle`).
 
 Priorities (lower first): the edited document's analysis and user requests, then refreshing other
 open documents, then fix offers (newest document first), then indexing the workspace.  Long work is
@@ -49,6 +50,15 @@ class Engine:
         """Take over the process's garbage collector (the server process only)."""
         self._manage_gc = True
         gc.disable()
+
+    def settle(self) -> None:
+        """Engine job after (re)indexing: collect, then exempt everything alive (mostly module
+        summaries, which hold no reference cycles and are freed by reference counting when
+        replaced) from later full collections, which then only scan what changed since."""
+        if self._manage_gc:
+            gc.unfreeze()
+            gc.collect()
+            gc.freeze()
 
     def submit(self, priority: tuple[int, int], fn: Callable[..., Any], *args) -> asyncio.Future:
         """Run fn(*args) on the engine thread; cancelling the returned future drops a job not yet started."""

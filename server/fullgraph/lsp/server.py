@@ -527,6 +527,7 @@ async def _index(ls: FullgraphServer) -> None:
             if progress and len(files) > INDEX_CHUNK:
                 ls.work_done_progress.report(token, t.WorkDoneProgressReport(
                     message=f"{n}/{len(files)} files", percentage=n * 100 // len(files)))
+        await ls.engine.submit((BACKGROUND, 0), ls.engine.settle)
     except Exception as e:
         ls.log("error", f"indexing failed: {e}")
     if progress:
