@@ -385,3 +385,104 @@ def test_incremental_findings_equal_a_fresh_workspace_after_random_edits(tree, t
             fresh.set_text(q, texts[q])
         assert _snapshot(ws.findings_for(None, fixes=False)) == _snapshot(fresh.findings_for(None, fixes=False)), \
             f"step {step}: {op:.2f} at {os.path.basename(p)}:{i + 1}"
+
+
+DECORATED = '''\
+import functools
+
+import torch
+
+
+def traced(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        print("calling", fn.__name__)  # expect: FG101
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+def capture(func=None, *, tag="x"):
+    """The optional-argument idiom: `@capture` and `@capture(tag=...)`."""
+    def wrapped_fn(func):
+        @functools.wraps(func)
+        def wrapper(self, *args, **kwargs):
+            print("capture", tag)  # expect: FG101
+            return func(self, *args, **kwargs)
+        return wrapper
+    if func is not None:
+        return wrapped_fn(func)
+    return wrapped_fn
+
+
+def register(fn):
+    print("registered", fn.__name__)  # runs at import, not under compile
+    return fn
+
+
+def factory(label):
+    def decorate(fn):
+        print("decorating", label)  # runs at import, not under compile
+        def inner(x):
+            torch._dynamo.graph_break()  # expect: FG201
+            return fn(x)
+        return inner
+    return decorate
+
+
+class Net(torch.nn.Module):
+    @capture
+    def forward(self, x):
+        return self.helper(x) + scaled(x)
+
+    @capture(tag="y")
+    def helper(self, x):
+        return x * 2
+
+
+@traced
+def scaled(x):
+    return x * 3
+
+
+@register
+def plain(x):
+    return x + 1
+
+
+@factory("f")
+def made(x):
+    return x - 1
+
+
+def main():
+    net = torch.compile(Net())
+    f = torch.compile(lambda x: plain(x) + made(x), fullgraph=True)
+    x = torch.randn(3)
+    return net(x), f(x)
+'''
+
+
+def test_decorator_wrappers_run_under_compile_and_dynamo_agrees(tmp_path):
+    """A decorator that returns a wrapper replaces the function: calling it runs the wrapper, which
+    Dynamo traces.  Decorators that return the function itself, and a factory's own body, run at
+    import time and are not reported."""
+    p = tmp_path / "decorated.py"
+    p.write_text(DECORATED)
+    ws = Workspace(Config(project_root=str(tmp_path)))
+    res = ws.check([p])
+    got = {(f.span.start.line + 1, f.code) for f in res.findings}
+    assert got == expected(DECORATED)
+    wrapper = [f for f in res.findings if f.span.start.line + 1 == 19][0]
+    assert [s.qualname for s in wrapper.call_path][-1] == "decorated.capture.<locals>.wrapped_fn.<locals>.wrapper"
+    assert wrapper.call_path[-1].call.span.start.line + 1 == DECORATED.splitlines().index("    @capture") + 1
+    pytest.importorskip("torch")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        def entry():
+            import importlib
+            importlib.import_module("decorated").main()
+        seen = dynamo_breaks_of_run(entry)
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("decorated", None)
+    assert {line for path, line in seen if path == os.path.realpath(p)} == {line for line, _ in got}

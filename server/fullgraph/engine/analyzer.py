@@ -87,6 +87,7 @@ class ModuleAnalyzer:
         self._pending: list[tuple[ast.AST, str, str | None, "FunctionAnalyzer | None"]] = []
         # qualname -> (fullgraph flag, compiled?, disabled, opaque) from decorators
         self.decorations: dict[str, tuple] = {}
+        self.wrappers: dict[str, list[tuple[str, bool, Span]]] = {}  # qualname -> FunctionSummary.wrapped_by
         self.tree: ast.Module | None = None  # the parsed module, when it parsed as it is
 
     # ---- helpers -------------------------------------------------------------------------------
@@ -248,6 +249,12 @@ HIGHER_ORDER = frozenset({
 })
 
 
+# Decorators that never wrap a function in Python code Dynamo would trace (or that fullgraph
+# models otherwise): the standard library's and torch's own.
+_NOT_WRAPPERS = ("builtins.", "functools.", "typing.", "abc.", "dataclasses.", "contextlib.", "torch.",
+                 "enum.", "atexit.", "unittest.", "pytest.")
+
+
 def _ends_with(stmts: list[ast.stmt], kinds) -> bool:
     return bool(stmts) and isinstance(stmts[-1], kinds)
 
@@ -303,6 +310,7 @@ class FunctionAnalyzer:
         if deco is not None:
             fg, is_compiled, fs.disabled, fs.opaque = deco
             fs.compiled = fg if is_compiled else None
+            fs.wrapped_by = mod.wrappers.get(self.qualname, [])
         self.fs = fs
         mod.summary.functions[self.qualname] = fs
         args = node.args
@@ -544,6 +552,13 @@ class FunctionAnalyzer:
                 rv = self.value(s.value)
                 if rv.kind == V.INSTANCE and rv.q and rv.attr is None and self.fs is not None:
                     self.fs.returns_instance = rv.q
+                if self.fs is not None:
+                    if rv.kind == V.LOCALFN and rv.q:
+                        self.fs.returns_fns.append(("local", rv.q))
+                    elif isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Name):
+                        fv = self.lookup(s.value.func.id)
+                        if fv.kind == V.LOCALFN and fv.q:
+                            self.fs.returns_fns.append(("call", fv.q))
                 if not (isinstance(s.value, ast.Constant) and s.value.value is None) and self.fs is not None:
                     self.fs.returns_value = True
             self._returns.append(s.value)
@@ -700,6 +715,9 @@ class FunctionAnalyzer:
                 opaque = "triton_op"
             elif q in V.ALLOW_IN_GRAPH:
                 opaque = "allow_in_graph"
+            elif q and not q.startswith(_NOT_WRAPPERS) and dv.kind != V.LOCALFN:
+                # maybe a decorator that replaces the function by a wrapper (the project decides)
+                self.mod.wrappers.setdefault(qual, []).append((q, isinstance(d, ast.Call), self.mod.span(d)))
         if opaque:
             val = Val(V.OPAQUE, qual)
         self.bind(s.name, val)

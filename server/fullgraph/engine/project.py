@@ -15,6 +15,7 @@ from typing import Iterable
 
 from ..config import Config
 from ..model import ERROR, WARNING, Finding, Location, RootInfo, Step
+from ..positions import Span
 from ..rules import registry
 from ..rules.base import BOTH, FULLGRAPH, PARTIAL
 from . import values as V
@@ -378,6 +379,51 @@ class Project:
             return out
         return []
 
+    def wrappers(self, fs: FunctionSummary, mod: ModuleSummary) -> list[tuple[FunctionSummary, ModuleSummary,
+                                                                             Span]]:
+        """The wrapper functions fs's decorators replace it by (they run first when it is called, and
+        Dynamo traces them): `def deco(f): def wrapper(...): ...; return wrapper`, decorator factories
+        (`@deco(arg)`), and the optional-argument idiom `def deco(f=None, *, opt=1)` (memoised)."""
+        if not fs.wrapped_by:
+            return []
+        key = ("wrappers", fs.qualname, mod.path)
+        memo = self._memo
+        if key not in memo:
+            out = []
+            for q, called, span in fs.wrapped_by:
+                hit = self.function(q, mod.path)
+                if hit is None:
+                    continue
+                # `@d(...)`: d(...) returns the decorator (its local functions); `@d`: d is the decorator
+                decorators = [self._local_fn(g, hit[1]) for k, g in hit[0].returns_fns if k == "local"] \
+                    if called else [hit]
+                for dec in decorators:
+                    if dec is not None:
+                        out.extend((w, wmod, span) for w, wmod in self._applied(dec, 0))
+            memo[key] = out
+        return memo[key]
+
+    def _local_fn(self, q: str, mod: ModuleSummary) -> tuple[FunctionSummary, ModuleSummary] | None:
+        fs = mod.functions.get(q)
+        return (fs, mod) if fs is not None else None
+
+    def _applied(self, dec: tuple[FunctionSummary, ModuleSummary], depth: int):
+        """What decorator `dec` returns when applied to a function: its local function (the wrapper),
+        or, for `return inner(f)`, what inner returns -- preferring that form, which is how the
+        optional-argument idiom handles a bare `@d`."""
+        dfs, dmod = dec
+        calls = [g for k, g in dfs.returns_fns if k == "call"]
+        if calls and depth < 4:
+            for g in calls:
+                inner = self._local_fn(g, dmod)
+                if inner is not None:
+                    yield from self._applied(inner, depth + 1)
+            return
+        for k, g in dfs.returns_fns:
+            w = self._local_fn(g, dmod) if k == "local" else None
+            if w is not None:
+                yield w
+
     # ---- roots ---------------------------------------------------------------------------------
     def roots(self) -> list[RootRecord]:
         out: list[RootRecord] = []
@@ -601,6 +647,11 @@ class Project:
             yield r
             if len(r.path) >= _MAX_DEPTH:
                 continue
+            for w, wmod, span in self.wrappers(r.fs, r.mod):
+                # calling r.fs runs its decorators' wrappers (which then call it)
+                if w.qualname not in seen and not (w.opaque or w.disabled):
+                    seen.add(w.qualname)
+                    queue.append(Reached(w, wmod, r.path + [Step(w.qualname, Location(r.mod.path, span))]))
             for e in r.fs.edges:
                 if e.dead_if and self.dead(e.dead_if):
                     continue
@@ -706,7 +757,8 @@ def interface_of(mod: ModuleSummary) -> tuple:
     matter to the roots that reach into the module (and those are re-walked when it changes)."""
     funcs = tuple(
         (q, f.name, f.class_qualname, tuple(f.params), f.is_generator, f.is_async, f.is_method, f.compiled,
-         f.disabled, f.opaque, f.guard_atoms, f.returns_value, f.returns_instance)
+         f.disabled, f.opaque, f.guard_atoms, f.returns_value, f.returns_instance,
+         tuple((q, c) for q, c, _ in f.wrapped_by), tuple(f.returns_fns))
         for q, f in mod.functions.items())
     classes = tuple(
         (q, c.name, tuple(c.bases), tuple(c.methods.items()), tuple(c.attrs.items()), tuple(c.containers.items()))

@@ -75,6 +75,11 @@ class FunctionSummary:
     returns_value: bool = False  # has a `return <expr>` that is not None
     returns_instance: str | None = None  # a factory: `return GPT(cfg)` (class qualname)
     decorator_lines: list[int] = field(default_factory=list)
+    # Decorators that may wrap it: (qualname, written as a call `@d(...)`, span), torch's own excluded.
+    wrapped_by: list[tuple[str, bool, Span]] = field(default_factory=list)
+    # Functions it returns: ("local", q) for `return inner`, ("call", q) for `return inner(...)`
+    # (a decorator returning its wrapper, or a decorator factory returning the decorator).
+    returns_fns: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass
