@@ -247,7 +247,8 @@ async def memory(files: int, edits: int, tmp: Path, fixes_every: int = 20) -> di
     Every keystroke is analysed and published (the benchmark waits for its diagnostics, so none is
     coalesced away), and every `fixes_every`-th also waits for its fixes (lightbulbs) to be attached:
     the paths that allocate per edit all run thousands of times.  RSS is sampled once warm (after 10%
-    of the edits) and at every further 10%; after warm-up it should stay flat."""
+    of the edits) and at every further 10%, each time after two quiet seconds (as between bursts of
+    typing); after warm-up it should stay flat."""
     text = model_file(2000)
     b = Bench()
     await b.start(tmp)
@@ -270,7 +271,8 @@ async def memory(files: int, edits: int, tmp: Path, fixes_every: int = 20) -> di
         # a trailing space keeps the file parsing (a new version: re-analysed, re-published)
         await b.edit(uri, line, col, " ", fixes=(k % fixes_every == fixes_every - 1))
         if (k + 1) % step == 0 or k == edits - 1:
-            await asyncio.sleep(0.2)
+            # sampled at a quiet moment: the server collects garbage once idle for a second
+            await asyncio.sleep(2.0)
             samples.append((k + 1, b.rss_kib(), round(time.perf_counter() - started, 1)))
             print(f"  {k + 1} edits: RSS {samples[-1][1] / 1024:.1f} MiB, {samples[-1][2]:.0f} s", flush=True)
     await b.stop()

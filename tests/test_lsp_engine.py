@@ -8,13 +8,26 @@ import threading
 from fullgraph.lsp.engine import BACKGROUND, FIXES, NOW, Engine
 
 
+def _hold(eng: Engine, gate: threading.Event):
+    """Submit a job that keeps the engine busy until `gate` is set; returns once it runs."""
+    started = threading.Event()
+
+    def hold():
+        started.set()
+        gate.wait(5)
+
+    job = eng.submit((BACKGROUND, 0), hold)
+    assert started.wait(5)
+    return job
+
+
 def test_jobs_run_in_priority_order_and_long_jobs_yield():
     async def main():
         eng = Engine()
         gate = threading.Event()
         order = []
         # hold the engine so that everything below queues up behind this job
-        first = eng.submit((BACKGROUND, 0), gate.wait, 5)
+        first = _hold(eng, gate)
         jobs = [
             eng.submit((BACKGROUND, 0), order.append, "index"),
             eng.submit((FIXES, -1), order.append, "fixes of an older document"),
@@ -79,7 +92,7 @@ def test_cancelled_jobs_do_not_keep_their_arguments_alive_while_the_engine_is_bu
     async def main():
         eng = Engine()
         gate = threading.Event()
-        busy = eng.submit((NOW, 0), gate.wait, 5)
+        busy = _hold(eng, gate)
         payload = Payload()
         ref = weakref.ref(payload)
         stale = eng.submit((FIXES, 0), lambda p: None, payload)  # an old document's fixes
@@ -111,3 +124,30 @@ def test_settle_freezes_what_indexing_loaded_out_of_later_full_collections():
 
     frozen, kept = asyncio.run(main())
     assert frozen >= len(kept)
+
+
+def test_handled_notifications_do_not_stay_in_pygls_request_table():
+    """pygls 2.1 keeps the future of every asynchronously handled notification (didOpen, didChange,
+    didClose are generator handlers in pygls) under a fresh id forever; the server's protocol
+    removes it when the handler is done, or each keystroke would leak one."""
+    import uuid
+    from concurrent.futures import Future
+
+    from fullgraph.lsp.server import server
+
+    proto = server.protocol
+    futures = []
+    for _ in range(3):
+        fut: Future = Future()
+        proto._request_futures[str(uuid.uuid4())] = fut
+        fut.add_done_callback(proto._check_handler_result)
+        futures.append(fut)
+    pending = Future()
+    proto._request_futures["still-running"] = pending
+    for fut in futures:
+        fut.set_result(None)
+    try:
+        assert not any(f in proto._request_futures.values() for f in futures)
+        assert proto._request_futures["still-running"] is pending
+    finally:
+        proto._request_futures.pop("still-running", None)

@@ -20,6 +20,7 @@ from typing import Any
 
 from lsprotocol import types as t
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 from pygls.uris import from_fs_path, to_fs_path
 
 from .. import __version__
@@ -57,9 +58,23 @@ class DocResult:
     fixes_done: asyncio.Event = field(default_factory=asyncio.Event)
 
 
+class _Protocol(LanguageServerProtocol):
+    """pygls 2.1 files the future of every notification it handles asynchronously (its own
+    didOpen/didChange/didClose handlers, our async ones) in `_request_futures` under a fresh id
+    and never removes it: one future (~1 KB) per keystroke, kept for the life of the server."""
+
+    def _check_handler_result(self, future):
+        try:
+            super()._check_handler_result(future)
+        finally:
+            for msg_id in [k for k, f in self._request_futures.items() if f is future]:
+                del self._request_futures[msg_id]
+
+
 class FullgraphServer(LanguageServer):
     def __init__(self):
-        super().__init__("fullgraph", __version__, text_document_sync_kind=t.TextDocumentSyncKind.Incremental)
+        super().__init__("fullgraph", __version__, text_document_sync_kind=t.TextDocumentSyncKind.Incremental,
+                         protocol_cls=_Protocol)
         self.engine = Engine()
         self._paths: dict[str, str] = {}  # uri -> absolute path (memo of path_of)
         self.fix_phases = 0  # numbers fix phases: the newest document's fixes are computed first
