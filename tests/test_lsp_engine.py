@@ -145,7 +145,7 @@ def test_handled_notifications_do_not_stay_in_pygls_request_table():
     pending = Future()
     proto._request_futures["still-running"] = pending
     for fut in futures:
-        fut.set_result(None)
+        fut.set_result(None)  # no event loop here: removed at once (with one, on its next turn)
     try:
         assert not any(f in proto._request_futures.values() for f in futures)
         assert proto._request_futures["still-running"] is pending

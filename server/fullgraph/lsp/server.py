@@ -67,8 +67,15 @@ class _Protocol(LanguageServerProtocol):
         try:
             super()._check_handler_result(future)
         finally:
-            for msg_id in [k for k, f in self._request_futures.items() if f is future]:
-                del self._request_futures[msg_id]
+            # later, not now: pygls may be iterating the table (shutdown cancels what is pending)
+            try:
+                asyncio.get_running_loop().call_soon(self._forget, future)
+            except RuntimeError:
+                self._forget(future)
+
+    def _forget(self, future) -> None:
+        for msg_id in [k for k, f in self._request_futures.items() if f is future]:
+            del self._request_futures[msg_id]
 
 
 class FullgraphServer(LanguageServer):
