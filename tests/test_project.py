@@ -486,3 +486,13 @@ def test_decorator_wrappers_run_under_compile_and_dynamo_agrees(tmp_path):
         sys.path.remove(str(tmp_path))
         sys.modules.pop("decorated", None)
     assert {line for path, line in seen if path == os.path.realpath(p)} == {line for line, _ in got}
+
+
+def test_a_function_is_found_by_the_lookup_that_loads_its_module(site):
+    """Followed modules load on demand; the very lookup that loads one finds its functions (it used
+    to find only classes, so the first call into a not-yet-loaded module went unresolved)."""
+    site_dir, user = site
+    ws = Workspace(Config(project_root=str(user), follow=["fakelib"]))
+    assert "fakelib.utils" not in {m.name for m in ws.project.modules.values()}
+    hit = ws.project.lookup("fakelib.utils.noisy")
+    assert hit is not None and hit[0] == "function" and hit[1].qualname == "fakelib.utils.noisy"

@@ -144,7 +144,8 @@ class Project:
             if mod is None and self.module_loader is not None and mname not in self._load_attempted:
                 self._load_attempted.add(mname)
                 if self.module_loader(mname):
-                    mod = self._module(mname, near)
+                    # start over: the new module's functions are found through the function index
+                    return self._lookup(q, near, _depth + 1)
             if mod is None:
                 continue
             rest = parts[i:]
