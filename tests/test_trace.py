@@ -375,10 +375,11 @@ SLEEPER = textwrap.dedent('''
 
     @torch.compile(backend="eager")
     def f(x):
-        print("ready", flush=True)
+        print("traced", flush=True)
         return x + 1
 
     f(torch.ones(2))
+    print("ready", flush=True)  # after Dynamo is done: the signal lands in the sleep, not in a compile
     time.sleep(120)
 ''')
 
@@ -392,6 +393,7 @@ def test_signals_reach_the_command_and_the_record_is_written(tmp_path, sig, stat
                          env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          start_new_session=True)
     try:
+        assert p.stdout.readline() == "traced\n"
         assert p.stdout.readline() == "ready\n"
         if sig == "SIGTERM":
             p.send_signal(signal.SIGTERM)  # to fullgraph only: it forwards to the command
