@@ -389,9 +389,14 @@ def test_signals_reach_the_command_and_the_record_is_written(tmp_path, sig, stat
     import signal
 
     (tmp_path / "sleeper.py").write_text(SLEEPER)
+    def default_sigint():
+        # as in a terminal: a job started in the background of a non-interactive shell (`cmd &`, nohup)
+        # inherits SIGINT ignored, and Python then never raises KeyboardInterrupt
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
     p = subprocess.Popen([PY, "-m", "fullgraph", "trace", "--out", "r.json", "--", PY, "sleeper.py"], cwd=tmp_path,
                          env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True)
+                         start_new_session=True, preexec_fn=default_sigint)
     try:
         assert p.stdout.readline() == "traced\n"
         assert p.stdout.readline() == "ready\n"
