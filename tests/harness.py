@@ -175,3 +175,25 @@ def dynamo_breaks_of_run(entry, strict_like: bool = True) -> set[tuple[str, int]
         torch._logging.set_logs()
         torch._dynamo.reset()
     return seen
+
+
+def record_publications(lsp_client) -> None:
+    """Prepare a pytest-lsp client for the server: accept dynamic registrations (file watchers) and
+    keep the last publishDiagnostics of each document as `lsp_client.published[uri] = (version,
+    diagnostics)` -- two notifications can arrive in one read, and a wait_for_notification() future
+    registered after the first would miss the second."""
+    from lsprotocol import types as t
+
+    @lsp_client.feature(t.CLIENT_REGISTER_CAPABILITY)
+    def _register(params):
+        return None
+
+    lsp_client.published = {}
+    fm = lsp_client.protocol.fm
+    original = fm.features[t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
+
+    def record(params: t.PublishDiagnosticsParams):
+        lsp_client.published[params.uri] = (params.version, list(params.diagnostics))
+        return original(params)
+
+    fm.features[t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = record

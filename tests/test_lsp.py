@@ -12,6 +12,7 @@ import pytest
 import pytest_lsp
 from lsprotocol import types as t
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from harness import record_publications
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -77,21 +78,7 @@ def _caps(name: str) -> t.ClientCapabilities:
 async def client(request, lsp_client: LanguageClient, tmp_path_factory):
     ws = tmp_path_factory.mktemp("ws")
 
-    @lsp_client.feature(t.CLIENT_REGISTER_CAPABILITY)
-    def _register(params):  # the recorded clients register file watchers dynamically
-        return None
-
-    # remember each publication's version (two notifications can arrive in one read: a
-    # wait_for_notification() registered after the first would miss the second)
-    lsp_client.published = {}
-    fm = lsp_client.protocol.fm
-    original = fm.features[t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
-
-    def record(params: t.PublishDiagnosticsParams):
-        lsp_client.published[params.uri] = (params.version, list(params.diagnostics))
-        return original(params)
-
-    fm.features[t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = record
+    record_publications(lsp_client)  # the recorded clients register file watchers dynamically
 
     result = await lsp_client.initialize_session(t.InitializeParams(
         capabilities=_caps(request.param),

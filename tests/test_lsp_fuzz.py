@@ -13,15 +13,14 @@ import os
 import random
 import sys
 
-import pytest
 import pytest_lsp
-from harness import EXAMPLES
+from harness import EXAMPLES, record_publications
 from lsprotocol import types as t
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from fullgraph.api import Workspace
 from fullgraph.config import Config
-from fullgraph.positions import LineIndex, Pos, col_to_units
+from fullgraph.positions import LineIndex, col_to_units
 
 EDITS = int(os.environ.get("FULLGRAPH_FUZZ_EDITS", "2000"))
 SNIPPETS = ["if x", "print(", ")", "\n", "    ", "def ", ":", "(", "x.sum() > 0", "😀", "中文", '"', "'''",
@@ -35,21 +34,7 @@ FILES = [EXAMPLES / "nanogpt" / "layers.py", EXAMPLES / "training_step.py"]
 async def client(lsp_client: LanguageClient, tmp_path_factory):
     ws = tmp_path_factory.mktemp("fuzz")
 
-    @lsp_client.feature(t.CLIENT_REGISTER_CAPABILITY)
-    def _register(params):
-        return None
-
-    # remember the version of every publication: two notifications can arrive in one read, and a
-    # wait_for_notification() future registered after the first would miss the second
-    lsp_client.published = {}
-    fm = lsp_client.protocol.fm
-    original = fm.features[t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
-
-    def record(params: t.PublishDiagnosticsParams):
-        lsp_client.published[params.uri] = (params.version, list(params.diagnostics))
-        return original(params)
-
-    fm.features[t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = record
+    record_publications(lsp_client)
     await lsp_client.initialize_session(t.InitializeParams(
         capabilities=client_capabilities("visual-studio-code"), root_uri=ws.as_uri(),
         workspace_folders=[t.WorkspaceFolder(uri=ws.as_uri(), name="fuzz")],
