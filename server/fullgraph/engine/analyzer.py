@@ -85,9 +85,8 @@ class ModuleAnalyzer:
         self.summary.line_count = len(self.lines.lines)
         self.bindings: dict[str, Val] = {}
         self._pending: list[tuple[ast.AST, str, str | None, "FunctionAnalyzer | None"]] = []
-        # qualname -> (fullgraph flag, compiled?, disabled, opaque) from decorators
+        # qualname -> (fullgraph flag, compiled?, disabled, opaque, wrapped_by) from decorators
         self.decorations: dict[str, tuple] = {}
-        self.wrappers: dict[str, list[tuple[str, bool, Span]]] = {}  # qualname -> FunctionSummary.wrapped_by
         self.tree: ast.Module | None = None  # the parsed module, when it parsed as it is
 
     # ---- helpers -------------------------------------------------------------------------------
@@ -308,9 +307,8 @@ class FunctionAnalyzer:
                              class_qualname=self.cls, is_async=isinstance(node, ast.AsyncFunctionDef))
         deco = mod.decorations.get(self.qualname)
         if deco is not None:
-            fg, is_compiled, fs.disabled, fs.opaque = deco
+            fg, is_compiled, fs.disabled, fs.opaque, fs.wrapped_by = deco
             fs.compiled = fg if is_compiled else None
-            fs.wrapped_by = mod.wrappers.get(self.qualname, [])
         self.fs = fs
         mod.summary.functions[self.qualname] = fs
         args = node.args
@@ -692,6 +690,7 @@ class FunctionAnalyzer:
         is_compiled = False
         disabled = None
         opaque = None
+        wrapped_by: list[tuple[str, bool, Span]] = []
         for d, dv in deco_vals:
             q = self._decorator_q(d)
             if (dv.kind == V.COMPILED and dv.attr == "decorator") or (dv.kind == V.REF and dv.q == V.COMPILE):
@@ -717,14 +716,14 @@ class FunctionAnalyzer:
                 opaque = "allow_in_graph"
             elif q and not q.startswith(_NOT_WRAPPERS) and dv.kind != V.LOCALFN:
                 # maybe a decorator that replaces the function by a wrapper (the project decides)
-                self.mod.wrappers.setdefault(qual, []).append((q, isinstance(d, ast.Call), self.mod.span(d)))
+                wrapped_by.append((q, isinstance(d, ast.Call), self.mod.span(d)))
         if opaque:
             val = Val(V.OPAQUE, qual)
         self.bind(s.name, val)
         # class bodies: methods are resolved through the class, not the environment
         self.mod._pending.append((s, qual, self.cls if isinstance(self.node, ast.ClassDef) else None,
                                   None if self.module_level or isinstance(self.node, ast.ClassDef) else self))
-        self.mod.decorations[qual] = (compiled, is_compiled, disabled, opaque)
+        self.mod.decorations[qual] = (compiled, is_compiled, disabled, opaque, wrapped_by)
 
     def _class(self, s: ast.ClassDef) -> None:
         if not (self.module_level or isinstance(self.node, ast.ClassDef)):
