@@ -230,6 +230,32 @@ async def test_every_quick_fix_applies_and_rechecks(client: LanguageClient):
     await change(client, uri, MODEL, version)
 
 
+async def test_lightbulb_does_not_wait_for_the_whole_files_fixes(client: LanguageClient):
+    """Ctrl+. right after the squiggles appear: the diagnostics the client holds have no fixes yet,
+    and the file's fix phase has hundreds of findings to go.  The fixes of the diagnostic under the
+    cursor are computed on request (the fix phase yields to it), not after the rest of the file's."""
+    if client.kind != "visual-studio-code":
+        pytest.skip("one client is enough")
+    body = "".join(f"    print({i})\n    x = x + {i}\n" for i in range(300))
+    text = f"import torch\n\n\n@torch.compile(fullgraph=True)\ndef f(x):\n{body}    return x\n"
+    uri = await open_doc(client, "many.py", text)
+    diags = await diagnostics(client, uri)
+    assert len(diags) == 300 and not any(d.data.get("fixes") for d in diags)
+    last = diags[-1]
+    actions = await client.text_document_code_action_async(t.CodeActionParams(
+        text_document=t.TextDocumentIdentifier(uri=uri), range=last.range,
+        context=t.CodeActionContext(diagnostics=[last])))
+    titles = [a.title for a in actions]
+    assert any("is_compiling" in ti for ti in titles), titles
+    new = apply_edits(text, actions[0].edit.changes[uri], client.enc)
+    assert "    if not torch.compiler.is_compiling():\n        print(299)\n" in new
+    logs = [m.message for m in client.log_messages]
+    on_request = [i for i, m in enumerate(logs) if "on request" in m]
+    assert on_request, logs
+    whole = [i for i, m in enumerate(logs) if m.startswith("fixes for many.py v1 in")]
+    assert not whole or whole[0] > on_request[0], logs  # answered before the file's fix phase finished
+
+
 async def test_fix_all_applies_only_safe_fixes(client: LanguageClient):
     uri = await open_doc(client, "model.py", MODEL)
     await diagnostics(client, uri)

@@ -55,7 +55,7 @@ class DocResult:
     findings: list[Finding]
     diagnostics: list[t.Diagnostic]
     done: asyncio.Event = field(default_factory=asyncio.Event)
-    fixes_done: asyncio.Event = field(default_factory=asyncio.Event)
+    fixes_done: bool = False  # the fix phase attached fixes to these findings
 
 
 class _Protocol(LanguageServerProtocol):
@@ -242,6 +242,15 @@ class FullgraphServer(LanguageServer):
             i += 1
         return i
 
+    def _engine_fixes_now(self, path: str, text: str, findings: list[Finding]) -> list[Finding] | None:
+        """Engine job for a code action that comes before the fix phase got to its findings: copies
+        of `findings` with their fixes, or None if the buffer moved on."""
+        if self.ws.texts.get(path) != text:
+            return None
+        out = [_fix_copy(f) for f in findings]
+        self.ws.attach_fixes([f for f in out if f.origin != "runtime"])
+        return out
+
     def _with_runtime(self, path: str, text: str | None, findings: list[Finding]) -> list[Finding]:
         """Merge the breaks Dynamo reported at run time: a static finding on the same line becomes
         "confirmed at runtime"; others show as "observed at runtime".  Entries for a file whose
@@ -333,14 +342,10 @@ class FullgraphServer(LanguageServer):
         if not findings:
             res = self.results.get(uri)
             if res is not None and res.version == version:
-                res.fixes_done.set()
+                res.fixes_done = True
             return
         started = time.perf_counter()
-        import copy
-
-        fixed = [copy.copy(f) for f in findings]
-        for f in fixed:
-            f.data = dict(f.data)
+        fixed = [_fix_copy(f) for f in findings]
         self.fix_phases += 1
         priority = (FIXES, -self.fix_phases)  # the newest document's fixes first
         done = 0
@@ -369,7 +374,7 @@ class FullgraphServer(LanguageServer):
         if self.workspace.get_text_document(uri).version != version:
             return
         self._store(uri, version, text, fixed)
-        self.results[uri].fixes_done.set()
+        self.results[uri].fixes_done = True
         self.log("debug", f"fixes for {os.path.basename(path)} v{version} in {(time.perf_counter() - started) * 1000:.0f} ms")
         if self.pull and self.refresh_support:
             try:
@@ -379,6 +384,20 @@ class FullgraphServer(LanguageServer):
 
     def _store(self, uri: str, version, text: str, findings: list[Finding]) -> None:
         idx = LineIndex(text)
+        diags = self._diagnostics(uri, text, idx, findings)
+        res = self.results.get(uri)
+        if res is None or res.version != version:
+            res = DocResult(version, text, idx, findings, diags)
+            self.results[uri] = res
+        else:
+            res.text, res.index, res.findings, res.diagnostics = text, idx, findings, diags
+            res.fixes_done = False  # until the caller says these findings carry their fixes
+        res.done.set()
+        if not self.pull:
+            self.text_document_publish_diagnostics(
+                t.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=version))
+
+    def _diagnostics(self, uri: str, text: str, idx: LineIndex, findings: list[Finding]) -> list[t.Diagnostic]:
         cache: dict[str, LineIndex | None] = {self.path_of(uri): idx}
 
         def index_of(path: str) -> LineIndex | None:  # one LineIndex per file per publication
@@ -386,17 +405,7 @@ class FullgraphServer(LanguageServer):
                 cache[path] = self.index_of(path)
             return cache[path]
 
-        diags = [self._diagnostic(f, idx, text, uri, index_of) for f in findings]
-        res = self.results.get(uri)
-        if res is None or res.version != version:
-            res = DocResult(version, text, idx, findings, diags)
-            self.results[uri] = res
-        else:
-            res.text, res.index, res.findings, res.diagnostics = text, idx, findings, diags
-        res.done.set()
-        if not self.pull:
-            self.text_document_publish_diagnostics(
-                t.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=version))
+        return [self._diagnostic(f, idx, text, uri, index_of) for f in findings]
 
     def _diagnostic(self, f: Finding, idx: LineIndex, text: str, uri: str, index_of) -> t.Diagnostic:
         return cv.to_diagnostic(f, idx, self.encoding, self.uri_of, index_of,
@@ -455,6 +464,15 @@ class FullgraphServer(LanguageServer):
 
 
 server = FullgraphServer()
+
+
+def _fix_copy(f: Finding) -> Finding:
+    """A copy whose fixes can be attached without touching the published finding."""
+    import copy
+
+    g = copy.copy(f)
+    g.data = dict(f.data)
+    return g
 
 
 def _keys(findings: list[Finding]):
@@ -694,22 +712,15 @@ async def code_action(ls: FullgraphServer, params: t.CodeActionParams):
     kinds = params.context.only
     actions: list[t.CodeAction] = []
     uri = params.text_document.uri
+    started = time.perf_counter()
     if _wants(kinds, t.CodeActionKind.QuickFix.value):
-        current = None
-        for d in params.context.diagnostics:
-            if d.source != cv.SOURCE or not isinstance(d.data, dict):
-                continue
+        ours = [d for d in params.context.diagnostics if d.source == cv.SOURCE and isinstance(d.data, dict)]
+        # the client holds diagnostics from before their fixes were attached: take the fixes from
+        # the latest result, or compute them for just these diagnostics
+        known = await _fixes_of(ls, uri, [d for d in ours if not d.data.get("fixes")])
+        for d in ours:
             code = d.data.get("code") or d.code
-            fixes = d.data.get("fixes") or []
-            if not fixes:
-                # the client holds diagnostics from before the fixes were attached: take them from
-                # the same diagnostic in the latest result (no re-analysis)
-                if current is None:
-                    current = await _fixed_result(ls, uri)
-                for cd in (current.diagnostics if current is not None else []):
-                    if cd.code == d.code and cd.range == d.range:
-                        fixes = (cd.data or {}).get("fixes") or []
-                        break
+            fixes = d.data.get("fixes") or known.get(_diag_key(d)) or []
             preferred_done = False
             for fx in fixes:
                 actions.append(t.CodeAction(
@@ -727,32 +738,58 @@ async def code_action(ls: FullgraphServer, params: t.CodeActionParams):
                                             kind=t.CodeActionKind.QuickFix, diagnostics=[d],
                                             edit=_workspace_edit([sup])))
     if kinds and any(str(getattr(k, "value", k)) in ("source", "source.fixAll", FIX_ALL_KIND) for k in kinds):
-        res = await _fixed_result(ls, uri)
+        res = await ls.result_for(uri)
         if res is not None:
-            edits = _fix_all_edits(res)
+            known = {} if res.fixes_done else await _fixes_of(ls, uri, res.diagnostics)
+            edits = _fix_all_edits(res.diagnostics, known)
             if edits:
                 actions.append(t.CodeAction(title="fullgraph: Fix all auto-fixable graph breaks",
                                             kind=FIX_ALL_KIND, edit=_workspace_edit(edits)))
+    start = params.range.start
+    ls.log("debug", f"code actions at {os.path.basename(ls.path_of(uri))}:{start.line + 1}:{start.character + 1} "
+                    f"for {len(params.context.diagnostics)} diagnostic(s): {len(actions)} in "
+                    f"{(time.perf_counter() - started) * 1000:.0f} ms")
     return actions or None
 
 
-async def _fixed_result(ls: FullgraphServer, uri: str) -> DocResult | None:
+def _diag_key(d: t.Diagnostic) -> tuple:
+    r = d.range
+    return (d.code, r.start.line, r.start.character, r.end.line, r.end.character)
+
+
+async def _fixes_of(ls: FullgraphServer, uri: str, diags: list[t.Diagnostic]) -> dict[tuple, list[dict]]:
+    """The fixes of `diags` in the document's current result.  If the fix phase has not reached
+    them yet, they are computed now, for these findings only: the lightbulb never waits for
+    the rest of the file's fixes."""
+    if not diags:
+        return {}
     res = await ls.result_for(uri)
     if res is None:
-        return None
-    try:
-        await asyncio.wait_for(res.fixes_done.wait(), timeout=30)
-    except asyncio.TimeoutError:
-        pass
-    return ls.results.get(uri)
+        return {}
+    wanted = {_diag_key(d) for d in diags}
+    if res.fixes_done:
+        return {k: (cd.data or {}).get("fixes") or [] for cd in res.diagnostics if (k := _diag_key(cd)) in wanted}
+    picked = [f for f, cd in zip(res.findings, res.diagnostics) if _diag_key(cd) in wanted]
+    if not picked:
+        return {}
+    started = time.perf_counter()
+    text = res.text
+    fixed = await ls.engine.submit((NOW, 0), ls._engine_fixes_now, ls.path_of(uri), text, picked)
+    if fixed is None:
+        return {}
+    diags_now = ls._diagnostics(uri, text, res.index, fixed)
+    ls.log("debug", f"fixes for {len(fixed)} finding(s) of {os.path.basename(ls.path_of(uri))} v{res.version} "
+                    f"on request in {(time.perf_counter() - started) * 1000:.0f} ms")
+    return {_diag_key(cd): (cd.data or {}).get("fixes") or [] for cd in diags_now}
 
 
-def _fix_all_edits(res: DocResult) -> list[dict]:
-    """The safe fixes of every diagnostic, first come first served when edits overlap."""
+def _fix_all_edits(diagnostics: list[t.Diagnostic], known: dict[tuple, list[dict]]) -> list[dict]:
+    """The safe fixes of every diagnostic (from its data, or `known` by _diag_key), first come
+    first served when edits overlap."""
     chosen: list[dict] = []
     taken: list[tuple] = []
-    for d in res.diagnostics:
-        for fx in (d.data or {}).get("fixes", []):
+    for d in diagnostics:
+        for fx in (d.data or {}).get("fixes") or known.get(_diag_key(d)) or []:
             if not fx.get("safe") or fx.get("id") == "suppress":  # fix-all never adds suppressions
                 continue
             spans = [(e["uri"], (e["range"]["start"]["line"], e["range"]["start"]["character"]),
