@@ -10,7 +10,7 @@
 // CODE_SERVER, CHROMIUM.
 "use strict";
 
-const { describe, it, before, after } = require("node:test");
+const { describe, it, before, after, afterEach } = require("node:test");
 const assert = require("node:assert/strict");
 const { execFileSync } = require("node:child_process");
 const fs = require("node:fs");
@@ -60,6 +60,18 @@ function parseProblems(rows) {
   });
 }
 
+/**
+ * After each failed test of the suite, a screenshot and the tail of the extension's log on stdout.
+ * @param {() => CodeServer | undefined} current the suite's code-server
+ */
+function reportFailures(current) {
+  afterEach(async (t) => {
+    if ("passed" in t && !t.passed) {
+      await current()?.reportFailure(t.name);
+    }
+  });
+}
+
 /** @param {{code: string, line: number, col: number}[]} items */
 function sorted(items) {
   return [...items].sort((a, b) => a.line - b.line || a.col - b.col);
@@ -87,6 +99,7 @@ describe("VS Code: fullgraph on a model, server from the project's environment",
   after(async () => {
     await cs?.stop();
   });
+  reportFailures(() => cs);
 
   it("underlines every graph break", async () => {
     await cs.until("5 error squiggles", async () => (await cs.squiggleCount("error")) >= EXPECTED.length, 60000);
@@ -293,6 +306,7 @@ describe("VS Code: bundled server under a Python that has only torch installed",
   after(async () => {
     await cs?.stop();
   });
+  reportFailures(() => cs);
 
   it("finds the graph breaks with the server shipped in the .vsix", async () => {
     await cs.until("5 error squiggles", async () => (await cs.squiggleCount("error")) >= EXPECTED.length, 90000);
@@ -335,6 +349,7 @@ describe("VS Code: no usable interpreter, then the setting is fixed", () => {
   after(async () => {
     await cs?.stop();
   });
+  reportFailures(() => cs);
 
   it("says which interpreter failed and how to fix it", async () => {
     await cs.until("the error notification", async () =>
@@ -408,6 +423,7 @@ describe("VS Code: Restricted Mode (untrusted workspace) runs nothing from the w
   after(async () => {
     await cs?.stop();
   });
+  reportFailures(() => cs);
 
   it("still finds the graph breaks, with the bundled server and the user's interpreter", async () => {
     await cs.until("5 error squiggles", async () => (await cs.squiggleCount("error")) === EXPECTED.length, 90000);
