@@ -496,3 +496,102 @@ def test_a_function_is_found_by_the_lookup_that_loads_its_module(site):
     assert "fakelib.utils" not in {m.name for m in ws.project.modules.values()}
     hit = ws.project.lookup("fakelib.utils.noisy")
     assert hit is not None and hit[0] == "function" and hit[1].qualname == "fakelib.utils.noisy"
+
+
+IMPORTED_LOGGERS = {
+    "proj/__init__.py": "from .common import logger as log\n",
+    "proj/common.py": '''\
+import logging
+
+import torch
+
+logger = logging.getLogger("proj")
+quiet = logging.getLogger("proj.quiet")
+torch._dynamo.config.ignore_logging_functions.add(quiet.info)
+
+
+class Notes:
+    def __init__(self):
+        self.lines = []
+
+    def info(self, msg):
+        return None
+
+
+notes = Notes()
+''',
+    "proj/model.py": '''\
+import torch
+
+from . import common
+from .common import logger, notes, quiet
+from proj import log
+
+
+def step(x):
+    logger.info("step")  # expect: FG102
+    common.logger.debug("debug")  # expect: FG102
+    log.warning("re-exported")  # expect: FG102
+    quiet.info("registered in ignore_logging_functions")
+    notes.info("a project object with an info method")
+    if not torch.compiler.is_compiling():
+        logger.info("eager only")
+    return x + 1
+
+
+def main():
+    f = torch.compile(step, fullgraph=True)
+    return f(torch.randn(3))
+''',
+}
+
+
+def test_loggers_imported_from_another_module_and_dynamo_agrees(tmp_path):
+    """`from .utils import logger`: whether the name is a logging.Logger is only known from the other
+    module (through re-exports too); a project object with an `info` method and a logger registered
+    in ignore_logging_functions are not breaks."""
+    for rel, text in IMPORTED_LOGGERS.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    model = tmp_path / "proj" / "model.py"
+    ws = Workspace(Config(project_root=str(tmp_path)))
+    res = ws.check([tmp_path / "proj"])
+    got = {(f.span.start.line + 1, f.code) for f in res.findings}
+    assert got == expected(IMPORTED_LOGGERS["proj/model.py"])
+    assert all(f.path == str(model) for f in res.findings)
+    pytest.importorskip("torch")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        def entry():
+            import importlib
+            importlib.import_module("proj.model").main()
+        seen = dynamo_breaks_of_run(entry)
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in [m for m in sys.modules if m == "proj" or m.startswith("proj.")]:
+            sys.modules.pop(name)
+    assert {line for path, line in seen if path == os.path.realpath(model)} == {line for line, _ in got}
+    # the offered registration, as this module names the logger, makes Dynamo skip each call
+    from fullgraph.fixes import edits_for
+    from fullgraph.fixes.base import apply_edits
+
+    text = IMPORTED_LOGGERS["proj/model.py"]
+    regs = []
+    for f in sorted(res.findings, key=lambda f: f.span.start.line, reverse=True):
+        assert "ignore-logging-function" in [x.id for x in f.fixes], f
+        before = text
+        text = apply_edits(text, edits_for(ws, f, "ignore-logging-function"))
+        regs.append(next(line for line in text.splitlines() if line not in before.splitlines()))
+    assert sorted(regs) == ["torch._dynamo.config.ignore_logging_functions.add(common.logger.debug)",
+                            "torch._dynamo.config.ignore_logging_functions.add(log.warning)",
+                            "torch._dynamo.config.ignore_logging_functions.add(logger.info)"]
+    model.write_text(text)
+    assert Workspace(Config(project_root=str(tmp_path))).check([tmp_path / "proj"]).findings == []
+    sys.path.insert(0, str(tmp_path))
+    try:
+        seen = dynamo_breaks_of_run(entry)
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in [m for m in sys.modules if m == "proj" or m.startswith("proj.")]:
+            sys.modules.pop(name)
+    assert seen == set()

@@ -283,6 +283,7 @@ class FunctionAnalyzer:
         self.dead_if: tuple = ()
         self.stmt: ast.stmt | None = None
         self.fs: FunctionSummary | None = None
+        self.requires: tuple[str, str] | None = None  # condition of the sites being recorded
         self._returns: list[ast.AST | None] = []
         self._lambda_count = 0
 
@@ -432,7 +433,7 @@ class FunctionAnalyzer:
         stmt = self.stmt if self.stmt is not None else node
         self.fs.sites.append(Site(code=code, span=self.mod.span(node), message=message,
                                   stmt=self.mod.span(stmt), dead_if=self.dead_if, callee=callee,
-                                  data=data or {}))
+                                  data=data or {}, requires=self.requires))
 
     def edge(self, kind: str, target: str, attr: str | None, node: ast.AST, args=(), kwargs=()) -> None:
         if self.fs is None or not target:
@@ -458,7 +459,7 @@ class FunctionAnalyzer:
                 base = ev.node.func.value if isinstance(ev.node, ast.Call) and \
                     isinstance(ev.node.func, ast.Attribute) else None
                 if isinstance(base, ast.Name) and base.id not in self.local_names and \
-                        base.id in self.mod.bindings:
+                        base.id in self.mod.bindings and self.requires is None:
                     # a module-level object: ignore_logging_functions.add(logger.info) names it so
                     data.setdefault("receiver", f"{self.mod.modname}.{base.id}\x00{ev.method}")
             self.site(rule.code, res.node or ev.node, res.message, callee=callee, data=data)
@@ -1083,6 +1084,9 @@ class FunctionAnalyzer:
             dest.update(self._registered(node.args[0], args[0], method))
             return U
         if fval.kind == V.REF and fval.q:
+            if recv is not None and recv.kind == V.REF and recv.q and "." in recv.q and \
+                    method in registry.METHODS and not recv.q.startswith(("torch.", "builtins.")):
+                self._imported_instance_call(node, recv, method, args, kwargs)
             q = fval.q
             return self._call_ref(node, q, args, kwargs, arg_kinds, kw_kinds)
         if recv is not None and method is not None:
@@ -1238,6 +1242,18 @@ class FunctionAnalyzer:
             mod.summary.roots.append(decl)
         else:
             mod.summary.unresolved_roots.append((label, span))
+
+    def _imported_instance_call(self, node: ast.Call, recv: Val, method: str, args, kwargs) -> None:
+        """`logger.info(...)` with `logger` imported from another module (`from .utils import
+        logger`): what it is bound to is known to the project only.  The method's rules see each
+        candidate class, and their sites carry the condition, checked when a root reaches them."""
+        for cls in V.IMPORTED_INSTANCE_CLASSES:
+            self.requires = (recv.q, cls)
+            try:
+                self.dispatch(Event(kind="method", node=node, fn=self, method=method, recv=Val(V.INSTANCE, cls),
+                                    args=args, kwargs=kwargs), registry.METHODS[method])
+            finally:
+                self.requires = None
 
     def _call_method(self, node, recv: Val, method: str, args, kwargs, arg_kinds, kw_kinds) -> Val:
         mod = self.mod

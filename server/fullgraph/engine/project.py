@@ -172,6 +172,35 @@ class Project:
             return None
         return None
 
+    def instance_binding(self, q: str, near: str | None = None, _depth: int = 0) -> tuple[str, str] | None:
+        """("module.name", class) if q is a module-level name of a project module bound to an
+        instance of class (following imports and re-exports), else None."""
+        key = ("instance", q, near)
+        memo = self._memo
+        if key in memo:
+            return memo[key]
+        r = None
+        parts = q.split(".")
+        for i in range(len(parts) - 1, 0, -1):
+            mod = self._module(".".join(parts[:i]), near)
+            if mod is None:
+                continue
+            if i == len(parts) - 1 and _depth < 12:
+                name = parts[-1]
+                b = mod.bindings.get(name)
+                if b is not None and b[0] == "instance" and b[1]:
+                    r = (f"{mod.name}.{name}", b[1])
+                elif b is not None and b[0] == "ref" and b[1] and b[1] != q:
+                    r = self.instance_binding(b[1], mod.path, _depth + 1)
+                elif b is None:
+                    for star in mod.star_imports:
+                        r = self.instance_binding(f"{star}.{name}", mod.path, _depth + 1)
+                        if r is not None:
+                            break
+            break
+        memo[key] = r
+        return r
+
     def function(self, q: str, near: str | None = None) -> tuple[FunctionSummary, ModuleSummary] | None:
         r = self.lookup(q, near)
         if r is not None and r[0] == "function":
@@ -598,7 +627,16 @@ class Project:
             for site in r.fs.sites:
                 if site.dead_if and self.dead(site.dead_if):
                     continue
-                if site.callee and (site.callee in ignored or site.data.get("receiver") in ignored):
+                data = site.data
+                if site.requires is not None:
+                    obj = self.instance_binding(site.requires[0], r.mod.path)
+                    if obj is None or obj[1] != site.requires[1]:
+                        continue
+                    m = (site.callee or "").rpartition(".")[2]
+                    data = {**data, "receiver": f"{obj[0]}\x00{m}"}
+                    if f"{obj[0]}.{m}" in ignored or f"{site.requires[0]}.{m}" in ignored:
+                        continue
+                if site.callee and (site.callee in ignored or data.get("receiver") in ignored):
                     continue
                 if site.callee and site.callee in reorderable and site.data.get("reorderable"):
                     continue
@@ -606,7 +644,7 @@ class Project:
                 if rule is None or not _applies(rule, version, fg):
                     continue
                 emit(self._make(rule, r.mod.path, site.span, site.message, severity, root, r.path,
-                                data={**site.data, "stmt": site.stmt}))
+                                data={**data, "stmt": site.stmt}))
             for e in r.fs.edges:
                 if e.dead_if and self.dead(e.dead_if):
                     continue

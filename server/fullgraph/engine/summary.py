@@ -27,6 +27,9 @@ class Site:
     dead_if: DeadIf = ()
     callee: str | None = None  # qualified callee, for ignore_logging_functions
     data: dict[str, Any] = field(default_factory=dict)
+    # (q, class): only a break if q, imported from another module, is bound there to an instance of
+    # class (`from .utils import logger`; logger.info(...)) -- which the project checks
+    requires: tuple[str, str] | None = None
 
 
 @dataclass

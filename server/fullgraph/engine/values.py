@@ -49,6 +49,10 @@ CONST_V = Val(CONST)
 STATIC_V = Val(STATIC)
 DDSCALAR_V = Val(DDSCALAR)
 
+# Classes an object imported from another project module is tried as, when a method rule has
+# something to say about them (the project keeps the finding only if the import is bound to one).
+IMPORTED_INSTANCE_CLASSES = ("logging.Logger",)
+
 # ---- compile-state guards ---------------------------------------------------------------------
 # True under torch.compile (verified on 2.13: cases guard_*). Canonical qualified names.
 GUARD_FUNCTIONS = frozenset({

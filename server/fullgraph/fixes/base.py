@@ -281,11 +281,15 @@ class Source:
 
     # module-level names
     def module_bindings(self) -> dict[str, str]:
-        """Top-level import bindings: local name -> qualified name."""
+        """Top-level import bindings: local name -> qualified name (relative imports resolved
+        against this module's package)."""
         out: dict[str, str] = {}
         tree = self.tree
         if tree is None:
             return out
+        package = self.modname.split(".")
+        if os.path.basename(self.path) != "__init__.py":
+            package = package[:-1]
         for node in _import_nodes(tree.body):
             if isinstance(node, ast.Import):
                 for a in node.names:
@@ -294,10 +298,19 @@ class Source:
                     else:
                         head = a.name.split(".")[0]
                         out.setdefault(head, head)
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    if node.level - 1 >= len(package):
+                        continue  # beyond the top-level package
+                    base = package[:len(package) - (node.level - 1)]
+                    module = ".".join([*base, node.module] if node.module else base)
+                else:
+                    module = node.module or ""
+                if not module:
+                    continue
                 for a in node.names:
                     if a.name != "*":
-                        out[a.asname or a.name] = f"{node.module}.{a.name}"
+                        out[a.asname or a.name] = f"{module}.{a.name}"
         return out
 
     def top_names(self) -> set[str]:

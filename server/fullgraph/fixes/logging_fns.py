@@ -121,11 +121,16 @@ class IgnoreLoggingFunction(Fix):
             func = _call_func_code(ctx, f)
             method = func.rsplit(".", 1)[-1]
             recv = f.data.get("receiver")
-            if recv:
-                obj = recv.split("\x00")[0].rsplit(".", 1)[-1]
+            owner, _, obj = recv.split("\x00")[0].rpartition(".") if recv else ("", "", "")
+            if recv and owner == src.modname:
                 ref = f"{obj}.{method}"
                 line = _after_statement_line(src, obj)
                 scope = f"for the logger `{obj}`"
+            elif recv:
+                # a logger imported from another module: registered here, after the imports, as
+                # this module names it (`logger.info`, `common.logger.debug`)
+                ref = _module_level_ref(src, func)
+                scope = f"for the logger `{obj}` of `{owner}`"
             else:
                 base = src.ref("logging.Logger")
                 if base is None:

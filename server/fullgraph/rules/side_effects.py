@@ -115,7 +115,8 @@ class LoggerCall(Rule):
     methods = LOGGER_METHODS
     fixes = ("guard", "ignore-logging-function", "suppress")
     what = "Finds calls of `logging.Logger` methods (`logger.info(...)`, `logger.debug(...)`, ...) on a logger " \
-           "obtained from `logging.getLogger`."
+           "obtained from `logging.getLogger`, in the same module or imported from another module of the " \
+           "project (`from .utils import logger`, re-exports included)."
     why = """"logging.Logger method not supported for non-export cases" (GB0291): Dynamo does not trace
 logger methods, so the call breaks the graph.  Guarding with `logger.isEnabledFor(...)` does not help:
 that is a logger method too."""
