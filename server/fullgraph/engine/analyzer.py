@@ -1092,6 +1092,12 @@ class FunctionAnalyzer:
         if recv is not None and method is not None:
             return self._call_method(node, recv, method, args, kwargs, arg_kinds, kw_kinds)
         k = fval.kind
+        if k == V.OPAQUE and fval.attr in _DISABLED.values():
+            gb = "GB0098" if fval.attr == _DISABLED[True] else "GB0099"
+            self.site("FG202", node, f"`{self.mod.text_of(node.func)}` is wrapped by torch.compiler.disable; calling "
+                                     f"it from compiled code breaks the graph ({gb})",
+                      data={"callee": fval.q} if fval.q else None)
+            return U
         if k == V.LOCALFN and fval.q:
             self.edge("call", fval.q, None, node, arg_kinds, kw_kinds)
             self.mod.summary.call_sites.append(CallSite(fval.q, False, arg_kinds, kw_kinds, self.mod.span(node)))
@@ -1135,7 +1141,9 @@ class FunctionAnalyzer:
                     mod.summary.allow_in_graph.add(tq)
             return Val(V.OPAQUE, self._callable_q(node.args[0], args[0]) if node.args else None)
         if q in V.DISABLE and node.args:
-            return Val(V.OPAQUE, None)
+            # fast = torch.compiler.disable(fn): calling `fast` from compiled code breaks the graph
+            rec = not any(kw.arg == "recursive" and _const_bool(kw.value) is False for kw in node.keywords)
+            return Val(V.OPAQUE, self._callable_q(node.args[0], args[0]), attr=_DISABLED[rec])
         if q == "builtins.next" and node.args:
             self._iterate_hook(node.args[0], args[0], "next")
         rules = registry.call_rules(q)
@@ -1357,6 +1365,10 @@ class FunctionAnalyzer:
                 if lv.q:
                     out.add(lv.q)
         return out
+
+
+# Val.attr of OPAQUE values made by torch.compiler.disable(fn, recursive=...), by `recursive`
+_DISABLED = {True: "disabled", False: "disabled-nonrecursive"}
 
 
 def _is_match(s: ast.AST) -> bool:

@@ -69,7 +69,8 @@ class DisabledCallee(Rule):
     gb_codes = ("GB0098", "GB0099")
     fixes = ("nonstrict-trace", "suppress")
     what = "Finds calls from compiled code to functions decorated with `@torch.compiler.disable` or " \
-           "`@torch._dynamo.disable` (the analyzer finds the callee through the project)."
+           "`@torch._dynamo.disable` (the analyzer finds the callee through the project), and to what " \
+           "`torch.compiler.disable(fn)` returns, in the same module."
     why = """A disabled function runs in eager mode, so calling it from compiled code splits the graph
 ("Skip calling `torch.compiler.disable()`d function", GB0098; GB0099 for `recursive=False`).
 `disable` is not a fix for graph breaks: it creates them."""
@@ -99,6 +100,22 @@ def helper(x):
 @torch.compile(fullgraph=True)
 def f(x):
     return helper(x) + 1  # expect: FG202
+"""),
+        Example("""import torch
+
+
+def _body(x):
+    return x * 2
+
+
+fast = torch._dynamo.disable(_body, recursive=False)
+eager_only = torch.compiler.disable(_body)
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    y = fast(x)  # expect: FG202
+    return eager_only(y) + 1  # expect: FG202
 """),
         Example("""import torch
 
