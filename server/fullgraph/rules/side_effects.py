@@ -685,3 +685,75 @@ def f(x):
                           data={"tensor_arg": True, "arg_kind": V.TENSOR})
         return Report(f"`{ev.q}()` breaks the graph",
                       data={"tensor_arg": tensor, "arg_kind": ev.args[0].kind if ev.args else None})
+
+
+CONTEXT_VAR = "contextvars.ContextVar"
+
+
+class ContextVarAccess(Rule):
+    code = "FG114"
+    name = "context-var"
+    summary = "contextvars.ContextVar get()/set()/reset() inside a compiled region"
+    gb_codes = ("GB0156",)
+    methods = ("get", "set", "reset")
+    fixes = ("suppress",)
+    what = "Finds `get()`, `set()` and `reset()` on a module-level `contextvars.ContextVar` in compiled code.  One " \
+           "kept in an attribute is not reported: wrappers like transformers' `CompileableContextVar` switch to a " \
+           "plain attribute once they see they are compiled, which a static reader cannot follow."
+    why = """Dynamo cannot trace the methods of `ContextVar` ("Unsupported method call", GB0156 on torch 2.13):
+reading, setting and resetting all break the graph."""
+    instead = """Read the context variable outside the compiled function and pass the value in; or keep a plain
+global next to it for compiled code (transformers' `CompileableContextVar` does this, switching on
+`torch.compiler.is_compiling()`)."""
+    examples = (
+        Example("""import contextvars
+
+import torch
+
+SCALE = contextvars.ContextVar("scale", default=2.0)
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return x * SCALE.get()  # expect: FG114
+"""),
+        Example("""from contextvars import ContextVar
+
+import torch
+
+CURRENT = ContextVar("current", default=None)
+
+
+def active():
+    return CURRENT.get()  # expect: FG114
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    if active() is None:
+        return x + 1
+    return x
+"""),
+        Example("""import contextvars
+
+import torch
+
+SCALE = contextvars.ContextVar("scale", default=2.0)
+
+
+@torch.compile(fullgraph=True)
+def f(x, scale):
+    return x * scale
+
+
+y = f(torch.randn(3), SCALE.get())
+""", call="y", breaks=False, note="read outside, passed in"),
+    )
+
+    def check(self, ev):
+        r = ev.recv
+        if r is None:
+            return None
+        if r.kind == V.INSTANCE and r.q == CONTEXT_VAR and r.attr is None:
+            return f"`ContextVar.{ev.method}()` breaks the graph"
+        return None
