@@ -519,21 +519,36 @@ class Notes:
 
 
 notes = Notes()
+
+
+def get_logger(name=None):
+    if name is None:
+        name = "proj"
+    return logging.getLogger(name)
+
+
+def make_notes():
+    return Notes()
 ''',
     "proj/model.py": '''\
 import torch
 
 from . import common
-from .common import logger, notes, quiet
+from .common import get_logger, logger, make_notes, notes, quiet
 from proj import log
+
+made = get_logger(__name__)
+other = make_notes()
 
 
 def step(x):
     logger.info("step")  # expect: FG102
     common.logger.debug("debug")  # expect: FG102
     log.warning("re-exported")  # expect: FG102
+    made.error("from a function that returns logging.getLogger(...)")  # expect: FG102
     quiet.info("registered in ignore_logging_functions")
     notes.info("a project object with an info method")
+    other.info("from a function that returns a project object")
     if not torch.compiler.is_compiling():
         logger.info("eager only")
     return x + 1
@@ -547,9 +562,10 @@ def main():
 
 
 def test_loggers_imported_from_another_module_and_dynamo_agrees(tmp_path):
-    """`from .utils import logger`: whether the name is a logging.Logger is only known from the other
-    module (through re-exports too); a project object with an `info` method and a logger registered
-    in ignore_logging_functions are not breaks."""
+    """`from .utils import logger` and `logger = get_logger(__name__)`: whether the name is a
+    logging.Logger is only known from the other module (through re-exports too) or from what the
+    function returns; a project object with an `info` method and a logger registered in
+    ignore_logging_functions are not breaks."""
     for rel, text in IMPORTED_LOGGERS.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text)
@@ -584,7 +600,8 @@ def test_loggers_imported_from_another_module_and_dynamo_agrees(tmp_path):
         regs.append(next(line for line in text.splitlines() if line not in before.splitlines()))
     assert sorted(regs) == ["torch._dynamo.config.ignore_logging_functions.add(common.logger.debug)",
                             "torch._dynamo.config.ignore_logging_functions.add(log.warning)",
-                            "torch._dynamo.config.ignore_logging_functions.add(logger.info)"]
+                            "torch._dynamo.config.ignore_logging_functions.add(logger.info)",
+                            "torch._dynamo.config.ignore_logging_functions.add(made.error)"]
     model.write_text(text)
     assert Workspace(Config(project_root=str(tmp_path))).check([tmp_path / "proj"]).findings == []
     sys.path.insert(0, str(tmp_path))

@@ -283,7 +283,7 @@ class FunctionAnalyzer:
         self.dead_if: tuple = ()
         self.stmt: ast.stmt | None = None
         self.fs: FunctionSummary | None = None
-        self.requires: tuple[str, str] | None = None  # condition of the sites being recorded
+        self.requires: tuple[str, str, str] | None = None  # condition of the sites being recorded (Site)
         self._returns: list[ast.AST | None] = []
         self._lambda_count = 0
 
@@ -459,7 +459,7 @@ class FunctionAnalyzer:
                 base = ev.node.func.value if isinstance(ev.node, ast.Call) and \
                     isinstance(ev.node.func, ast.Attribute) else None
                 if isinstance(base, ast.Name) and base.id not in self.local_names and \
-                        base.id in self.mod.bindings and self.requires is None:
+                        base.id in self.mod.bindings and (self.requires is None or self.requires[0] == "returns"):
                     # a module-level object: ignore_logging_functions.add(logger.info) names it so
                     data.setdefault("receiver", f"{self.mod.modname}.{base.id}\x00{ev.method}")
             self.site(rule.code, res.node or ev.node, res.message, callee=callee, data=data)
@@ -1086,7 +1086,7 @@ class FunctionAnalyzer:
         if fval.kind == V.REF and fval.q:
             if recv is not None and recv.kind == V.REF and recv.q and "." in recv.q and \
                     method in registry.METHODS and not recv.q.startswith(("torch.", "builtins.")):
-                self._imported_instance_call(node, recv, method, args, kwargs)
+                self._imported_instance_call(node, "bound", recv.q, method, args, kwargs)
             q = fval.q
             return self._call_ref(node, q, args, kwargs, arg_kinds, kw_kinds)
         if recv is not None and method is not None:
@@ -1251,12 +1251,13 @@ class FunctionAnalyzer:
         else:
             mod.summary.unresolved_roots.append((label, span))
 
-    def _imported_instance_call(self, node: ast.Call, recv: Val, method: str, args, kwargs) -> None:
+    def _imported_instance_call(self, node: ast.Call, how: str, q: str, method: str, args, kwargs) -> None:
         """`logger.info(...)` with `logger` imported from another module (`from .utils import
-        logger`): what it is bound to is known to the project only.  The method's rules see each
-        candidate class, and their sites carry the condition, checked when a root reaches them."""
+        logger`, how="bound") or made by a function (`logger = get_logger(__name__)`, how="returns"):
+        what it is, only the project knows.  The method's rules see each candidate class, and their
+        sites carry the condition, checked when a root reaches them."""
         for cls in V.IMPORTED_INSTANCE_CLASSES:
-            self.requires = (recv.q, cls)
+            self.requires = (how, q, cls)
             try:
                 self.dispatch(Event(kind="method", node=node, fn=self, method=method, recv=Val(V.INSTANCE, cls),
                                     args=args, kwargs=kwargs), registry.METHODS[method])
@@ -1267,6 +1268,8 @@ class FunctionAnalyzer:
         mod = self.mod
         factory = recv if recv.kind == V.INSTANCE and recv.attr == "factory" else None
         if factory is not None:
+            if factory.q and method in registry.METHODS:
+                self._imported_instance_call(node, "returns", factory.q, method, args, kwargs)
             recv = U  # what a function returned: unknown here (a tensor, most often)
         k = recv.kind
         # rules keyed on method names see every receiver; they decide on its kind

@@ -629,13 +629,19 @@ class Project:
                     continue
                 data = site.data
                 if site.requires is not None:
-                    obj = self.instance_binding(site.requires[0], r.mod.path)
-                    if obj is None or obj[1] != site.requires[1]:
-                        continue
-                    m = (site.callee or "").rpartition(".")[2]
-                    data = {**data, "receiver": f"{obj[0]}\x00{m}"}
-                    if f"{obj[0]}.{m}" in ignored or f"{site.requires[0]}.{m}" in ignored:
-                        continue
+                    how, q, cls = site.requires
+                    if how == "returns":
+                        made = self.function(q, r.mod.path)
+                        if made is None or made[0].returns_instance != cls:
+                            continue
+                    else:
+                        obj = self.instance_binding(q, r.mod.path)
+                        if obj is None or obj[1] != cls:
+                            continue
+                        m = (site.callee or "").rpartition(".")[2]
+                        data = {**data, "receiver": f"{obj[0]}\x00{m}"}
+                        if f"{obj[0]}.{m}" in ignored or f"{q}.{m}" in ignored:
+                            continue
                 if site.callee and (site.callee in ignored or data.get("receiver") in ignored):
                     continue
                 if site.callee and site.callee in reorderable and site.data.get("reorderable"):

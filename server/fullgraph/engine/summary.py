@@ -27,9 +27,11 @@ class Site:
     dead_if: DeadIf = ()
     callee: str | None = None  # qualified callee, for ignore_logging_functions
     data: dict[str, Any] = field(default_factory=dict)
-    # (q, class): only a break if q, imported from another module, is bound there to an instance of
-    # class (`from .utils import logger`; logger.info(...)) -- which the project checks
-    requires: tuple[str, str] | None = None
+    # Only a break if the receiver is an instance of a class, which only the project can tell:
+    # ("bound", q, class): q, imported from another module, is bound there to one (`from .utils
+    # import logger`); ("returns", q, class): the receiver was made by the function q, which returns
+    # one (`logger = get_logger(__name__)`).
+    requires: tuple[str, str, str] | None = None
 
 
 @dataclass

@@ -49,8 +49,9 @@ CONST_V = Val(CONST)
 STATIC_V = Val(STATIC)
 DDSCALAR_V = Val(DDSCALAR)
 
-# Classes an object imported from another project module is tried as, when a method rule has
-# something to say about them (the project keeps the finding only if the import is bound to one).
+# Classes an object imported from another project module, or returned by a function, is tried as
+# when a method rule has something to say about them (the project keeps the finding only if the
+# import is bound to one, or the function returns one).
 IMPORTED_INSTANCE_CLASSES = ("logging.Logger",)
 
 # ---- compile-state guards ---------------------------------------------------------------------

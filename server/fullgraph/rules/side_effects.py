@@ -104,7 +104,8 @@ report(f(torch.randn(4)))
 
 
 LOGGER_METHODS = ("debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log",
-                  "isEnabledFor")
+                  "isEnabledFor",
+                  "warning_once", "info_once")  # transformers adds these to logging.Logger
 
 
 class LoggerCall(Rule):
@@ -115,8 +116,9 @@ class LoggerCall(Rule):
     methods = LOGGER_METHODS
     fixes = ("guard", "ignore-logging-function", "suppress")
     what = "Finds calls of `logging.Logger` methods (`logger.info(...)`, `logger.debug(...)`, ...) on a logger " \
-           "obtained from `logging.getLogger`, in the same module or imported from another module of the " \
-           "project (`from .utils import logger`, re-exports included)."
+           "obtained from `logging.getLogger` -- directly, through a function that returns its result " \
+           "(`logger = get_logger(__name__)`), or imported from another module of the project (`from .utils " \
+           "import logger`, re-exports included)."
     why = """"logging.Logger method not supported for non-export cases" (GB0291): Dynamo does not trace
 logger methods, so the call breaks the graph.  Guarding with `logger.isEnabledFor(...)` does not help:
 that is a logger method too."""
