@@ -44,6 +44,10 @@ LOG_LEVELS = {"error": t.MessageType.Error, "warning": t.MessageType.Warning, "i
               "debug": t.MessageType.Log}
 MAX_INDEX_FILES = 20000
 INDEX_CHUNK = 32  # workspace files analysed per engine job while indexing
+# Fix phases wait until no document has changed for this long: a fix job cannot stop half-way
+# through a finding (tens of ms), so one running while the user types delays the next keystroke's
+# squiggles.  The lightbulb does not wait for the phase (code actions compute what they need).
+FIX_IDLE = 0.3
 _SUPPRESS_CODE_RE = re.compile(r"#\s*fullgraph:\s*ignore\[([^\]]*)\]")
 
 
@@ -85,6 +89,7 @@ class FullgraphServer(LanguageServer):
         self.engine = Engine()
         self._paths: dict[str, str] = {}  # uri -> absolute path (memo of path_of)
         self.fix_phases = 0  # numbers fix phases: the newest document's fixes are computed first
+        self.last_change = 0.0  # time.monotonic() of the last didChange (fix phases wait for a pause)
         self.fix_jobs: dict[str, asyncio.Future] = {}  # uri -> its fix phase's current engine job
         self.settings: dict[str, Any] = {}
         self.config = Config()
@@ -338,13 +343,14 @@ class FullgraphServer(LanguageServer):
 
     async def _add_fixes(self, uri: str, version, path: str, text: str, findings: list[Finding]) -> None:
         """Squiggles first, lightbulbs a moment later: computing fix edits costs more than the
-        analysis, so they are attached in a second step and the diagnostics re-sent with them."""
+        analysis, so they are attached in a second step, once the user pauses (FIX_IDLE), and the
+        diagnostics re-sent with them."""
         if not findings:
             res = self.results.get(uri)
             if res is not None and res.version == version:
                 res.fixes_done = True
             return
-        started = time.perf_counter()
+        spent = 0.0
         fixed = [_fix_copy(f) for f in findings]
         self.fix_phases += 1
         priority = (FIXES, -self.fix_phases)  # the newest document's fixes first
@@ -352,6 +358,8 @@ class FullgraphServer(LanguageServer):
         # One finding at a time on the engine thread, yielding whenever something more urgent (a
         # keystroke, a newer document's fixes) is waiting; a newer version abandons this work.
         while done < len(fixed):
+            while (quiet := time.monotonic() - self.last_change) < FIX_IDLE:
+                await asyncio.sleep(FIX_IDLE - quiet)  # the user is typing
             if self.workspace.get_text_document(uri).version != version:
                 return
             job = self.engine.submit(priority, self._engine_fixes, uri, version, path, text, fixed, done, priority)
@@ -361,8 +369,10 @@ class FullgraphServer(LanguageServer):
             if prev is not None and prev is not job and not prev.done():
                 prev.cancel()
             self.fix_jobs[uri] = job
+            t0 = time.perf_counter()
             try:
                 done = await job
+                spent += time.perf_counter() - t0
             except asyncio.CancelledError:
                 return
             except Exception as e:
@@ -375,7 +385,7 @@ class FullgraphServer(LanguageServer):
             return
         self._store(uri, version, text, fixed)
         self.results[uri].fixes_done = True
-        self.log("debug", f"fixes for {os.path.basename(path)} v{version} in {(time.perf_counter() - started) * 1000:.0f} ms")
+        self.log("debug", f"fixes for {os.path.basename(path)} v{version} in {spent * 1000:.0f} ms")
         if self.pull and self.refresh_support:
             try:
                 self.workspace_diagnostic_refresh(None)
@@ -597,6 +607,7 @@ def did_open(ls: FullgraphServer, params: t.DidOpenTextDocumentParams):
 
 @server.feature(t.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: FullgraphServer, params: t.DidChangeTextDocumentParams):
+    ls.last_change = time.monotonic()
     ls.schedule(params.text_document.uri)
 
 
