@@ -387,6 +387,23 @@ def test_incremental_findings_equal_a_fresh_workspace_after_random_edits(tree, t
             f"step {step}: {op:.2f} at {os.path.basename(p)}:{i + 1}"
 
 
+def _dynamo_breaks_of_main(root: Path, module: str) -> set[tuple[str, int]]:
+    """Import `module` from the project at `root` and run its main() with every torch.compile under
+    Dynamo's eye: the (file, line) of every graph break (tests/harness.py); the project's modules are
+    forgotten afterwards."""
+    pytest.importorskip("torch")
+    import importlib
+
+    top = module.split(".")[0]
+    sys.path.insert(0, str(root))
+    try:
+        return dynamo_breaks_of_run(lambda: importlib.import_module(module).main())
+    finally:
+        sys.path.remove(str(root))
+        for name in [m for m in sys.modules if m == top or m.startswith(top + ".")]:
+            sys.modules.pop(name)
+
+
 DECORATED = '''\
 import functools
 
@@ -475,16 +492,7 @@ def test_decorator_wrappers_run_under_compile_and_dynamo_agrees(tmp_path):
     wrapper = [f for f in res.findings if f.span.start.line + 1 == 19][0]
     assert [s.qualname for s in wrapper.call_path][-1] == "decorated.capture.<locals>.wrapped_fn.<locals>.wrapper"
     assert wrapper.call_path[-1].call.span.start.line + 1 == DECORATED.splitlines().index("    @capture") + 1
-    pytest.importorskip("torch")
-    sys.path.insert(0, str(tmp_path))
-    try:
-        def entry():
-            import importlib
-            importlib.import_module("decorated").main()
-        seen = dynamo_breaks_of_run(entry)
-    finally:
-        sys.path.remove(str(tmp_path))
-        sys.modules.pop("decorated", None)
+    seen = _dynamo_breaks_of_main(tmp_path, "decorated")
     assert {line for path, line in seen if path == os.path.realpath(p)} == {line for line, _ in got}
 
 
@@ -575,17 +583,7 @@ def test_loggers_imported_from_another_module_and_dynamo_agrees(tmp_path):
     got = {(f.span.start.line + 1, f.code) for f in res.findings}
     assert got == expected(IMPORTED_LOGGERS["proj/model.py"])
     assert all(f.path == str(model) for f in res.findings)
-    pytest.importorskip("torch")
-    sys.path.insert(0, str(tmp_path))
-    try:
-        def entry():
-            import importlib
-            importlib.import_module("proj.model").main()
-        seen = dynamo_breaks_of_run(entry)
-    finally:
-        sys.path.remove(str(tmp_path))
-        for name in [m for m in sys.modules if m == "proj" or m.startswith("proj.")]:
-            sys.modules.pop(name)
+    seen = _dynamo_breaks_of_main(tmp_path, "proj.model")
     assert {line for path, line in seen if path == os.path.realpath(model)} == {line for line, _ in got}
     # the offered registration, as this module names the logger, makes Dynamo skip each call
     from fullgraph.fixes import edits_for
@@ -604,11 +602,4 @@ def test_loggers_imported_from_another_module_and_dynamo_agrees(tmp_path):
                             "torch._dynamo.config.ignore_logging_functions.add(made.error)"]
     model.write_text(text)
     assert Workspace(Config(project_root=str(tmp_path))).check([tmp_path / "proj"]).findings == []
-    sys.path.insert(0, str(tmp_path))
-    try:
-        seen = dynamo_breaks_of_run(entry)
-    finally:
-        sys.path.remove(str(tmp_path))
-        for name in [m for m in sys.modules if m == "proj" or m.startswith("proj.")]:
-            sys.modules.pop(name)
-    assert seen == set()
+    assert _dynamo_breaks_of_main(tmp_path, "proj.model") == set()
