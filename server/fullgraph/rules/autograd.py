@@ -1,6 +1,8 @@
 """FG5xx: training-loop and module set-up calls that do not belong inside a compiled forward."""
 from __future__ import annotations
 
+import ast
+
 from ..engine import values as V
 from .base import Example, Rule
 
@@ -207,3 +209,76 @@ net = torch.compile(Net(), fullgraph=True)
             return None
         return f"`.{ev.method}()` inside a compiled region breaks the graph (the hook handle sets attributes " \
                "Dynamo cannot trace); register hooks before compiling"
+
+
+# torch.nn layers that create parameters with their default arguments (verified on 2.13: constructing any
+# of these inside a compiled region breaks), and the keyword that turns their parameters off.
+PARAMETER_LAYERS = {
+    **{f"torch.nn.{name}": None for name in (
+        "Linear", "Bilinear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
+        "Embedding", "EmbeddingBag", "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell", "MultiheadAttention",
+        "PReLU", "Transformer", "TransformerEncoderLayer", "TransformerDecoderLayer")},
+    "torch.nn.LayerNorm": "elementwise_affine", "torch.nn.GroupNorm": "affine", "torch.nn.BatchNorm1d": "affine",
+    "torch.nn.BatchNorm2d": "affine", "torch.nn.BatchNorm3d": "affine", "torch.nn.RMSNorm": "elementwise_affine",
+}
+
+
+class ParameterCreationInRegion(Rule):
+    code = "FG504"
+    name = "parameter-creation-in-region"
+    summary = "nn.Parameter or a layer with parameters created inside a compiled region"
+    gb_codes = ("GB0264",)
+    calls = ("torch.nn.Parameter", "torch.nn.parameter.Parameter", *PARAMETER_LAYERS)
+    fixes = ("suppress",)
+    what = "Finds `nn.Parameter(...)` and layers that create parameters (`nn.Linear`, convolutions, embeddings, " \
+           "RNNs, attention, affine norms) constructed in compiled code."
+    why = """Dynamo cannot create a parameter while tracing ("Attempted to use `torch.nn.Parameter()` constructor
+with Dynamo", GB0264), so building `nn.Parameter` -- or a layer whose `__init__` makes one -- inside the compiled
+region breaks the graph.  Layers without parameters (`nn.ReLU`, `nn.Dropout`, `nn.LayerNorm(...,
+elementwise_affine=False)`, an empty `nn.Sequential`) and `nn.Buffer` are fine."""
+    instead = """Create layers and parameters in `__init__` (or once, before compiling) and only use them in
+`forward`; for a fresh tensor each call, use a plain tensor (`torch.zeros(...)`), not a parameter."""
+    examples = (
+        Example("""import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        proj = nn.Linear(x.shape[-1], 4)  # expect: FG504
+        return proj(x)
+
+
+net = torch.compile(Net(), fullgraph=True)
+""", call="net(torch.randn(2, 3))"),
+        Example("""import torch
+from torch import nn
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    scale = nn.Parameter(torch.ones(x.shape[-1]))  # expect: FG504
+    return x * scale
+"""),
+        Example("""import torch
+import torch.nn as nn
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    norm = nn.LayerNorm(x.shape[-1], elementwise_affine=False)
+    act = nn.ReLU()
+    return act(norm(x))
+""", breaks=False, note="layers without parameters"),
+    )
+
+    def check(self, ev):
+        if ev.q in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+            return "`nn.Parameter()` cannot be created while Dynamo traces; create it in `__init__`"
+        off = PARAMETER_LAYERS.get(ev.q)
+        if off is not None:
+            kw = ev.node.keywords if isinstance(ev.node, ast.Call) else []
+            if any(k.arg == off for k in kw) or any(k.arg is None for k in kw):
+                return None  # e.g. elementwise_affine=...: maybe no parameters
+        name = ev.q.rsplit(".", 1)[-1]
+        return f"`nn.{name}(...)` creates parameters, which cannot be created while Dynamo traces; build it in `__init__`"
