@@ -254,6 +254,12 @@ async def test_lightbulb_does_not_wait_for_the_whole_files_fixes(client: Languag
     assert on_request, logs
     whole = [i for i, m in enumerate(logs) if m.startswith("fixes for many.py v1 in")]
     assert not whole or whole[0] > on_request[0], logs  # answered before the file's fix phase finished
+    # the editor asks again (every cursor move): the same answer, not computed again
+    again = await client.text_document_code_action_async(t.CodeActionParams(
+        text_document=t.TextDocumentIdentifier(uri=uri), range=last.range,
+        context=t.CodeActionContext(diagnostics=[last])))
+    assert [a.title for a in again] == titles
+    assert len([m for m in client.log_messages if "on request" in m.message]) == 1
 
 
 async def test_fix_all_applies_only_safe_fixes(client: LanguageClient):

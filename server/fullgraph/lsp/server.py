@@ -60,6 +60,8 @@ class DocResult:
     diagnostics: list[t.Diagnostic]
     done: asyncio.Event = field(default_factory=asyncio.Event)
     fixes_done: bool = False  # the fix phase attached fixes to these findings
+    # fixes computed for a code action before the fix phase got there: _diag_key -> fixes
+    fixes_on_request: dict = field(default_factory=dict)
 
 
 class _Protocol(LanguageServerProtocol):
@@ -402,6 +404,7 @@ class FullgraphServer(LanguageServer):
         else:
             res.text, res.index, res.findings, res.diagnostics = text, idx, findings, diags
             res.fixes_done = False  # until the caller says these findings carry their fixes
+            res.fixes_on_request = {}
         res.done.set()
         if not self.pull:
             self.text_document_publish_diagnostics(
@@ -780,18 +783,22 @@ async def _fixes_of(ls: FullgraphServer, uri: str, diags: list[t.Diagnostic]) ->
     wanted = {_diag_key(d) for d in diags}
     if res.fixes_done:
         return {k: (cd.data or {}).get("fixes") or [] for cd in res.diagnostics if (k := _diag_key(cd)) in wanted}
-    picked = [f for f, cd in zip(res.findings, res.diagnostics) if _diag_key(cd) in wanted]
-    if not picked:
-        return {}
-    started = time.perf_counter()
-    text = res.text
-    fixed = await ls.engine.submit((NOW, 0), ls._engine_fixes_now, ls.path_of(uri), text, picked)
-    if fixed is None:
-        return {}
-    diags_now = ls._diagnostics(uri, text, res.index, fixed)
-    ls.log("debug", f"fixes for {len(fixed)} finding(s) of {os.path.basename(ls.path_of(uri))} v{res.version} "
-                    f"on request in {(time.perf_counter() - started) * 1000:.0f} ms")
-    return {_diag_key(cd): (cd.data or {}).get("fixes") or [] for cd in diags_now}
+    cache = res.fixes_on_request  # editors ask again on every cursor move: compute each once
+    picked = [f for f, cd in zip(res.findings, res.diagnostics) if (k := _diag_key(cd)) in wanted and k not in cache]
+    if picked:
+        started = time.perf_counter()
+        text = res.text
+        fixed = await ls.engine.submit((NOW, 0), ls._engine_fixes_now, ls.path_of(uri), text, picked)
+        if fixed is None:
+            return {}
+        computed = {_diag_key(cd): (cd.data or {}).get("fixes") or []
+                    for cd in ls._diagnostics(uri, text, res.index, fixed)}
+        if res.fixes_on_request is cache:  # the findings were not replaced meanwhile
+            cache.update(computed)
+        ls.log("debug", f"fixes for {len(fixed)} finding(s) of {os.path.basename(ls.path_of(uri))} v{res.version} "
+                        f"on request in {(time.perf_counter() - started) * 1000:.0f} ms")
+        return {k: v for k, v in {**cache, **computed}.items() if k in wanted}
+    return {k: cache[k] for k in wanted if k in cache}
 
 
 def _fix_all_edits(diagnostics: list[t.Diagnostic], known: dict[tuple, list[dict]]) -> list[dict]:
