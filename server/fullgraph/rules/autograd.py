@@ -234,7 +234,8 @@ class ParameterCreationInRegion(Rule):
            "RNNs, attention, affine norms) constructed in compiled code."
     why = """Dynamo cannot create a parameter while tracing ("Attempted to use `torch.nn.Parameter()` constructor
 with Dynamo", GB0264), so building `nn.Parameter` -- or a layer whose `__init__` makes one -- inside the compiled
-region breaks the graph.  Layers without parameters (`nn.ReLU`, `nn.Dropout`, `nn.LayerNorm(...,
+region breaks the graph (with the default `torch._dynamo.config.graph_break_on_nn_param_ctor = True`; the
+experimental `False` traces the constructor instead).  Layers without parameters (`nn.ReLU`, `nn.Dropout`, `nn.LayerNorm(...,
 elementwise_affine=False)`, an empty `nn.Sequential`) and `nn.Buffer` are fine."""
     instead = """Create layers and parameters in `__init__` (or once, before compiling) and only use them in
 `forward`; for a fresh tensor each call, use a plain tensor (`torch.zeros(...)`), not a parameter."""
