@@ -10,6 +10,7 @@ it, pushed otherwise.
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 import os
 import re
@@ -481,8 +482,6 @@ server = FullgraphServer()
 
 def _fix_copy(f: Finding) -> Finding:
     """A copy whose fixes can be attached without touching the published finding."""
-    import copy
-
     g = copy.copy(f)
     g.data = dict(f.data)
     return g
