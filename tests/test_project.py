@@ -603,3 +603,64 @@ def test_loggers_imported_from_another_module_and_dynamo_agrees(tmp_path):
     model.write_text(text)
     assert Workspace(Config(project_root=str(tmp_path))).check([tmp_path / "proj"]).findings == []
     assert _dynamo_breaks_of_main(tmp_path, "proj.model") == set()
+
+
+LOOPS = '''\
+import torch
+import torch.nn as nn
+
+
+class A(nn.Module):
+    def forward(self, x):
+        print("A")  # expect: FG101
+        return x + 1
+
+
+class B(nn.Module):
+    def forward(self, x):
+        print("B")  # expect: FG101
+        return x * 2
+
+
+class C(nn.Module):
+    def forward(self, x):
+        print("C")  # expect: FG101
+        return x - 1
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([A(), A()])
+        self.extra = nn.ModuleList()
+        self.extra.append(B())
+        self.tail = nn.ModuleList()
+        self.tail.insert(0, C())
+
+    def forward(self, x, scales):
+        for i, layer in enumerate(self.layers):
+            x = layer(x) + i
+        for j, m in enumerate(self.extra[:1]):
+            x = m(x)
+        for m in self.tail:
+            x = m(x)
+        for k, s in enumerate(scales):
+            x = x * s
+        return x
+
+
+def main():
+    return torch.compile(Net())(torch.randn(3), [1.0, 2.0])
+'''
+
+
+def test_modules_reached_through_enumerate_append_and_insert(tmp_path):
+    """`for i, layer in enumerate(self.layers)` and containers filled with `.append()`/`.insert()`
+    reach each element's forward, as Dynamo does; enumerating a plain argument reaches nothing."""
+    p = tmp_path / "loops.py"
+    p.write_text(LOOPS)
+    res = Workspace(Config(project_root=str(tmp_path))).check([p])
+    got = {(f.span.start.line + 1, f.code) for f in res.findings}
+    assert got == expected(LOOPS)
+    seen = _dynamo_breaks_of_main(tmp_path, "loops")
+    assert {line for path, line in seen if path == os.path.realpath(p)} == {line for line, _ in got}

@@ -568,7 +568,14 @@ class FunctionAnalyzer:
             it = self.value(s.iter)
             self._iterate_hook(s.iter, it, "for")
             elem = self._element_of(it, s.iter)
-            self.assign(s.target, elem, None)
+            if isinstance(s.iter, ast.Call) and len(s.iter.args) == 1 and isinstance(s.target, ast.Tuple) and \
+                    len(s.target.elts) == 2 and self.resolve_dotted_node(s.iter.func) == "builtins.enumerate":
+                # for i, layer in enumerate(self.layers): the second name is an element of the container
+                self.assign(s.target.elts[0], U, None)
+                self.assign(s.target.elts[1], self._element_of(self._container_of(s.iter.args[0]), s.iter.args[0]),
+                            None)
+            else:
+                self.assign(s.target, elem, None)
             self.block(s.body)
             self.block(s.orelse)
             return False
@@ -1008,6 +1015,19 @@ class FunctionAnalyzer:
             return V.STATIC_V
         return U
 
+    def _container_of(self, node: ast.AST) -> Val:
+        """The value of `name`, `self.attr` or a slice of one, read without recording anything (the
+        expression was already evaluated as part of an enclosing call)."""
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+            return self._container_of(node.value)
+        if isinstance(node, ast.Name):
+            return self.lookup(node.id)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            base = self.lookup(node.value.id)
+            if base.kind == V.SELF:
+                return Val(V.SELFATTR, base.q, node.attr)
+        return U
+
     def _enter_value(self, v: Val) -> Val:
         return U
 
@@ -1289,6 +1309,12 @@ class FunctionAnalyzer:
             else:
                 mod.summary.roots.append(RootDecl("attr", recv.q, recv.attr, fg, label, mod.span(node)))
             return U
+        if k == V.SELFATTR and recv.q and recv.q == self.cls and recv.attr and method in ("append", "insert") \
+                and args and args[-1].kind == V.INSTANCE and args[-1].q and args[-1].attr is None:
+            # self.layers.append(Block()): iterating self.layers calls Block
+            cs = mod.summary.classes.get(self.cls)
+            if cs is not None:
+                cs.containers[recv.attr] = tuple(sorted(set(cs.containers.get(recv.attr, ())) | {args[-1].q}))
         if method in V.HOOK_METHODS and args:
             hv = args[0]
             target = None
