@@ -71,6 +71,7 @@ def run_example(code: str, call: str, force_fullgraph: bool | None = None, eager
 
     cfg = torch._dynamo.config
     saved = (set(cfg.ignore_logging_functions), set(cfg.reorderable_logging_functions))
+    saved_flags = cfg.get_config_copy()  # an example may set config flags (capture_scalar_outputs = True)
     d = Path(tempfile.mkdtemp(prefix="fg_dyn_"))
     name = f"fg_example_{next(_counter)}"
     p = d / f"{name}.py"
@@ -91,11 +92,14 @@ def run_example(code: str, call: str, force_fullgraph: bool | None = None, eager
     finally:
         torch.compile = orig_compile
         sys.modules.pop(name, None)
+        breaks = sum(counters["graph_break"].values())
+        for k, v in cfg.get_config_copy().items():
+            if k in saved_flags and v != saved_flags[k] and not isinstance(v, (set, frozenset)):
+                setattr(cfg, k, saved_flags[k])
         cfg.ignore_logging_functions.clear()
         cfg.ignore_logging_functions.update(saved[0])
         cfg.reorderable_logging_functions.clear()
         cfg.reorderable_logging_functions.update(saved[1])
-    breaks = sum(counters["graph_break"].values())
     torch._dynamo.reset()
     return DynamoOutcome(raised, breaks)
 

@@ -780,6 +780,11 @@ class FunctionAnalyzer:
                 self.assign(e.value if isinstance(e, ast.Starred) else e, elem, None)
         elif isinstance(target, ast.Attribute):
             base = target.value
+            if isinstance(value_node, ast.Constant):
+                q = self.resolve_dotted_node(target)
+                if q and q.startswith("torch._dynamo.config.") and q.count(".") == 3:
+                    # torch._dynamo.config.capture_scalar_outputs = True: process-wide
+                    self.mod.summary.dynamo_config.add((q.rsplit(".", 1)[1], value_node.value))
             if isinstance(base, ast.Name) and self.lookup(base.id).kind == V.SELF and self.cls:
                 self._self_attr(target.attr, v, value_node)
             else:

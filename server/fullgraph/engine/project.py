@@ -544,13 +544,18 @@ class Project:
         ignored: set[str] = set()
         reorderable: set[str] = set()
         allowed: set[str] = set()
+        dynamo_config: set[tuple] = set()
         for m in list(self.modules.values()):
             ignored |= m.ignored
             reorderable |= m.reorderable
             allowed |= m.allow_in_graph
+            dynamo_config |= m.dynamo_config
         best: dict[tuple, Finding] = {}
 
         def emit(f: Finding) -> None:
+            rule = registry.BY_CODE.get(f.code)
+            if dynamo_config and rule is not None and rule.silenced_by(dynamo_config, f.data):
+                return  # e.g. capture_scalar_outputs = True, set somewhere in the project
             key = (f.path, f.code, f.span)
             cur = best.get(key)
             if cur is None or _rank(f) < _rank(cur):
@@ -811,4 +816,4 @@ def interface_of(mod: ModuleSummary) -> tuple:
     calls = tuple((c.target, c.is_method_call, c.args, c.kwargs) for c in mod.call_sites)
     return (mod.name, getattr(mod, "library", False), funcs, classes, tuple(mod.bindings.items()),
             tuple(mod.star_imports), tuple(sorted(mod.ignored)), tuple(sorted(mod.reorderable)),
-            tuple(sorted(mod.allow_in_graph)), tuple(mod.hooks), calls)
+            tuple(sorted(mod.allow_in_graph)), tuple(mod.hooks), calls, tuple(sorted(mod.dynamo_config, key=repr)))

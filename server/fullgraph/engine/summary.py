@@ -137,6 +137,8 @@ class ModuleSummary:
     ignored: set[str] = field(default_factory=set)  # ignore_logging_functions.add(...) targets
     reorderable: set[str] = field(default_factory=set)
     allow_in_graph: set[str] = field(default_factory=set)
+    # torch._dynamo.config.<name> = <constant> anywhere in the module: (name, value) pairs
+    dynamo_config: set[tuple[str, Any]] = field(default_factory=set)
     call_sites: list[CallSite] = field(default_factory=list)
     # register_forward_hook(...): ((owner kind "class"|"attr", class q, attr), (kind, q, attr))
     hooks: list[tuple[tuple, tuple]] = field(default_factory=list)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 
 from ..engine import values as V
-from .base import Example, Rule
+from .base import Example, Report, Rule
 
 
 class BackwardInRegion(Rule):
@@ -234,8 +234,9 @@ class ParameterCreationInRegion(Rule):
            "RNNs, attention, affine norms) constructed in compiled code."
     why = """Dynamo cannot create a parameter while tracing ("Attempted to use `torch.nn.Parameter()` constructor
 with Dynamo", GB0264), so building `nn.Parameter` -- or a layer whose `__init__` makes one -- inside the compiled
-region breaks the graph (with the default `torch._dynamo.config.graph_break_on_nn_param_ctor = True`; the
-experimental `False` traces the constructor instead).  Layers without parameters (`nn.ReLU`, `nn.Dropout`, `nn.LayerNorm(...,
+region breaks the graph.  With `torch._dynamo.config.graph_break_on_nn_param_ctor = False` (default `True`)
+`nn.Parameter(...)` itself is traced -- fullgraph then stops reporting it -- but layers still break ("cannot
+convert to traceable", verified on 2.13).  Layers without parameters (`nn.ReLU`, `nn.Dropout`, `nn.LayerNorm(...,
 elementwise_affine=False)`, an empty `nn.Sequential`) and `nn.Buffer` are fine."""
     instead = """Create layers and parameters in `__init__` (or once, before compiling) and only use them in
 `forward`; for a fresh tensor each call, use a plain tensor (`torch.zeros(...)`), not a parameter."""
@@ -271,11 +272,27 @@ def f(x):
     act = nn.ReLU()
     return act(norm(x))
 """, breaks=False, note="layers without parameters"),
+        Example("""import torch
+import torch._dynamo
+from torch import nn
+
+torch._dynamo.config.graph_break_on_nn_param_ctor = False
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    scale = nn.Parameter(torch.ones(x.shape[-1]))
+    return x * scale
+""", breaks=False, note="the project lets Dynamo trace the Parameter constructor: fullgraph honours it"),
     )
+
+    def silenced_by(self, dynamo_config, data):
+        return bool(data.get("parameter")) and ("graph_break_on_nn_param_ctor", False) in dynamo_config
 
     def check(self, ev):
         if ev.q in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
-            return "`nn.Parameter()` cannot be created while Dynamo traces; create it in `__init__`"
+            return Report("`nn.Parameter()` cannot be created while Dynamo traces; create it in `__init__`",
+                          data={"parameter": True})
         off = PARAMETER_LAYERS.get(ev.q)
         if off is not None:
             kw = ev.node.keywords if isinstance(ev.node, ast.Call) else []

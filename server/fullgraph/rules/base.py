@@ -80,6 +80,11 @@ class Rule:
     def check(self, ev: "Event") -> str | Report | None:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def silenced_by(self, dynamo_config: set[tuple], data: dict) -> bool:
+        """Whether the project's `torch._dynamo.config.<name> = <constant>` settings, as (name, value)
+        pairs, make this finding go away (e.g. `capture_scalar_outputs = True` for `.item()`)."""
+        return False
+
     # ---- derived ---------------------------------------------------------------------------
     @classmethod
     def url(cls) -> str:

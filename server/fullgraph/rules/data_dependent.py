@@ -184,7 +184,8 @@ class ScalarConversion(Rule):
     why = """Without `capture_scalar_outputs`, Dynamo cannot put `.item()` in the graph ("Unsupported
 Tensor.item() call with capture_scalar_outputs=False", GB0124); the graph is split there.  """ + CAPTURE_NOTE
     instead = """Keep values as tensors (`x * x.sum()` instead of `x * x.sum().item()`), compile with
-`fullgraph=True`, or set `torch._dynamo.config.capture_scalar_outputs = True`."""
+`fullgraph=True`, or set `torch._dynamo.config.capture_scalar_outputs = True` (anywhere in the project:
+fullgraph then stops reporting this)."""
     examples = (
         Example("""import torch
 
@@ -207,10 +208,24 @@ def f(x):
 def f(x):
     return x + x.sum().item()
 """, breaks=False, note="fullgraph=True captures the scalar on torch >= 2.10"),
+        Example("""import torch
+import torch._dynamo
+
+torch._dynamo.config.capture_scalar_outputs = True
+
+
+@torch.compile
+def f(x):
+    n = x.sum().item() + float(x.max()) + int(x.argmax())
+    return x * n, (x > 0).int().tolist()
+""", breaks=False, note="the project turns scalar capture on: fullgraph honours it"),
     )
 
     def modes(self, torch):
         return frozenset({PARTIAL}) if not torch < CAPTURE_SINCE else BOTH
+
+    def silenced_by(self, dynamo_config, data):
+        return ("capture_scalar_outputs", True) in dynamo_config
 
     def check(self, ev):
         if ev.kind == "method":
@@ -265,10 +280,23 @@ def f(x: torch.Tensor):
 def f(x):
     return torch.where(x > 0, x, torch.zeros_like(x)).sum()
 """, breaks=False),
+        Example("""import torch
+from torch._dynamo import config
+
+config.capture_dynamic_output_shape_ops = True
+
+
+@torch.compile
+def f(x):
+    return torch.nonzero(x > 0), x[x > 0].sum(), torch.unique(x)
+""", breaks=False, note="the project turns dynamic-shape capture on: fullgraph honours it"),
     )
 
     def modes(self, torch):
         return frozenset({PARTIAL}) if not torch < CAPTURE_SINCE else BOTH
+
+    def silenced_by(self, dynamo_config, data):
+        return ("capture_dynamic_output_shape_ops", True) in dynamo_config
 
     def check(self, ev):
         if ev.kind == "subscript":
