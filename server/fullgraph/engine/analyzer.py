@@ -88,6 +88,8 @@ class ModuleAnalyzer:
         # qualname -> (fullgraph flag, compiled?, disabled, opaque, wrapped_by) from decorators
         self.decorations: dict[str, tuple] = {}
         self.tree: ast.Module | None = None  # the parsed module, when it parsed as it is
+        # no walrus and no yield anywhere: no expression binds a name (scope_facts' fast path)
+        self.plain_exprs = ":=" not in text and "yield" not in text
 
     # ---- helpers -------------------------------------------------------------------------------
     def span(self, node: ast.AST) -> Span:
@@ -333,7 +335,7 @@ class FunctionAnalyzer:
         body = [node.body] if is_lambda else node.body
         generator = False
         if not is_lambda:
-            declared, generator = scope_facts(body, self.local_names)
+            declared, generator = scope_facts(body, self.local_names, "" if self.mod.plain_exprs else None)
             self.local_names -= declared
         self.local_names.update(fs.params)
         fs.decorator_lines = [d.lineno - 1 for d in decorators]

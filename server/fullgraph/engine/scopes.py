@@ -6,10 +6,17 @@ import ast
 from typing import Iterable
 
 
-def scope_facts(body: Iterable[ast.AST], out: set[str]) -> tuple[set[str], bool]:
+def scope_facts(body: Iterable[ast.AST], out: set[str], text: str | None = None) -> tuple[set[str], bool]:
     """One walk over a function body (not into nested scopes): adds the names it binds to `out` (as
-    Python decides locals) and returns the names declared global/nonlocal and whether it yields."""
-    declared: set[str] = set()
+    Python decides locals) and returns the names declared global/nonlocal and whether it yields.
+
+    With `text`, the body's source: if it has no `:=` and no `yield`, no expression can bind a name
+    or make a generator, so only statements are visited (most of a body is expressions)."""
+    if text is not None and ":=" not in text and "yield" not in text:
+        declared: set[str] = set()
+        _statement_facts(body, out, declared)
+        return declared, False
+    declared = set()
     generator = False
     stack = list(body)
     child_nodes = ast.iter_child_nodes
@@ -52,6 +59,64 @@ def scope_facts(body: Iterable[ast.AST], out: set[str]) -> tuple[set[str], bool]
             out.add(n.rest)
         stack.extend(child_nodes(n))
     return declared, generator
+
+
+def _target_names(t: ast.AST, out: set[str]) -> None:
+    """Names an assignment target binds (`a`, `a, (b, *c)`; not `a.b` or `a[i]`)."""
+    if isinstance(t, ast.Name):
+        out.add(t.id)
+    elif isinstance(t, (ast.Tuple, ast.List)):
+        for e in t.elts:
+            _target_names(e, out)
+    elif isinstance(t, ast.Starred):
+        _target_names(t.value, out)
+
+
+def _statement_facts(body: Iterable[ast.AST], out: set[str], declared: set[str]) -> None:
+    """scope_facts for a body whose expressions bind nothing (no walrus, no yield): statements only."""
+    for s in body:
+        t = type(s)
+        if t is ast.Assign:
+            for target in s.targets:
+                _target_names(target, out)
+        elif t is ast.AugAssign or t is ast.AnnAssign:
+            _target_names(s.target, out)
+        elif t is ast.Expr or t is ast.Return or t is ast.Pass or t is ast.Raise or t is ast.Assert or \
+                t is ast.Break or t is ast.Continue:
+            pass
+        elif t is ast.If or t is ast.While:
+            _statement_facts(s.body, out, declared)
+            _statement_facts(s.orelse, out, declared)
+        elif t is ast.For or t is ast.AsyncFor:
+            _target_names(s.target, out)
+            _statement_facts(s.body, out, declared)
+            _statement_facts(s.orelse, out, declared)
+        elif t is ast.With or t is ast.AsyncWith:
+            for item in s.items:
+                if item.optional_vars is not None:
+                    _target_names(item.optional_vars, out)
+            _statement_facts(s.body, out, declared)
+        elif t is ast.FunctionDef or t is ast.AsyncFunctionDef or t is ast.ClassDef:
+            out.add(s.name)  # decorators and defaults are expressions: they bind nothing here
+        elif t is ast.Try or type(s).__name__ == "TryStar":
+            _statement_facts(s.body, out, declared)
+            for h in s.handlers:
+                if h.name:
+                    out.add(h.name)
+                _statement_facts(h.body, out, declared)
+            _statement_facts(s.orelse, out, declared)
+            _statement_facts(s.finalbody, out, declared)
+        elif t is ast.Import or t is ast.ImportFrom:
+            for a in s.names:
+                out.add((a.asname or a.name).split(".")[0])
+        elif t is ast.Global or t is ast.Nonlocal:
+            declared.update(s.names)
+        elif t is ast.Delete:
+            for target in s.targets:
+                _target_names(target, out)
+        else:  # match statements, and anything newer: the full walk
+            d, _ = scope_facts([s], out)
+            declared |= d
 
 
 def bound_names(node: ast.AST) -> set[str]:
