@@ -67,7 +67,7 @@ def _functions(tree: ast.AST):
 
 def _both(fn) -> tuple:
     full, fast = set(), set()
-    return (scope_facts(fn.body, full), full), (scope_facts(fn.body, fast, ""), fast)
+    return (scope_facts(fn.body, full), full), (scope_facts(fn.body, fast, plain=True), fast)
 
 
 def test_fast_path_matches_the_full_walk_on_tricky_code():

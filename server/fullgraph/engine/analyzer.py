@@ -54,6 +54,23 @@ class Event:
         return v.kind in (V.TENSOR, V.CONST, V.FSTRING)
 
 
+def package_of(modname: str, is_package: bool) -> list[str]:
+    """The package a module's relative imports start from, as name parts."""
+    parts = modname.split(".")
+    return parts if is_package else parts[:-1]
+
+
+def absolute_module(package: list[str], module: str | None, level: int) -> str | None:
+    """The module `from <level dots><module> import ...` names, from `package`; None if the dots go
+    beyond the top-level package."""
+    if not level:
+        return module or ""
+    if level - 1 >= len(package):
+        return None
+    base = package[:len(package) - (level - 1)]
+    return ".".join([*base, module] if module else base)
+
+
 def module_name_for(path: str, root: str | None = None) -> tuple[str, bool]:
     """Dotted module name from the file's package (parent dirs holding __init__.py)."""
     import os
@@ -119,14 +136,8 @@ class ModuleAnalyzer:
         return seg if len(seg) <= 80 else seg[:77] + "..."
 
     def absolute(self, module: str | None, level: int) -> str:
-        if not level:
-            return module or ""
-        base = self.modname.split(".")
-        if not self.is_package:
-            base = base[:-1]
-        if level > 1:
-            base = base[: len(base) - (level - 1)] if level - 1 <= len(base) else []
-        return ".".join([*base, module] if module else base)
+        r = absolute_module(package_of(self.modname, self.is_package), module, level)
+        return (module or "") if r is None else r
 
     # ---- entry ---------------------------------------------------------------------------------
     def run(self) -> ModuleSummary:
@@ -285,7 +296,6 @@ class FunctionAnalyzer:
         self.dead_if: tuple = ()
         self.stmt: ast.stmt | None = None
         self.fs: FunctionSummary | None = None
-        self.requires: tuple[str, str, str] | None = None  # condition of the sites being recorded (Site)
         self._returns: list[ast.AST | None] = []
         self._lambda_count = 0
 
@@ -335,7 +345,7 @@ class FunctionAnalyzer:
         body = [node.body] if is_lambda else node.body
         generator = False
         if not is_lambda:
-            declared, generator = scope_facts(body, self.local_names, "" if self.mod.plain_exprs else None)
+            declared, generator = scope_facts(body, self.local_names, plain=self.mod.plain_exprs)
             self.local_names -= declared
         self.local_names.update(fs.params)
         fs.decorator_lines = [d.lineno - 1 for d in decorators]
@@ -429,13 +439,13 @@ class FunctionAnalyzer:
 
     # ---- recording -----------------------------------------------------------------------------
     def site(self, code: str, node: ast.AST, message: str, callee: str | None = None,
-             data: dict | None = None) -> None:
+             data: dict | None = None, requires: tuple[str, str, str] | None = None) -> None:
         if self.fs is None:
             return
         stmt = self.stmt if self.stmt is not None else node
         self.fs.sites.append(Site(code=code, span=self.mod.span(node), message=message,
                                   stmt=self.mod.span(stmt), dead_if=self.dead_if, callee=callee,
-                                  data=data or {}, requires=self.requires))
+                                  data=data or {}, requires=requires))
 
     def edge(self, kind: str, target: str, attr: str | None, node: ast.AST, args=(), kwargs=()) -> None:
         if self.fs is None or not target:
@@ -444,7 +454,8 @@ class FunctionAnalyzer:
                                   text=self.mod.text_of(node.func if isinstance(node, ast.Call) else node),
                                   dead_if=self.dead_if, args=args, kwargs=kwargs))
 
-    def dispatch(self, ev: Event, rules) -> None:
+    def dispatch(self, ev: Event, rules, requires: tuple[str, str, str] | None = None) -> None:
+        """Run `rules` on `ev`; their sites carry `requires` (Site.requires) when given."""
         for rule in rules:
             try:
                 res = rule.check(ev)
@@ -461,10 +472,10 @@ class FunctionAnalyzer:
                 base = ev.node.func.value if isinstance(ev.node, ast.Call) and \
                     isinstance(ev.node.func, ast.Attribute) else None
                 if isinstance(base, ast.Name) and base.id not in self.local_names and \
-                        base.id in self.mod.bindings and (self.requires is None or self.requires[0] == "returns"):
+                        base.id in self.mod.bindings and (requires is None or requires[0] == "returns"):
                     # a module-level object: ignore_logging_functions.add(logger.info) names it so
                     data.setdefault("receiver", f"{self.mod.modname}.{base.id}\x00{ev.method}")
-            self.site(rule.code, res.node or ev.node, res.message, callee=callee, data=data)
+            self.site(rule.code, res.node or ev.node, res.message, callee=callee, data=data, requires=requires)
 
     # ---- guards --------------------------------------------------------------------------------
     def truth(self, node: ast.AST) -> tuple[str, frozenset]:
@@ -569,7 +580,6 @@ class FunctionAnalyzer:
         if t in (ast.For, ast.AsyncFor):
             it = self.value(s.iter)
             self._iterate_hook(s.iter, it, "for")
-            elem = self._element_of(it, s.iter)
             if isinstance(s.iter, ast.Call) and len(s.iter.args) == 1 and isinstance(s.target, ast.Tuple) and \
                     len(s.target.elts) == 2 and self.resolve_dotted_node(s.iter.func) == "builtins.enumerate":
                 # for i, layer in enumerate(self.layers): the second name is an element of the container
@@ -577,7 +587,7 @@ class FunctionAnalyzer:
                 self.assign(s.target.elts[1], self._element_of(self._container_of(s.iter.args[0]), s.iter.args[0]),
                             None)
             else:
-                self.assign(s.target, elem, None)
+                self.assign(s.target, self._element_of(it, s.iter), None)
             self.block(s.body)
             self.block(s.orelse)
             return False
@@ -710,12 +720,7 @@ class FunctionAnalyzer:
                     kind="function", target=qual, attr=None, fullgraph=compiled,
                     label="@" + self.mod.text_of(d), span=self.mod.span(d)))
             elif q in V.DISABLE or (isinstance(d, ast.Call) and self._decorator_q(d) in V.DISABLE):
-                rec = True
-                if isinstance(d, ast.Call):
-                    for kw in d.keywords:
-                        if kw.arg == "recursive" and _const_bool(kw.value) is False:
-                            rec = False
-                disabled = "recursive" if rec else "nonrecursive"
+                disabled = _disable_mode(d)
             elif q in V.NONSTRICT_TRACE:
                 opaque = "nonstrict_trace"
             elif q in V.CUSTOM_OP or (isinstance(d, ast.Call) and q in V.CUSTOM_OP):
@@ -803,7 +808,7 @@ class FunctionAnalyzer:
             return
         if v.kind == V.INSTANCE and v.q:
             if v.attr in ("container", "list"):
-                cs.containers[attr] = tuple(sorted(set(cs.containers.get(attr, ())) | set(v.q.split("|"))))
+                _add_elements(cs, attr, v.q.split("|"))
             else:
                 cs.attrs[attr] = tuple(sorted(set(cs.attrs.get(attr, ())) | {v.q}))
         elif v.kind in (V.LOCALFN, V.REF) and v.q:
@@ -1119,10 +1124,9 @@ class FunctionAnalyzer:
         if recv is not None and method is not None:
             return self._call_method(node, recv, method, args, kwargs, arg_kinds, kw_kinds)
         k = fval.kind
-        if k == V.OPAQUE and fval.attr in _DISABLED.values():
-            gb = "GB0098" if fval.attr == _DISABLED[True] else "GB0099"
+        if k == V.OPAQUE and fval.attr in V.DISABLE_GB:
             self.site("FG202", node, f"`{self.mod.text_of(node.func)}` is wrapped by torch.compiler.disable; calling "
-                                     f"it from compiled code breaks the graph ({gb})",
+                                     f"it from compiled code breaks the graph ({V.DISABLE_GB[fval.attr]})",
                       data={"callee": fval.q} if fval.q else None)
             return U
         if k == V.LOCALFN and fval.q:
@@ -1169,8 +1173,7 @@ class FunctionAnalyzer:
             return Val(V.OPAQUE, self._callable_q(node.args[0], args[0]) if node.args else None)
         if q in V.DISABLE and node.args:
             # fast = torch.compiler.disable(fn): calling `fast` from compiled code breaks the graph
-            rec = not any(kw.arg == "recursive" and _const_bool(kw.value) is False for kw in node.keywords)
-            return Val(V.OPAQUE, self._callable_q(node.args[0], args[0]), attr=_DISABLED[rec])
+            return Val(V.OPAQUE, self._callable_q(node.args[0], args[0]), attr=_disable_mode(node))
         if q == "builtins.next" and node.args:
             self._iterate_hook(node.args[0], args[0], "next")
         rules = registry.call_rules(q)
@@ -1284,12 +1287,8 @@ class FunctionAnalyzer:
         what it is, only the project knows.  The method's rules see each candidate class, and their
         sites carry the condition, checked when a root reaches them."""
         for cls in V.IMPORTED_INSTANCE_CLASSES:
-            self.requires = (how, q, cls)
-            try:
-                self.dispatch(Event(kind="method", node=node, fn=self, method=method, recv=Val(V.INSTANCE, cls),
-                                    args=args, kwargs=kwargs), registry.METHODS[method])
-            finally:
-                self.requires = None
+            self.dispatch(Event(kind="method", node=node, fn=self, method=method, recv=Val(V.INSTANCE, cls),
+                                args=args, kwargs=kwargs), registry.METHODS[method], requires=(how, q, cls))
 
     def _call_method(self, node, recv: Val, method: str, args, kwargs, arg_kinds, kw_kinds) -> Val:
         mod = self.mod
@@ -1321,7 +1320,7 @@ class FunctionAnalyzer:
             # self.layers.append(Block()): iterating self.layers calls Block
             cs = mod.summary.classes.get(self.cls)
             if cs is not None:
-                cs.containers[recv.attr] = tuple(sorted(set(cs.containers.get(recv.attr, ())) | {args[-1].q}))
+                _add_elements(cs, recv.attr, [args[-1].q])
         if method in V.HOOK_METHODS and args:
             hv = args[0]
             target = None
@@ -1403,8 +1402,18 @@ class FunctionAnalyzer:
         return out
 
 
-# Val.attr of OPAQUE values made by torch.compiler.disable(fn, recursive=...), by `recursive`
-_DISABLED = {True: "disabled", False: "disabled-nonrecursive"}
+def _disable_mode(node: ast.AST) -> str:
+    """"recursive" or "nonrecursive" for `torch.compiler.disable` as written in `node` (a bare
+    decorator, `disable(recursive=False)`, or `disable(fn, recursive=False)`)."""
+    if isinstance(node, ast.Call) and any(kw.arg == "recursive" and _const_bool(kw.value) is False
+                                          for kw in node.keywords):
+        return "nonrecursive"
+    return "recursive"
+
+
+def _add_elements(cs: ClassSummary, attr: str, classes) -> None:
+    """Record that the container self.<attr> of class `cs` holds instances of `classes`."""
+    cs.containers[attr] = tuple(sorted(set(cs.containers.get(attr, ())) | set(classes)))
 
 
 def _is_match(s: ast.AST) -> bool:

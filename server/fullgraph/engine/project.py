@@ -556,10 +556,7 @@ class Project:
             rule = registry.BY_CODE.get(f.code)
             if dynamo_config and rule is not None and rule.silenced_by(dynamo_config, f.data):
                 return  # e.g. capture_scalar_outputs = True, set somewhere in the project
-            key = (f.path, f.code, f.span)
-            cur = best.get(key)
-            if cur is None or _rank(f) < _rank(cur):
-                best[key] = f
+            _keep_best(best, f)
 
         for root in self.roots():
             if not root.entries or root.info is None:
@@ -610,10 +607,7 @@ class Project:
             mod = self.modules.get(f.path)
             if mod is not None and _suppressed(mod, f):
                 return
-            key = (f.path, f.code, f.span)
-            cur = found.get(key)
-            if cur is None or _rank(f) < _rank(cur):
-                found[key] = f
+            _keep_best(found, f)
 
         fg = root.decl.fullgraph
         severity = ERROR if fg else WARNING
@@ -662,10 +656,9 @@ class Project:
                 for tfs, tmod in self.resolve_edge(e, r.mod):
                     if tfs.disabled and tfs.compiled is None:
                         rule = registry.BY_CODE["FG202"]
-                        gb = "GB0099" if tfs.disabled == "nonrecursive" else "GB0098"
                         emit(self._make(rule, r.mod.path, e.span,
                                         f"`{tfs.name}` is decorated with torch.compiler.disable; calling it "
-                                        f"from compiled code breaks the graph ({gb})",
+                                        f"from compiled code breaks the graph ({V.DISABLE_GB[tfs.disabled]})",
                                         severity, root, r.path, data={"callee": tfs.qualname}))
             if r.fs.iter_uses:
                 callers = self.callers_index()
@@ -770,6 +763,14 @@ def _applies(rule, version, fg: bool | None) -> bool:
     if fg is False:
         return PARTIAL in modes
     return modes == BOTH
+
+
+def _keep_best(found: dict[tuple, Finding], f: Finding) -> None:
+    """One finding per place and code: the one from the strictest root, by the shortest path."""
+    key = (f.path, f.code, f.span)
+    cur = found.get(key)
+    if cur is None or _rank(f) < _rank(cur):
+        found[key] = f
 
 
 def _rank(f: Finding):

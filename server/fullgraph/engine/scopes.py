@@ -6,13 +6,13 @@ import ast
 from typing import Iterable
 
 
-def scope_facts(body: Iterable[ast.AST], out: set[str], text: str | None = None) -> tuple[set[str], bool]:
+def scope_facts(body: Iterable[ast.AST], out: set[str], plain: bool = False) -> tuple[set[str], bool]:
     """One walk over a function body (not into nested scopes): adds the names it binds to `out` (as
     Python decides locals) and returns the names declared global/nonlocal and whether it yields.
 
-    With `text`, the body's source: if it has no `:=` and no `yield`, no expression can bind a name
-    or make a generator, so only statements are visited (most of a body is expressions)."""
-    if text is not None and ":=" not in text and "yield" not in text:
+    `plain`: the source has no `:=` and no `yield`, so no expression can bind a name or make a
+    generator, and only statements are visited (most of a body is expressions)."""
+    if plain:
         declared: set[str] = set()
         _statement_facts(body, out, declared)
         return declared, False

@@ -76,6 +76,8 @@ CUSTOM_OP = frozenset({"torch.library.custom_op", "torch._library.custom_ops.cus
 TRITON_OP = frozenset({"torch.library.triton_op"})
 ALLOW_IN_GRAPH = frozenset({"torch.compiler.allow_in_graph", "torch._dynamo.allow_in_graph"})
 DISABLE = frozenset({"torch.compiler.disable", "torch._dynamo.disable"})
+# What calling a disabled function breaks with, by its mode (`recursive=False` or not)
+DISABLE_GB = {"recursive": "GB0098", "nonrecursive": "GB0099"}
 GRAPH_BREAK = frozenset({"torch._dynamo.graph_break"})
 IGNORE_LOGGING_SETS = frozenset({
     "torch._dynamo.config.ignore_logging_functions",

@@ -22,6 +22,7 @@ from typing import Any, Callable, ClassVar, Iterable
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from ..engine.analyzer import absolute_module, package_of
 from ..positions import Pos, Span, split_lines
 from ..torchinfo import ALL_VERSIONS, TorchVersion, VersionRange
 
@@ -287,9 +288,7 @@ class Source:
         tree = self.tree
         if tree is None:
             return out
-        package = self.modname.split(".")
-        if os.path.basename(self.path) != "__init__.py":
-            package = package[:-1]
+        package = package_of(self.modname, os.path.basename(self.path) == "__init__.py")
         for node in _import_nodes(tree.body):
             if isinstance(node, ast.Import):
                 for a in node.names:
@@ -299,14 +298,8 @@ class Source:
                         head = a.name.split(".")[0]
                         out.setdefault(head, head)
             elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    if node.level - 1 >= len(package):
-                        continue  # beyond the top-level package
-                    base = package[:len(package) - (node.level - 1)]
-                    module = ".".join([*base, node.module] if node.module else base)
-                else:
-                    module = node.module or ""
-                if not module:
+                module = absolute_module(package, node.module, node.level)
+                if not module:  # None: beyond the top-level package
                     continue
                 for a in node.names:
                     if a.name != "*":
