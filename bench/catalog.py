@@ -80,10 +80,9 @@ def compile_lines(case: dict, target: ast.AST) -> str:
     return extra + f"_compiled = torch.compile({target.name}, fullgraph=True)\n"
 
 
-def break_lines(text: str, start: int, end: int) -> set[int]:
-    """1-based lines marked `# BREAK` between start and end (1-based, inclusive)."""
-    lines = text.splitlines()
-    return {i + 1 for i in range(start - 1, min(end, len(lines))) if re.search(r"#\s*BREAK\b", lines[i])}
+def break_lines(text: str) -> set[int]:
+    """1-based lines marked `# BREAK` in the case file (the catalog marks the line Dynamo reports)."""
+    return {i + 1 for i, line in enumerate(text.splitlines()) if re.search(r"#\s*BREAK\b", line)}
 
 
 def run(catalog: Path, verbose: bool = False, quiet: bool = False) -> dict:
@@ -118,7 +117,7 @@ def run(catalog: Path, verbose: bool = False, quiet: bool = False) -> dict:
                         if f.root is not None and f.root.location.path == str(path)
                         and f.root.location.span.start.line + 1 == root_line]
             end = getattr(target, "end_lineno", target.lineno)
-            marked = break_lines(text, 1, len(text.splitlines()))
+            marked = break_lines(text)
             lines = sorted({f.span.start.line + 1 for f in findings if f.path == str(path)})
             rows.append({
                 "id": case["id"], "category": case["category"], "breaks": case["breaks"],
