@@ -9,7 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from harness import dynamo_breaks_of_run, expected
+from harness import check_code, dynamo_breaks_of_run, dynamo_user_lines, expected, is_dynamo_error, run_example
 
 from fullgraph.api import Workspace
 from fullgraph.config import Config, discover
@@ -664,3 +664,44 @@ def test_modules_reached_through_enumerate_append_and_insert(tmp_path):
     assert got == expected(LOOPS)
     seen = _dynamo_breaks_of_main(tmp_path, "loops")
     assert {line for path, line in seen if path == os.path.realpath(p)} == {line for line, _ in got}
+
+
+
+HOOK_REGISTRATION = '''\
+import torch
+import torch.nn as nn
+
+
+def hook(module, *args):
+    return None
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        self.lin.{method}(hook)  # expect: FG503
+        return self.lin(x)
+
+
+net = torch.compile(Net(), fullgraph=True)
+'''
+
+
+@pytest.mark.parametrize("method", ["register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
+                                    "register_full_backward_pre_hook", "register_backward_hook"])
+def test_every_module_hook_registration_breaks_and_dynamo_agrees(method, tmp_path):
+    """FG503 covers the five nn.Module hook registrations; under fullgraph=True Dynamo raises on each,
+    at the registration."""
+    from fullgraph.rules.autograd import MODULE_HOOK_METHODS
+
+    assert method in MODULE_HOOK_METHODS
+    code = HOOK_REGISTRATION.replace("{method}", method)
+    got = {(f.span.start.line + 1, f.code) for f in check_code(code, tmp_path)}
+    assert got == expected(code)
+    pytest.importorskip("torch")
+    out = run_example(code, "net(torch.randn(2, 4))")
+    assert out.raised is not None and is_dynamo_error(out.raised), out.raised
+    assert dynamo_user_lines(out.raised)[-1] == next(iter(got))[0]
