@@ -705,3 +705,44 @@ def test_every_module_hook_registration_breaks_and_dynamo_agrees(method, tmp_pat
     out = run_example(code, "net(torch.randn(2, 4))")
     assert out.raised is not None and is_dynamo_error(out.raised), out.raised
     assert dynamo_user_lines(out.raised)[-1] == next(iter(got))[0]
+
+
+# How to build each layer FG504 lists (smallest arguments), and, for the norms, the keyword that turns their
+# parameters off.
+LAYER_ARGS = {
+    "Linear": "4, 4", "Bilinear": "4, 4, 4", "Conv1d": "4, 4, 1", "Conv2d": "4, 4, 1", "Conv3d": "4, 4, 1",
+    "ConvTranspose1d": "4, 4, 1", "ConvTranspose2d": "4, 4, 1", "ConvTranspose3d": "4, 4, 1", "Embedding": "8, 4",
+    "EmbeddingBag": "8, 4", "RNN": "4, 4", "LSTM": "4, 4", "GRU": "4, 4", "RNNCell": "4, 4", "LSTMCell": "4, 4",
+    "GRUCell": "4, 4", "MultiheadAttention": "4, 1", "PReLU": "", "Transformer": "d_model=4, nhead=1",
+    "TransformerEncoderLayer": "4, 1", "TransformerDecoderLayer": "4, 1", "LayerNorm": "4", "GroupNorm": "1, 4",
+    "BatchNorm1d": "4", "BatchNorm2d": "4", "BatchNorm3d": "4", "RMSNorm": "4",
+}
+LAYER_IN_REGION = '''\
+import torch
+from torch import nn
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    layer = nn.{ctor}{expect}
+    return x + 1
+'''
+
+
+@pytest.mark.parametrize("layer", sorted(LAYER_ARGS))
+def test_every_layer_fg504_lists_breaks_when_built_in_a_region(layer, tmp_path):
+    """Each layer FG504 names breaks when constructed under Dynamo, and with its `affine` keyword off a
+    norm is not reported and compiles."""
+    from fullgraph.rules.autograd import PARAMETER_LAYERS
+
+    assert set(LAYER_ARGS) == {q.rsplit(".", 1)[1] for q in PARAMETER_LAYERS}
+    pytest.importorskip("torch")
+    code = LAYER_IN_REGION.format(ctor=f"{layer}({LAYER_ARGS[layer]})", expect="  # expect: FG504")
+    assert {(f.span.start.line + 1, f.code) for f in check_code(code, tmp_path)} == expected(code)
+    out = run_example(code, "f(torch.randn(4))")
+    assert out.raised is not None and is_dynamo_error(out.raised), out.raised
+    off = PARAMETER_LAYERS[f"torch.nn.{layer}"]
+    if off is not None:
+        code = LAYER_IN_REGION.format(ctor=f"{layer}({LAYER_ARGS[layer]}, {off}=False)", expect="")
+        assert check_code(code, tmp_path) == []
+        assert run_example(code, "f(torch.randn(4))").raised is None
