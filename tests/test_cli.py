@@ -47,10 +47,12 @@ def test_json_schema(tmp_path):
     r = run("check", tmp_path, "--format", "json")
     assert r.returncode == 1
     doc = json.loads(r.stdout)
-    assert set(doc) == {"version", "torch_version", "files_checked", "diagnostics"}
+    assert set(doc) == {"version", "torch_version", "files_checked", "diagnostics", "unresolved_roots"}
+    assert doc["unresolved_roots"] == []
     assert doc["files_checked"] == 1
     (d,) = doc["diagnostics"]
-    for key in ("path", "code", "name", "message", "severity", "range", "root", "call_path", "gb_codes", "url", "fixes"):
+    for key in ("path", "code", "name", "message", "severity", "range", "root", "call_path", "gb_codes", "url", "fixes",
+                "library_sites"):
         assert key in d, key
     assert d["code"] == "FG101" and d["name"] == "print-call" and d["severity"] == "error"
     assert d["range"] == {"start": {"line": 6, "column": 5}, "end": {"line": 6, "column": 18}}

@@ -39,6 +39,7 @@ class CheckResult:
     torch_version: str
     torch_source: str
     warnings: list[str] = field(default_factory=list)
+    unresolved_roots: list[tuple[str, str, Span, str]] = field(default_factory=list)  # Project.unresolved_roots
 
     def to_json(self) -> dict:
         return {
@@ -46,6 +47,8 @@ class CheckResult:
             "torch_version": self.torch_version,
             "files_checked": self.files_checked,
             "diagnostics": [f.to_json() for f in self.findings],
+            "unresolved_roots": [{"label": label, "path": path, "range": span.to_json(), "reason": why}
+                                 for label, path, span, why in self.unresolved_roots],
         }
 
 
@@ -341,5 +344,10 @@ class Workspace:
         files = self.discover(paths)
         self.load_files(files, jobs)
         findings = self.findings_for(files)
+        # breaks of a root configured inside a followed library (`--root pkg.mod:Cls.forward`) have
+        # no user line to be reported at: they are shown where they are
+        findings += [f for f in self.project.findings() if f.data.get("shown_in_library")]
+        findings.sort(key=Finding.sort_key)
         return CheckResult(findings=findings, files_checked=len(files), torch_version=str(self.config.torch()),
-                           torch_source=self.config.torch_source(), warnings=list(self.config.warnings))
+                           torch_source=self.config.torch_source(), warnings=list(self.config.warnings),
+                           unresolved_roots=self.project.unresolved_roots())

@@ -126,7 +126,7 @@ def cmd_check(args) -> int:
             if changed:
                 print(f"fullgraph: fixed {changed} finding{'s' if changed != 1 else ''}", file=sys.stderr)
     if args.verbose:
-        _print_unresolved(ws)
+        _print_unresolved(ws, result)
     base = cfg.project_root or os.getcwd()
     if args.format == "json":
         out = format_json(result)
@@ -137,7 +137,7 @@ def cmd_check(args) -> int:
     else:
         color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
         out = format_text(result.findings, result.files_checked, result.torch_version, result.torch_source,
-                          base=os.getcwd(), color=color)
+                          base=os.getcwd(), color=color, unresolved=len(result.unresolved_roots))
     del base
     if out and not (args.diff and args.format == "text" and not result.findings):
         print(out)
@@ -146,16 +146,12 @@ def cmd_check(args) -> int:
     return EXIT_CLEAN
 
 
-def _print_unresolved(ws) -> None:
+def _print_unresolved(ws, result) -> None:
     proj = ws.project
-    for mod in proj.modules.values():
-        for label, span in mod.unresolved_roots:
-            print(f"fullgraph: unresolved root: {label} at {mod.path}:{span.start.line + 1} "
-                  "(what it compiles is not visible to static analysis)", file=sys.stderr)
-    for r in proj.roots():
-        if not r.entries:
-            print(f"fullgraph: root target not found: {r.decl.label} at {r.mod.path}:{r.decl.span.start.line + 1}",
-                  file=sys.stderr)
+    for label, path, span, why in result.unresolved_roots:
+        what = ("what it compiles is not visible to static analysis" if why == "unresolved"
+                else "the function or class it names was not found")
+        print(f"fullgraph: unresolved root: {label} at {path}:{span.start.line + 1} ({what})", file=sys.stderr)
     top = sorted(proj.unresolved_calls.items(), key=lambda kv: -kv[1])[:30]
     if top:
         print("fullgraph: calls from compiled code that were not followed (not in the project; "

@@ -59,6 +59,19 @@ class FixRef:
         return {"id": self.id, "title": self.title, "safe": self.safe}
 
 
+@dataclass(frozen=True)
+class LibrarySite:
+    """A break inside a followed library that a finding at the user's line stands for."""
+
+    path: str
+    span: Span
+    code: str
+    message: str
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "range": self.span.to_json(), "code": self.code, "message": self.message}
+
+
 @dataclass
 class Finding:
     path: str
@@ -74,6 +87,7 @@ class Finding:
     fixes: list[FixRef] = field(default_factory=list)
     data: dict[str, Any] = field(default_factory=dict)  # rule facts the fixes use
     origin: str = "static"  # "static" | "runtime" | "confirmed"
+    library_sites: list[LibrarySite] = field(default_factory=list)  # the library breaks behind an echo
 
     def sort_key(self):
         return (self.path, self.span.start, self.code)
@@ -96,4 +110,5 @@ class Finding:
             "url": self.url,
             "fixes": [f.to_json() for f in self.fixes],
             "origin": self.origin,
+            "library_sites": [x.to_json() for x in self.library_sites],
         }

@@ -10,6 +10,8 @@ from .model import ERROR, INFO, WARNING, Finding
 from .rules import registry
 
 FORMATS = ("text", "json", "sarif", "github")
+FILE_CODES = ("FG001", "FG002")  # the file could not be analysed (syntax error, unreadable): not a graph break
+LIBRARY_SITES_SHOWN = 3  # library sites listed under a finding in the text output before folding
 
 
 def _rel(path: str, base: str | None) -> str:
@@ -22,7 +24,7 @@ def _rel(path: str, base: str | None) -> str:
 
 
 def format_text(findings: list[Finding], files_checked: int, torch_version: str, torch_source: str,
-                base: str | None = None, color: bool = False) -> str:
+                base: str | None = None, color: bool = False, unresolved: int = 0) -> str:
     def c(code: str, s: str) -> str:
         return f"\x1b[{code}m{s}\x1b[0m" if color else s
 
@@ -39,16 +41,38 @@ def format_text(findings: list[Finding], files_checked: int, torch_version: str,
             lines.append(f"    call path: {' -> '.join(s.qualname for s in f.call_path)}")
         elif f.call_path:
             lines.append(f"    in: {f.call_path[0].qualname}")
+        for site in f.library_sites[:LIBRARY_SITES_SHOWN]:
+            lines.append(f"    inside: {_rel(site.path, base)}:{site.span.start.line + 1}:{site.span.start.col + 1}: "
+                         f"{site.code} {site.message}")
+        if len(f.library_sites) > LIBRARY_SITES_SHOWN:
+            lines.append(f"    ... and {len(f.library_sites) - LIBRARY_SITES_SHOWN} more library sites "
+                         "(--format json lists them all)")
         if f.fixes:
             lines.append("    fixes: " + "; ".join(f"{x.title}{'' if x.safe else ' (unsafe)'}" for x in f.fixes))
-    n = len(findings)
-    errors = sum(1 for f in findings if f.severity == ERROR)
-    summary = (f"Found {n} graph break{'s' if n != 1 else ''} ({errors} error{'s' if errors != 1 else ''}, "
-               f"{n - errors} warning{'s' if n - errors != 1 else ''}) in {files_checked} file"
-               f"{'s' if files_checked != 1 else ''} checked (torch {torch_version}, {torch_source}).")
-    if n == 0:
-        summary = (f"No graph breaks found in {files_checked} file{'s' if files_checked != 1 else ''} checked "
-                   f"(torch {torch_version}, {torch_source}).")
+    lines.append(summary_line(findings, files_checked, torch_version, torch_source, unresolved))
+    return "\n".join(lines)
+
+
+def summary_line(findings: list[Finding], files_checked: int, torch_version: str, torch_source: str,
+                 unresolved: int = 0) -> str:
+    """The closing line: graph breaks, files that could not be analysed, compiled targets not resolved."""
+    unreadable = sum(1 for f in findings if f.code in FILE_CODES)
+    breaks = [f for f in findings if f.code not in FILE_CODES]
+    n = len(breaks)
+    errors = sum(1 for f in breaks if f.severity == ERROR)
+    files = f"{files_checked} file{'s' if files_checked != 1 else ''} checked"
+    if n:
+        head = (f"Found {n} graph break{'s' if n != 1 else ''} ({errors} error{'s' if errors != 1 else ''}, "
+                f"{n - errors} warning{'s' if n - errors != 1 else ''}) in {files}")
+    else:
+        head = f"No graph breaks found in {files}"
+    extra = []
+    if unreadable:
+        extra.append(f"{unreadable} file{'s' if unreadable != 1 else ''} could not be analysed")
+    if unresolved:
+        extra.append(f"{unresolved} compiled target{'s' if unresolved != 1 else ''} could not be resolved; "
+                     "-v lists them")
+    return f"{head}{''.join('; ' + e for e in extra)} (torch {torch_version}, {torch_source})."
     lines.append(summary)
     return "\n".join(lines)
 
@@ -115,15 +139,17 @@ def format_sarif(findings: list[Finding], base: str | None = None) -> str:
         }
         if f.code in index:
             res["ruleIndex"] = index[f.code]
+        related = [(f"{site.code}: {site.message}", site.path, site.span) for site in f.library_sites]
         if f.root is not None:
-            r = f.root.location
+            related.insert(0, (f"compiled by {f.root.label}", f.root.location.path, f.root.location.span))
+        if related:
             res["relatedLocations"] = [{
-                "id": 1,
-                "message": {"text": f"compiled by {f.root.label}"},
-                "physicalLocation": {"artifactLocation": {"uri": _uri(r.path, base), "uriBaseId": "%SRCROOT%"},
-                                     "region": {"startLine": r.span.start.line + 1,
-                                                "startColumn": r.span.start.col + 1}},
-            }]
+                "id": i,
+                "message": {"text": text},
+                "physicalLocation": {"artifactLocation": {"uri": _uri(path, base), "uriBaseId": "%SRCROOT%"},
+                                     "region": {"startLine": span.start.line + 1, "startColumn": span.start.col + 1}},
+            } for i, (text, path, span) in enumerate(related, 1)]
+        if f.root is not None:
             flow = []
             for s in f.call_path:
                 if s.call is None:

@@ -361,18 +361,33 @@ class FunctionAnalyzer:
     def _annotation_val(self, ann: ast.AST | None) -> Val:
         if ann is None:
             return U
-        if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
-            if ann.value in ("torch.Tensor", "Tensor"):
-                q = self.resolve_dotted(ann.value)
-                return V.TENSOR_V if q == "torch.Tensor" else U
+        if isinstance(ann, ast.Constant) and isinstance(ann.value, str):  # "torch.Tensor", "Optional[Tensor]"
+            try:
+                ann = ast.parse(ann.value, mode="eval").body
+            except SyntaxError:
+                return U
+        # Optional[T], Union[T, None], T | None: what the function sees when an argument is passed
+        if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
+            return self._optional_of([ann.left, ann.right])
+        if isinstance(ann, ast.Subscript):
+            q = self.resolve_dotted_node(ann.value)
+            if q in ("typing.Optional", "typing_extensions.Optional"):
+                return self._annotation_val(ann.slice)
+            if q in ("typing.Union", "typing_extensions.Union"):
+                return self._optional_of(list(ann.slice.elts) if isinstance(ann.slice, ast.Tuple) else [ann.slice])
             return U
         q = self.resolve_dotted_node(ann)
-        if q == "torch.Tensor":
+        if q in V.TENSOR_TYPES:
             return V.TENSOR_V
         if q and not q.startswith(("builtins.", "typing.", "torch.", "collections.")) and \
                 q.rsplit(".", 1)[-1][:1].isupper():
             return Val(V.INSTANCE, q)  # `attn: Attention`: the project checks it is a class
         return U
+
+    def _optional_of(self, parts: list[ast.AST]) -> Val:
+        """`T | None` / `Union[T, None]`: T's value when every other member is None."""
+        real = [p for p in parts if not (isinstance(p, ast.Constant) and p.value is None)]
+        return self._annotation_val(real[0]) if len(real) == 1 else U
 
     def _decorator_q(self, d: ast.AST) -> str | None:
         target = d.func if isinstance(d, ast.Call) else d
@@ -817,11 +832,32 @@ class FunctionAnalyzer:
     # ---- expressions ---------------------------------------------------------------------------
     def cond(self, node: ast.AST) -> Val:
         """Evaluate an expression Python converts with bool() (if/while tests, `not`, and/or)."""
-        if isinstance(node, ast.BoolOp) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
-            return self.value(node)  # their operands are converted one by one
+        if isinstance(node, ast.BoolOp):
+            return self._boolop(node, as_cond=True)  # its operands are converted one by one
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return self.value(node)
         v = self.value(node)
         self.hook("condition", node, v)
         return v
+
+    def _boolop(self, node: ast.BoolOp, as_cond: bool) -> Val:
+        """`a and b`: every operand but the last is converted with bool(); the last is the value, and
+        converted too when the whole expression is a condition (`if a and b:`)."""
+        out = []
+        want = "F" if isinstance(node.op, ast.And) else "T"
+        saved = self.dead_if
+        last = node.values[-1]
+        for operand in node.values:
+            out.append(self.cond(operand) if as_cond or operand is not last else self.value(operand))
+            tr, atoms = self.truth(operand)
+            if tr == want:
+                if not atoms:
+                    break
+                self.dead_if = self._with_dead(atoms)
+        self.dead_if = saved
+        if any(x.kind == V.GUARD for x in out):
+            return U
+        return out[-1] if out and all(x.kind == out[0].kind for x in out) else U
 
     def value(self, node: ast.AST | None) -> Val:
         if node is None:
@@ -849,22 +885,7 @@ class FunctionAnalyzer:
                 v = U
             return v
         if t is ast.BoolOp:
-            out = []
-            want = "F" if isinstance(node.op, ast.And) else "T"
-            saved = self.dead_if
-            last = node.values[-1]
-            for operand in node.values:
-                # every operand but the last is converted with bool(); the last is the value
-                out.append(self.cond(operand) if operand is not last else self.value(operand))
-                tr, atoms = self.truth(operand)
-                if tr == want:
-                    if not atoms:
-                        break
-                    self.dead_if = self._with_dead(atoms)
-            self.dead_if = saved
-            if any(x.kind == V.GUARD for x in out):
-                return U
-            return out[-1] if out and all(x.kind == out[0].kind for x in out) else U
+            return self._boolop(node, as_cond=False)
         if t is ast.UnaryOp:
             if isinstance(node.op, ast.Not):
                 inner = self.cond(node.operand)
@@ -1174,6 +1195,8 @@ class FunctionAnalyzer:
         if q in V.DISABLE and node.args:
             # fast = torch.compiler.disable(fn): calling `fast` from compiled code breaks the graph
             return Val(V.OPAQUE, self._callable_q(node.args[0], args[0]), attr=_disable_mode(node))
+        if q == "functools.partial" and node.args and args[0].kind in (V.REF, V.LOCALFN) and args[0].q:
+            return args[0]  # Dynamo calls through a partial: compiling or calling it runs the function
         if q == "builtins.next" and node.args:
             self._iterate_hook(node.args[0], args[0], "next")
         rules = registry.call_rules(q)
@@ -1341,7 +1364,7 @@ class FunctionAnalyzer:
         if k == V.SELF:
             self.edge("method", recv.q, method, node, arg_kinds, kw_kinds)
             mod.summary.call_sites.append(CallSite(f"{recv.q}.{method}", True, arg_kinds, kw_kinds, mod.span(node)))
-            return U
+            return recv if method in V.MODULE_SELF_METHODS else U
         if k == V.SUPER:
             if recv.q:
                 self.edge("super", recv.q, method, node, arg_kinds, kw_kinds)
@@ -1356,6 +1379,8 @@ class FunctionAnalyzer:
                 self.edge("method", recv.q, method, node, arg_kinds, kw_kinds)
                 mod.summary.call_sites.append(CallSite(f"{recv.q}.{method}", True, arg_kinds, kw_kinds,
                                                        mod.span(node)))
+                if method in V.MODULE_SELF_METHODS:
+                    return recv  # `Net().to(device).eval()`: nn.Module methods return the module itself
             return U
         if k == V.SELFATTR:
             self.edge("attr_method", recv.q, f"{recv.attr}.{method}", node)

@@ -8,13 +8,14 @@ after an edit re-analyses only the edited file; reachability is recomputed (it i
 from __future__ import annotations
 
 import copy
+import dataclasses
 import os
 from collections import deque
 from dataclasses import dataclass
 from typing import Iterable
 
 from ..config import Config
-from ..model import ERROR, WARNING, Finding, Location, RootInfo, Step
+from ..model import ERROR, WARNING, Finding, LibrarySite, Location, RootInfo, Step
 from ..positions import Span
 from ..rules import registry
 from ..rules.base import BOTH, FULLGRAPH, PARTIAL
@@ -466,6 +467,18 @@ class Project:
                 out.append(rec)
         return out
 
+    def unresolved_roots(self) -> list[tuple[str, str, Span, str]]:
+        """torch.compile calls in user code whose target the analysis cannot see: (label, path, span,
+        why), why "unresolved" (what is compiled is not visible) or "not found" (named, not found)."""
+        out = []
+        for mod in self.modules.values():
+            if getattr(mod, "library", False):
+                continue
+            out.extend((label, mod.path, span, "unresolved") for label, span in mod.unresolved_roots)
+        out.extend((r.decl.label, r.mod.path, r.decl.span, "not found") for r in self.roots()
+                   if not r.entries and not getattr(r.mod, "library", False))
+        return sorted(out, key=lambda u: (u[1], u[2]))
+
     def _root_record(self, decl: RootDecl, mod: ModuleSummary) -> RootRecord:
         near = mod.path
         entries: list[tuple[FunctionSummary, ModuleSummary]] = []
@@ -492,6 +505,10 @@ class Project:
         elif decl.kind == "attr":
             for t in self.attr_types(decl.target, decl.attr or "", near):
                 entries.extend(self.module_call(t, near))
+            if not entries:  # `torch.compile(self._compute)`: a bound method
+                m = self.find_method(decl.target, decl.attr or "", near)
+                if m is not None:
+                    entries.append(m)
         info = None
         if entries:
             info = RootInfo(qualname=entries[0][0].qualname, label=decl.label,
@@ -567,12 +584,14 @@ class Project:
                 hit = self._root_cache[key] = self._root_findings(root, version, ignored, reorderable, allowed)
             for f in hit[0]:
                 emit(f)
-        for f in list(best.values()):
+        echoes: dict[tuple, Finding] = {}
+        for f in sorted(best.values(), key=_rank):
             mod = self.modules.get(f.path)
             if mod is None or not getattr(mod, "library", False):
                 continue
-            # a break inside a followed library: also report it at the user's call that reaches it
-            # (the last call on the path made from user code, else the torch.compile call itself)
+            # a break inside a followed library: reported at the user's call that reaches it (the
+            # last call on the path made from user code, else the torch.compile call itself), one
+            # finding per line and code listing every library site behind it
             where = None
             for step in reversed(f.call_path):
                 cmod = self.modules.get(step.call.path) if step.call is not None else None
@@ -584,12 +603,25 @@ class Project:
                 if rmod is not None and not getattr(rmod, "library", False):
                     where = f.root.location
             if where is None:
+                # a root inside the library itself (`--root pkg.mod:Cls.forward`): no user line to
+                # report it at, so the library finding is shown as it is
+                best[(f.path, f.code, f.span)] = dataclasses.replace(f, data={**f.data, "shown_in_library": True})
                 continue
-            lib = mod.name.split(".")[0]
-            echo = Finding(path=where.path, code=f.code, name=f.name, severity=f.severity, span=where.span,
-                           message=f"graph break inside {lib} ({mod.name}:{f.span.start.line + 1}: {f.message}), "
-                                   "reached from your code here", root=f.root, call_path=f.call_path,
-                           gb_codes=f.gb_codes, url=f.url, data={"library_finding": True})
+            site = LibrarySite(f.path, f.span, f.code, f.message)
+            key = (where.path, where.span, f.code)
+            echo = echoes.get(key)
+            if echo is not None:
+                echo.library_sites.append(site)
+                continue
+            echoes[key] = Finding(path=where.path, code=f.code, name=f.name, severity=f.severity, span=where.span,
+                                  message="", root=f.root, call_path=f.call_path, gb_codes=f.gb_codes, url=f.url,
+                                  data={"library_finding": True}, library_sites=[site])
+        for echo in echoes.values():
+            first, n = echo.library_sites[0], len(echo.library_sites)
+            modname = self.modules[first.path].name
+            where = f"{modname}:{first.span.start.line + 1}: {first.message}" + (f"; and {n - 1} more" if n > 1 else "")
+            echo.message = (f"{'graph break' if n == 1 else f'{n} graph breaks'} inside {modname.split('.')[0]} "
+                            f"({where}), reached from your code here")
             umod = self.modules.get(echo.path)
             if self.config.code_enabled(echo.code) and not (umod is not None and _suppressed(umod, echo)):
                 emit(echo)

@@ -190,3 +190,14 @@ CANONICAL = {
 
 def canonical(q: str) -> str:
     return CANONICAL.get(q, q)
+
+
+# nn.Module methods that return the module itself (`torch.compile(Net().to(device).eval())`)
+MODULE_SELF_METHODS = frozenset({"eval", "train", "to", "cuda", "cpu", "half", "float", "double", "bfloat16",
+                                 "requires_grad_", "share_memory", "to_empty", "apply", "xpu", "mtia",
+                                 "ipu"})
+
+# annotations that make a parameter a tensor (`x: torch.Tensor`, `labels: Optional[torch.LongTensor]`)
+TENSOR_TYPES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"} | {
+    f"torch.{k}Tensor" for k in ("Float", "Double", "Half", "BFloat16", "Long", "Int", "Short", "Char", "Byte",
+                                 "Bool")})

@@ -66,6 +66,13 @@ def to_diagnostic(f: Finding, idx: LineIndex, enc: str, uri_of: Callable[[str], 
         related.append(t.DiagnosticRelatedInformation(
             location=t.Location(uri_of(step.call.path), to_range(cidx, step.call.span, enc)),
             message=f"calls `{step.qualname}`"))
+    for site in f.library_sites:
+        sidx = index_of(site.path)
+        if sidx is None:
+            continue
+        related.append(t.DiagnosticRelatedInformation(
+            location=t.Location(uri_of(site.path), to_range(sidx, site.span, enc)),
+            message=f"{site.code}: {site.message}"))
     fixes = []
     edits_by_fix = f.data.get("fix_edits") or {}
     for ref in f.fixes:

@@ -1,0 +1,215 @@
+"""Idioms of real code that the analysis must follow (issue: real-code recall), each checked
+against Dynamo: what fullgraph reports is what Dynamo breaks on when the module's main() runs."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from harness import check_code, dynamo_breaks_of_run, expected, found
+
+IDIOMS = '''\
+import functools
+from typing import Optional, Union
+
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        print("net")  # expect: FG101
+        return self.lin(x)
+
+
+class Other(nn.Module):
+    def forward(self, x):
+        torch._dynamo.graph_break()  # expect: FG201
+        return x * 2
+
+
+class Third(nn.Module):
+    def forward(self, x):
+        print("third")  # expect: FG101
+        return x - 1
+
+
+def scaled(x, scale=1.0):
+    print("scaled", scale)  # expect: FG101
+    return x * scale
+
+
+class Runner:
+    def __init__(self):
+        self._fn = torch.compile(self._compute)
+
+    def _compute(self, x):
+        torch._dynamo.graph_break()  # expect: FG201
+        return x + 1
+
+
+@torch.compile
+def annotated(x: torch.Tensor, labels: Optional[torch.LongTensor] = None, w: "torch.Tensor | None" = None,
+              m: Union[torch.Tensor, None] = None):
+    if labels is not None and labels.max() >= 3:  # expect: FG301
+        x = x + 1
+    if w is not None and w.sum() > 0:  # expect: FG301
+        x = x + 2
+    if m is not None and m.mean() > 0:  # expect: FG301
+        x = x + 3
+    return x
+
+
+def build_local():
+    m = Third().float()
+    return torch.compile(m)
+
+
+def main():
+    x = torch.randn(2, 4)
+    a = torch.compile(Net().eval())(x)
+    model = Other().to("cpu").eval()
+    b = torch.compile(model)(x)
+    c = build_local()(x)
+    d = torch.compile(functools.partial(scaled, scale=2.0))(x)
+    e = Runner()._fn(x)
+    f = annotated(x, torch.tensor([1, 5]), torch.ones(2), torch.ones(2))
+    return a, b, c, d, e, f
+'''
+
+
+def test_compiled_roots_in_everyday_idioms_and_optional_tensors(tmp_path):
+    """`.eval()`/`.to()` chains, a model in a local, functools.partial, a bound method, parameters
+    annotated Optional[Tensor] / `Tensor | None` / Union[Tensor, None], and `a and <tensor cond>`."""
+    findings = check_code(IDIOMS, tmp_path, name="idioms")
+    assert found(findings) == expected(IDIOMS)
+    pytest.importorskip("torch")
+    import importlib
+
+    sys.path.insert(0, str(tmp_path))
+    try:
+        seen = dynamo_breaks_of_run(lambda: importlib.import_module("idioms").main())
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("idioms", None)
+    mine = os.path.realpath(tmp_path / "idioms.py")
+    assert {line for path, line in seen if path == mine} == {line for line, _ in expected(IDIOMS)}
+
+
+def _cli(*args, cwd, env=None):
+    return subprocess.run([sys.executable, "-m", "fullgraph", *map(str, args)], capture_output=True, text=True,
+                          cwd=cwd, env=env)
+
+
+def test_unresolved_roots_are_counted_in_the_summary(tmp_path):
+    (tmp_path / "m.py").write_text("import torch\n\n\ndef make(get):\n    return torch.compile(get())\n")
+    r = _cli("check", tmp_path, cwd=tmp_path)
+    assert r.returncode == 0
+    assert "No graph breaks found in 1 file checked; 1 compiled target could not be resolved; -v lists them" \
+        in r.stdout
+    doc = json.loads(_cli("check", tmp_path, "--format", "json", cwd=tmp_path).stdout)
+    (u,) = doc["unresolved_roots"]
+    assert u["label"] == "torch.compile(get())" and u["range"]["start"]["line"] == 5 and u["reason"] == "unresolved"
+    r = _cli("check", tmp_path, "-v", cwd=tmp_path)
+    assert "unresolved root: torch.compile(get())" in r.stderr
+
+
+def test_unreadable_files_are_not_counted_as_graph_breaks(tmp_path):
+    (tmp_path / "bad.py").write_text("def f(:\n")
+    r = _cli("check", tmp_path, cwd=tmp_path)
+    assert r.returncode == 1  # documented: findings (FG001) exit 1
+    assert "No graph breaks found in 1 file checked; 1 file could not be analysed" in r.stdout
+
+
+LIB = {
+    "deeplib/__init__.py": "from .model import Deep\n",
+    "deeplib/util.py": '''\
+import logging
+
+logger = logging.getLogger(__name__)
+
+
+def note(x):
+    print("note")
+    return x
+
+
+def warn(x):
+    logger.warning("w")
+    return x
+''',
+    "deeplib/model.py": '''\
+import torch
+from .util import note, warn
+
+
+class Block(torch.nn.Module):
+    def forward(self, x):
+        x = note(x)
+        x = warn(x)
+        print("block")
+        return x
+
+
+class Deep(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.block = Block()
+
+    def forward(self, x):
+        print("deep")
+        print("again")
+        return self.block(x)
+''',
+}
+
+
+@pytest.fixture()
+def deeplib(tmp_path):
+    site = tmp_path / "site"
+    for rel, text in LIB.items():
+        p = site / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    user = tmp_path / "user"
+    user.mkdir()
+    (user / "run.py").write_text("import torch\nfrom deeplib import Deep\n\ncompiled = torch.compile(Deep())\n")
+    return site, user, {**os.environ, "PYTHONPATH": str(site)}
+
+
+def test_every_library_site_is_listed_behind_the_users_line(deeplib):
+    site, user, env = deeplib
+    doc = json.loads(_cli("check", user, "--follow", "deeplib", "--format", "json", cwd=user, env=env).stdout)
+    by_code = {d["code"]: d for d in doc["diagnostics"]}
+    assert set(by_code) == {"FG101", "FG102"}
+    prints = by_code["FG101"]
+    assert Path(prints["path"]).name == "run.py" and prints["range"]["start"]["line"] == 4
+    sites = sorted((Path(s["path"]).name, s["range"]["start"]["line"]) for s in prints["library_sites"])
+    assert sites == [("model.py", 9), ("model.py", 19), ("model.py", 20), ("util.py", 7)]
+    assert prints["message"].startswith("4 graph breaks inside deeplib (")
+    assert [(Path(s["path"]).name, s["range"]["start"]["line"]) for s in by_code["FG102"]["library_sites"]] == \
+        [("util.py", 12)]
+    text = _cli("check", user, "--follow", "deeplib", cwd=user, env=env).stdout
+    assert text.count("    inside: ") == 4  # three FG101 sites, then the fold, then FG102's one
+    assert "... and 1 more library sites" in text
+    sarif = json.loads(_cli("check", user, "--follow", "deeplib", "--format", "sarif", cwd=user, env=env).stdout)
+    res = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == "FG101"][0]
+    assert len(res["relatedLocations"]) == 1 + 4  # the torch.compile call and the four library sites
+
+
+def test_a_root_inside_the_library_shows_its_breaks_where_they_are(deeplib):
+    site, user, env = deeplib
+    (user / "run.py").write_text("x = 1\n")
+    r = _cli("check", user, "--follow", "deeplib", "--root", "deeplib.model:Deep", "--format", "json",
+             cwd=user, env=env)
+    assert r.returncode == 1
+    got = sorted((Path(d["path"]).name, d["range"]["start"]["line"], d["code"]) for d in json.loads(r.stdout)["diagnostics"])
+    assert got == [("model.py", 9, "FG101"), ("model.py", 19, "FG101"), ("model.py", 20, "FG101"),
+                   ("util.py", 7, "FG101"), ("util.py", 12, "FG102")]
