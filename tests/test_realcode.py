@@ -213,3 +213,90 @@ def test_a_root_inside_the_library_shows_its_breaks_where_they_are(deeplib):
     got = sorted((Path(d["path"]).name, d["range"]["start"]["line"], d["code"]) for d in json.loads(r.stdout)["diagnostics"])
     assert got == [("model.py", 9, "FG101"), ("model.py", 19, "FG101"), ("model.py", 20, "FG101"),
                    ("util.py", 7, "FG101"), ("util.py", 12, "FG102")]
+
+
+CONDITIONS = '''\
+import torch
+import torch.nn as nn
+
+
+class Block(nn.Module):
+    use_log = False  # a class constant
+
+    def __init__(self, debug=False):
+        super().__init__()
+        self.debug = debug  # an __init__ argument's default
+        self.lin = nn.Linear(4, 4)
+        self.norm = None
+
+    def forward(self, x, verbose=False, mask=None):
+        print("always")  # expect: FG101
+        if verbose:
+            print("verbose")  # when: `verbose=True`
+        if self.debug:
+            print("debug")  # when: `self.debug`
+        if self.use_log:
+            print("log")  # never: a class constant, False
+        if self.norm is not None:
+            x = self.norm(x)
+        if not self.training:
+            print("eval")  # when: the module is in eval mode
+        return helper(self.lin(x), trace=False)
+
+
+def helper(x, trace=True):
+    if trace:
+        print("trace")  # never: the only call passes trace=False
+    return x
+
+
+def main(flags=False):
+    x = torch.randn(2, 4)
+    block = Block(debug=flags)
+    if flags:
+        block.eval()
+    return torch.compile(block)(x, verbose=flags)
+'''
+
+
+def test_path_conditions_drop_what_never_runs_and_mark_what_runs_only_when_a_flag_is_on(tmp_path):
+    findings = check_code(CONDITIONS, tmp_path, name="conditions")
+    lines = CONDITIONS.splitlines()
+    shown = {f.span.start.line + 1 for f in findings if f.condition is None}
+    assert shown == {line for line, _ in expected(CONDITIONS)}
+    conditional = {f.span.start.line + 1: f.condition for f in findings if f.condition is not None}
+    want = {i: ln.split("# when: ")[1] for i, ln in enumerate(lines, 1) if "# when: " in ln}
+    assert conditional == want
+    assert all(f.severity == "info" and "(only when " in f.message for f in findings if f.condition)
+    # Dynamo agrees: with the defaults only the unconditional print breaks; with every flag on, the
+    # conditional ones break too, and what is never traced stays silent
+    pytest.importorskip("torch")
+    import importlib
+
+    sys.path.insert(0, str(tmp_path))
+    try:
+        mod = importlib.import_module("conditions")
+        default = dynamo_breaks_of_run(lambda: mod.main())
+        flags_on = dynamo_breaks_of_run(lambda: mod.main(flags=True))
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("conditions", None)
+    mine = os.path.realpath(tmp_path / "conditions.py")
+    assert {line for path, line in default if path == mine} == shown
+    assert {line for path, line in flags_on if path == mine} == shown | set(want)
+
+
+def test_conditional_findings_are_hidden_from_the_default_text_output(tmp_path):
+    (tmp_path / "conditions.py").write_text(CONDITIONS)
+    r = _cli("check", tmp_path, cwd=tmp_path)
+    assert r.returncode == 1
+    assert "Found 1 graph break (0 errors, 1 warning) in 1 file checked; 3 more only when flags off by default " \
+           "are on (--show-conditional)" in r.stdout
+    r = _cli("check", tmp_path, "--show-conditional", cwd=tmp_path)
+    assert "Found 4 graph breaks (0 errors, 1 warning, 3 conditional)" in r.stdout
+    assert "(only when `verbose=True`)" in r.stdout
+    doc = json.loads(_cli("check", tmp_path, "--format", "json", cwd=tmp_path).stdout)
+    conds = sorted(d["condition"] for d in doc["diagnostics"] if d["conditional"])
+    assert conds == ["`self.debug`", "`verbose=True`", "the module is in eval mode"]
+    sarif = json.loads(_cli("check", tmp_path, "--format", "sarif", cwd=tmp_path).stdout)
+    assert sorted(r["level"] for r in sarif["runs"][0]["results"]) == ["note", "note", "note", "warning"]

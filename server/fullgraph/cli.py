@@ -50,6 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--fix", action="store_true", help="apply safe fixes")
     c.add_argument("--unsafe-fixes", action="store_true", help="with --fix/--diff: apply unsafe fixes too")
     c.add_argument("--diff", action="store_true", help="print the fixes as a unified diff instead of writing")
+    c.add_argument("--show-conditional", action="store_true",
+                   help="also show (and fail on) conditional findings: breaks on paths that flags off by "
+                        "default keep out of the default call (JSON always lists them)")
     c.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     c.add_argument("--jobs", "-j", type=int, default=None, help="parallel workers (default: CPU count)")
     c.add_argument("--color", choices=("auto", "always", "never"), default="auto")
@@ -127,21 +130,23 @@ def cmd_check(args) -> int:
                 print(f"fullgraph: fixed {changed} finding{'s' if changed != 1 else ''}", file=sys.stderr)
     if args.verbose:
         _print_unresolved(ws, result)
-    base = cfg.project_root or os.getcwd()
+    # conditional findings (a flag off by default keeps their path out of the default call) are in
+    # JSON and SARIF (as notes) always; text and GitHub output show them, and fail on them, on request
+    shown = [f for f in result.findings if f.condition is None or args.show_conditional]
     if args.format == "json":
         out = format_json(result)
     elif args.format == "sarif":
         out = format_sarif(result.findings, base=os.getcwd())
     elif args.format == "github":
-        out = format_github(result.findings, base=os.getcwd())
+        out = format_github(shown, base=os.getcwd())
     else:
         color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
-        out = format_text(result.findings, result.files_checked, result.torch_version, result.torch_source,
-                          base=os.getcwd(), color=color, unresolved=len(result.unresolved_roots))
-    del base
+        out = format_text(shown, result.files_checked, result.torch_version, result.torch_source,
+                          base=os.getcwd(), color=color, unresolved=len(result.unresolved_roots),
+                          conditional=len(result.findings) - len(shown))
     if out and not (args.diff and args.format == "text" and not result.findings):
         print(out)
-    if result.findings and not args.exit_zero:
+    if shown and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
 

@@ -67,9 +67,11 @@ class LibrarySite:
     span: Span
     code: str
     message: str
+    condition: str | None = None
 
     def to_json(self) -> dict:
-        return {"path": self.path, "range": self.span.to_json(), "code": self.code, "message": self.message}
+        return {"path": self.path, "range": self.span.to_json(), "code": self.code, "message": self.message,
+                "condition": self.condition}
 
 
 @dataclass
@@ -88,6 +90,9 @@ class Finding:
     data: dict[str, Any] = field(default_factory=dict)  # rule facts the fixes use
     origin: str = "static"  # "static" | "runtime" | "confirmed"
     library_sites: list[LibrarySite] = field(default_factory=list)  # the library breaks behind an echo
+    # when the path from the root depends on flags that are off by default or unknown: the condition
+    # ("`output_attentions=True`"); such a finding is *conditional* (reported apart, severity info)
+    condition: str | None = None
 
     def sort_key(self):
         return (self.path, self.span.start, self.code)
@@ -111,4 +116,6 @@ class Finding:
             "fixes": [f.to_json() for f in self.fixes],
             "origin": self.origin,
             "library_sites": [x.to_json() for x in self.library_sites],
+            "conditional": self.condition is not None,
+            "condition": self.condition,
         }

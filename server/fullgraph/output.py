@@ -24,7 +24,7 @@ def _rel(path: str, base: str | None) -> str:
 
 
 def format_text(findings: list[Finding], files_checked: int, torch_version: str, torch_source: str,
-                base: str | None = None, color: bool = False, unresolved: int = 0) -> str:
+                base: str | None = None, color: bool = False, unresolved: int = 0, conditional: int = 0) -> str:
     def c(code: str, s: str) -> str:
         return f"\x1b[{code}m{s}\x1b[0m" if color else s
 
@@ -49,24 +49,31 @@ def format_text(findings: list[Finding], files_checked: int, torch_version: str,
                          "(--format json lists them all)")
         if f.fixes:
             lines.append("    fixes: " + "; ".join(f"{x.title}{'' if x.safe else ' (unsafe)'}" for x in f.fixes))
-    lines.append(summary_line(findings, files_checked, torch_version, torch_source, unresolved))
+    lines.append(summary_line(findings, files_checked, torch_version, torch_source, unresolved, conditional))
     return "\n".join(lines)
 
 
 def summary_line(findings: list[Finding], files_checked: int, torch_version: str, torch_source: str,
-                 unresolved: int = 0) -> str:
-    """The closing line: graph breaks, files that could not be analysed, compiled targets not resolved."""
+                 unresolved: int = 0, conditional: int = 0) -> str:
+    """The closing line: graph breaks, files that could not be analysed, compiled targets not resolved,
+    conditional findings not shown."""
     unreadable = sum(1 for f in findings if f.code in FILE_CODES)
     breaks = [f for f in findings if f.code not in FILE_CODES]
     n = len(breaks)
     errors = sum(1 for f in breaks if f.severity == ERROR)
+    conds = sum(1 for f in breaks if f.condition is not None)
     files = f"{files_checked} file{'s' if files_checked != 1 else ''} checked"
     if n:
-        head = (f"Found {n} graph break{'s' if n != 1 else ''} ({errors} error{'s' if errors != 1 else ''}, "
-                f"{n - errors} warning{'s' if n - errors != 1 else ''}) in {files}")
+        kinds = [f"{errors} error{'s' if errors != 1 else ''}",
+                 f"{n - errors - conds} warning{'s' if n - errors - conds != 1 else ''}"]
+        if conds:
+            kinds.append(f"{conds} conditional")
+        head = f"Found {n} graph break{'s' if n != 1 else ''} ({', '.join(kinds)}) in {files}"
     else:
         head = f"No graph breaks found in {files}"
     extra = []
+    if conditional:
+        extra.append(f"{conditional} more only when flags off by default are on (--show-conditional)")
     if unreadable:
         extra.append(f"{unreadable} file{'s' if unreadable != 1 else ''} could not be analysed")
     if unresolved:

@@ -294,6 +294,7 @@ class FunctionAnalyzer:
         self.local_names: set[str] = set()
         self.params: dict[str, int] = {}  # param name -> position among call arguments
         self.dead_if: tuple = ()
+        self.conds: tuple = ()  # path condition: Cond atoms of the enclosing `if`s (summary.Cond)
         self.stmt: ast.stmt | None = None
         self.fs: FunctionSummary | None = None
         self._returns: list[ast.AST | None] = []
@@ -342,6 +343,11 @@ class FunctionAnalyzer:
             if a is not None:
                 fs.params.append(a.arg)
                 self.env[a.arg] = U
+        if not is_lambda:
+            for a, d in [*zip(all_params[len(all_params) - len(args.defaults):], args.defaults),
+                         *zip(args.kwonlyargs, args.kw_defaults)]:
+                if isinstance(d, ast.Constant):
+                    fs.defaults[a.arg] = d.value
         body = [node.body] if is_lambda else node.body
         generator = False
         if not is_lambda:
@@ -460,14 +466,70 @@ class FunctionAnalyzer:
         stmt = self.stmt if self.stmt is not None else node
         self.fs.sites.append(Site(code=code, span=self.mod.span(node), message=message,
                                   stmt=self.mod.span(stmt), dead_if=self.dead_if, callee=callee,
-                                  data=data or {}, requires=requires))
+                                  data=data or {}, requires=requires, conds=self.conds))
 
     def edge(self, kind: str, target: str, attr: str | None, node: ast.AST, args=(), kwargs=()) -> None:
         if self.fs is None or not target:
             return
         self.fs.edges.append(Edge(kind=kind, target=target, attr=attr, span=self.mod.span(node),
                                   text=self.mod.text_of(node.func if isinstance(node, ast.Call) else node),
-                                  dead_if=self.dead_if, args=args, kwargs=kwargs))
+                                  dead_if=self.dead_if, args=args, kwargs=kwargs, conds=self.conds,
+                                  vals=self._passed(node) if isinstance(node, ast.Call) else ()))
+
+    def _passed(self, node: ast.Call) -> tuple | None:
+        """Edge.vals: the constants and own parameters a call passes (None: * or ** hide the mapping)."""
+        out = []
+        items = [*enumerate(node.args), *((kw.arg, kw.value) for kw in node.keywords)]
+        for key, a in items:
+            if key is None or isinstance(a, ast.Starred):
+                return None
+            if isinstance(a, ast.Constant):
+                out.append((key, ("const", a.value)))
+            elif isinstance(a, ast.Name) and self._is_flag_param(a.id):
+                out.append((key, ("param", a.id)))
+        return tuple(out)
+
+    def _is_flag_param(self, name: str) -> bool:
+        """A parameter whose value at a test is the value passed in (never reassigned in the function)."""
+        return self.fs is not None and name in self.fs.params and self._param_untouched(name) and \
+            name in self.env and self.env[name].kind not in (V.SELF, V.REF)
+
+    # ---- path conditions -----------------------------------------------------------------------
+    def _flag(self, node: ast.AST) -> tuple | None:
+        """(kind, name) of a flag the analysis can evaluate per call: a parameter or `self.attr`."""
+        if isinstance(node, ast.Name) and self._is_flag_param(node.id):
+            return ("param", node.id)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
+                self.lookup(node.value.id).kind == V.SELF:
+            return ("self", node.attr)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" and \
+                self.lookup("getattr").kind == V.REF and len(node.args) in (2, 3) and \
+                isinstance(node.args[0], ast.Name) and self.lookup(node.args[0].id).kind == V.SELF and \
+                isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+            return ("self", node.args[1].value)
+        return None
+
+    def _atom(self, node: ast.AST) -> tuple | None:
+        """The Cond atom `node` is true exactly when, or None."""
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            a = self._atom(node.operand)
+            return a[:3] + (not a[3],) if a else None
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)) \
+                and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None:
+            f = self._flag(node.left)
+            return (*f, "none", isinstance(node.ops[0], ast.Is)) if f else None
+        f = self._flag(node)
+        return (*f, "truth", True) if f else None
+
+    def _branch_conds(self, test: ast.AST) -> tuple[tuple, tuple]:
+        """Cond atoms that hold in the body and in the else branch of `if test:` (what is known)."""
+        if isinstance(test, ast.BoolOp):
+            atoms = [self._atom(v) for v in test.values]
+            if isinstance(test.op, ast.And):
+                return tuple(a for a in atoms if a), ()
+            return (), (tuple(a[:3] + (not a[3],) for a in atoms) if all(atoms) else ())
+        a = self._atom(test)
+        return ((a,), (a[:3] + (not a[3],),)) if a else ((), ())
 
     def dispatch(self, ev: Event, rules, requires: tuple[str, str, str] | None = None) -> None:
         """Run `rules` on `ev`; their sites carry `requires` (Site.requires) when given."""
@@ -532,14 +594,14 @@ class FunctionAnalyzer:
 
     # ---- statements ----------------------------------------------------------------------------
     def block(self, stmts: list[ast.stmt]) -> bool:
-        saved = self.dead_if
+        saved, saved_conds = self.dead_if, self.conds
         try:
             for s in stmts:
                 if self.stmt_(s):
                     return True
             return False
         finally:
-            self.dead_if = saved
+            self.dead_if, self.conds = saved, saved_conds
 
     def stmt_(self, s: ast.stmt) -> bool:
         """Analyse one statement; True when the rest of the block cannot run (under compile)."""
@@ -687,18 +749,25 @@ class FunctionAnalyzer:
         # `if cond: raise ...` is an error path: not traced in the normal case.
         body_err = _ends_with(s.body, ast.Raise)
         else_err = _ends_with(s.orelse, ast.Raise)
-        saved = self.dead_if
+        saved, saved_conds = self.dead_if, self.conds
+        body_conds, else_conds = self._branch_conds(s.test)
         stop_body = stop_else = False
         if not (body_dead and not atoms) and not body_err:
             self.dead_if = self._with_dead(atoms) if body_dead else saved
+            self.conds = saved_conds + body_conds
             stop_body = self.block(s.body)
-        self.dead_if = saved
+        self.dead_if, self.conds = saved, saved_conds
         if not (else_dead and not atoms) and not else_err:
             self.dead_if = self._with_dead(atoms) if else_dead else saved
+            self.conds = saved_conds + else_conds
             stop_else = self.block(s.orelse)
-        self.dead_if = saved
+        self.dead_if, self.conds = saved, saved_conds
         body_stops = stop_body or body_err
         else_stops = stop_else or else_err
+        if body_stops and not else_stops:
+            self.conds = saved_conds + else_conds  # `if not flag: return`: the rest runs when flag holds
+        elif else_stops and not body_stops and s.orelse:
+            self.conds = saved_conds + body_conds
         if else_dead and _ends_with(s.body, _TERMINATORS):
             # `if is_compiling(): return ...`: what follows runs only when not compiling
             if not atoms:
@@ -783,6 +852,10 @@ class FunctionAnalyzer:
                 q = body_an.resolve_dotted_node(st.annotation)
                 if q and not q.startswith(("builtins.", "typing.")):
                     cs.attrs.setdefault(st.target.id, (q,))
+            elif isinstance(st, ast.Assign) and isinstance(st.value, ast.Constant):
+                for tg in st.targets:
+                    if isinstance(tg, ast.Name):
+                        _set_value(cs, tg.id, ("const", st.value.value))
             elif isinstance(st, ast.Assign):
                 # class-level aliases such as `forward = _forward_impl`
                 if isinstance(st.value, ast.Name) and st.value.id in cs.methods:
@@ -821,6 +894,16 @@ class FunctionAnalyzer:
         cs = self.mod.summary.classes.get(self.cls)
         if cs is None:
             return
+        fs = self.fs
+        if isinstance(value_node, ast.Constant):
+            _set_value(cs, attr, ("const", value_node.value))
+        elif isinstance(value_node, ast.Name) and fs is not None and fs.name == "__init__" and \
+                value_node.id in fs.defaults and self._param_untouched(value_node.id):
+            _set_value(cs, attr, ("init_param", value_node.id, fs.defaults[value_node.id]))
+        elif v.kind == V.INSTANCE and v.q and v.attr is None:
+            _set_value(cs, attr, ("object",))
+        else:
+            _set_value(cs, attr, ("unknown",))
         if v.kind == V.INSTANCE and v.q:
             if v.attr in ("container", "list"):
                 _add_elements(cs, attr, v.q.split("|"))
@@ -847,6 +930,9 @@ class FunctionAnalyzer:
         want = "F" if isinstance(node.op, ast.And) else "T"
         saved = self.dead_if
         last = node.values[-1]
+        # `not is_tracing(t) and <tensor test>`: a call of the project's may be a compile check the
+        # analysis cannot read; then the last operand is left alone (no guessing)
+        as_cond = as_cond and not any(self._maybe_guard(v) for v in node.values[:-1])
         for operand in node.values:
             out.append(self.cond(operand) if as_cond or operand is not last else self.value(operand))
             tr, atoms = self.truth(operand)
@@ -858,6 +944,14 @@ class FunctionAnalyzer:
         if any(x.kind == V.GUARD for x in out):
             return U
         return out[-1] if out and all(x.kind == out[0].kind for x in out) else U
+
+    def _maybe_guard(self, node: ast.AST) -> bool:
+        while isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            node = node.operand
+        if not isinstance(node, ast.Call):
+            return False
+        q = self.resolve_dotted_node(node.func)
+        return q is None or not q.startswith(("torch.", "builtins."))
 
     def value(self, node: ast.AST | None) -> Val:
         if node is None:
@@ -1434,6 +1528,12 @@ def _disable_mode(node: ast.AST) -> str:
                                           for kw in node.keywords):
         return "nonrecursive"
     return "recursive"
+
+
+def _set_value(cs: ClassSummary, attr: str, value: tuple) -> None:
+    """ClassSummary.values: one value per attribute, ("unknown",) once two places disagree."""
+    old = cs.values.get(attr)
+    cs.values[attr] = value if old is None or old == value else ("unknown",)
 
 
 def _add_elements(cs: ClassSummary, attr: str, classes) -> None:

@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from ..config import Config
-from ..model import ERROR, WARNING, Finding, LibrarySite, Location, RootInfo, Step
+from ..model import ERROR, INFO, WARNING, Finding, LibrarySite, Location, RootInfo, Step
 from ..positions import Span
 from ..rules import registry
 from ..rules.base import BOTH, FULLGRAPH, PARTIAL
+from . import conditions as C
 from . import values as V
 from .summary import ClassSummary, Edge, FunctionSummary, ModuleSummary, RootDecl, Site
 
@@ -30,6 +31,8 @@ class Reached:
     fs: FunctionSummary
     mod: ModuleSummary
     path: list[Step]
+    env: dict = dataclasses.field(default_factory=dict)  # conditions.Env: the flags known on this path
+    cond: tuple[str, ...] = ()  # conditions the path depends on (conditions.describe texts)
 
 
 @dataclass
@@ -607,15 +610,17 @@ class Project:
                 # report it at, so the library finding is shown as it is
                 best[(f.path, f.code, f.span)] = dataclasses.replace(f, data={**f.data, "shown_in_library": True})
                 continue
-            site = LibrarySite(f.path, f.span, f.code, f.message)
+            site = LibrarySite(f.path, f.span, f.code, f.message, f.condition)
             key = (where.path, where.span, f.code)
             echo = echoes.get(key)
             if echo is not None:
                 echo.library_sites.append(site)
+                if f.condition is None and echo.condition is not None:  # shown once any site is unconditional
+                    echo.condition, echo.severity = None, f.severity
                 continue
             echoes[key] = Finding(path=where.path, code=f.code, name=f.name, severity=f.severity, span=where.span,
                                   message="", root=f.root, call_path=f.call_path, gb_codes=f.gb_codes, url=f.url,
-                                  data={"library_finding": True}, library_sites=[site])
+                                  data={"library_finding": True}, library_sites=[site], condition=f.condition)
         for echo in echoes.values():
             first, n = echo.library_sites[0], len(echo.library_sites)
             modname = self.modules[first.path].name
@@ -655,9 +660,13 @@ class Project:
         for r in self._reach(root, allowed, ignored):
             if deps is not None:
                 deps.add(r.mod.path)
+            attr_of = self._self_attr_reader(r.fs, r.mod)
             for site in r.fs.sites:
                 if site.dead_if and self.dead(site.dead_if):
                     continue
+                when = C.check(site.conds, r.env, attr_of) if site.conds else ()
+                if when is None:
+                    continue  # a flag known false: Dynamo never traces it
                 data = site.data
                 if site.requires is not None:
                     how, q, cls = site.requires
@@ -681,9 +690,12 @@ class Project:
                 if rule is None or not _applies(rule, version, fg):
                     continue
                 emit(self._make(rule, r.mod.path, site.span, site.message, severity, root, r.path,
-                                data={**data, "stmt": site.stmt}))
+                                data={**data, "stmt": site.stmt}, when=_merge(r.cond, when)))
             for e in r.fs.edges:
                 if e.dead_if and self.dead(e.dead_if):
+                    continue
+                when = C.check(e.conds, r.env, attr_of) if e.conds else ()
+                if when is None:
                     continue
                 for tfs, tmod in self.resolve_edge(e, r.mod):
                     if tfs.disabled and tfs.compiled is None:
@@ -691,7 +703,8 @@ class Project:
                         emit(self._make(rule, r.mod.path, e.span,
                                         f"`{tfs.name}` is decorated with torch.compiler.disable; calling it "
                                         f"from compiled code breaks the graph ({V.DISABLE_GB[tfs.disabled]})",
-                                        severity, root, r.path, data={"callee": tfs.qualname}))
+                                        severity, root, r.path, data={"callee": tfs.qualname},
+                                        when=_merge(r.cond, when)))
             if r.fs.iter_uses:
                 callers = self.callers_index()
                 for use in r.fs.iter_uses:
@@ -707,7 +720,8 @@ class Project:
                     emit(self._make(rule, r.mod.path, use.span,
                                     f"`{use.param}` is an iterator passed in from outside (at {src}); "
                                     f"`{use.how}` on it cannot be traced",
-                                    severity, root, r.path, data={"param": use.param, "how": use.how}))
+                                    severity, root, r.path, data={"param": use.param, "how": use.how},
+                                    when=r.cond))
         return list(found.values()), (frozenset(deps) if deps is not None else None)
 
     def _reach(self, root: RootRecord, allowed: set[str], ignored: set[str]) -> Iterable[Reached]:
@@ -716,7 +730,7 @@ class Project:
         for fs, mod in root.entries:
             if fs.qualname not in seen:
                 seen.add(fs.qualname)
-                queue.append(Reached(fs, mod, [Step(fs.qualname, None)]))
+                queue.append(Reached(fs, mod, [Step(fs.qualname, None)], C.entry_env(fs.defaults)))
         while queue:
             r = queue.popleft()
             yield r
@@ -726,10 +740,15 @@ class Project:
                 # calling r.fs runs its decorators' wrappers (which then call it)
                 if w.qualname not in seen and not (w.opaque or w.disabled):
                     seen.add(w.qualname)
-                    queue.append(Reached(w, wmod, r.path + [Step(w.qualname, Location(r.mod.path, span))]))
+                    queue.append(Reached(w, wmod, r.path + [Step(w.qualname, Location(r.mod.path, span))],
+                                         cond=r.cond))
+            attr_of = self._self_attr_reader(r.fs, r.mod)
             for e in r.fs.edges:
                 if e.dead_if and self.dead(e.dead_if):
                     continue
+                when = C.check(e.conds, r.env, attr_of) if e.conds else ()
+                if when is None:
+                    continue  # the call sits behind a flag known false
                 for tfs, tmod in self.resolve_edge(e, r.mod):
                     q = tfs.qualname
                     if q in seen or tfs.opaque or tfs.disabled or q in allowed or q in ignored:
@@ -737,7 +756,9 @@ class Project:
                     if tfs.compiled is not None and q != r.fs.qualname:
                         continue  # another compiled region: its own root covers it
                     seen.add(q)
-                    queue.append(Reached(tfs, tmod, r.path + [Step(q, Location(r.mod.path, e.span))]))
+                    env = C.callee_env(e.vals, r.env, tfs.params, tfs.is_method, tfs.defaults)
+                    queue.append(Reached(tfs, tmod, r.path + [Step(q, Location(r.mod.path, e.span))], env,
+                                         _merge(r.cond, when)))
 
     def callers_index(self):
         """Function qualname -> [(call site, module)] of calls passing arguments (memoised)."""
@@ -780,10 +801,28 @@ class Project:
         hit = self.function(q, near)
         return hit is not None and hit[0].is_generator
 
-    def _make(self, rule, path, span, message, severity, root: RootRecord, path_steps, data=None) -> Finding:
+    def _self_attr_reader(self, fs: FunctionSummary, mod: ModuleSummary):
+        """`self.<attr>` -> (value, certainty) or None, for the class that defines `fs` (its MRO)."""
+        cls = fs.class_qualname
+
+        def read(attr: str):
+            if cls is None:
+                return None
+            for cs, _ in self.mro(cls, mod.path):
+                if attr in cs.values:
+                    return C.attr_value(cs.values[attr])
+            return None
+        return read
+
+    def _make(self, rule, path, span, message, severity, root: RootRecord, path_steps, data=None,
+              when: tuple[str, ...] = ()) -> Finding:
+        condition = " and ".join(when) if when else None
+        if condition:
+            message = f"{message} (only when {condition})"
+            severity = INFO
         return Finding(path=path, code=rule.code, name=rule.name, message=message, severity=severity, span=span,
                        root=root.info, call_path=list(path_steps), gb_codes=tuple(rule.gb_codes),
-                       url=rule.url(), data=dict(data or {}))
+                       url=rule.url(), data=dict(data or {}), condition=condition)
 
 
 def _applies(rule, version, fg: bool | None) -> bool:
@@ -806,7 +845,11 @@ def _keep_best(found: dict[tuple, Finding], f: Finding) -> None:
 
 
 def _rank(f: Finding):
-    return (0 if f.severity == ERROR else 1, len(f.call_path))
+    return (f.condition is not None, 0 if f.severity == ERROR else 1, len(f.call_path))
+
+
+def _merge(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
+    return a + tuple(x for x in b if x not in a) if b else a
 
 
 def _suppressed(mod: ModuleSummary, f: Finding) -> bool:

@@ -32,6 +32,7 @@ class Site:
     # import logger`); ("returns", q, class): the receiver was made by the function q, which returns
     # one (`logger = get_logger(__name__)`).
     requires: tuple[str, str, str] | None = None
+    conds: tuple = ()  # path condition inside the function: Cond atoms of the enclosing `if`s
 
 
 @dataclass
@@ -46,6 +47,16 @@ class Edge:
     dead_if: DeadIf = ()
     args: tuple[str, ...] = ()  # per positional argument: "iter", "call:<q>" or ""
     kwargs: tuple[tuple[str, str], ...] = ()
+    conds: tuple = ()  # as Site.conds
+    # what the call passes, where it is a constant or a parameter of the caller: ((position or
+    # keyword, ("const", value) | ("param", name)), ...); None when *args/**kwargs hide the mapping
+    vals: tuple | None = ()
+
+
+# A path-condition atom: (kind, name, test, polarity).  kind "param" (a parameter of the function,
+# never reassigned in it) or "self" (an attribute of self); test "truth" (`if flag:`) or "none"
+# (`if x is None:`); polarity: the test's required outcome.
+Cond = tuple
 
 
 @dataclass
@@ -85,6 +96,7 @@ class FunctionSummary:
     # Functions it returns: ("local", q) for `return inner`, ("call", q) for `return inner(...)`
     # (a decorator returning its wrapper, or a decorator factory returning the decorator).
     returns_fns: list[tuple[str, str]] = field(default_factory=list)
+    defaults: dict[str, Any] = field(default_factory=dict)  # parameter -> its literal default value
 
 
 @dataclass
@@ -97,6 +109,10 @@ class ClassSummary:
     methods: dict[str, str] = field(default_factory=dict)  # name -> function qualname
     attrs: dict[str, tuple[str, ...]] = field(default_factory=dict)  # self.<attr> -> class qualnames
     containers: dict[str, tuple[str, ...]] = field(default_factory=dict)  # self.<attr> -> element classes
+    # self.<attr> -> what it holds once built: ("const", value) (a literal in the class body or
+    # assigned in a method), ("init_param", name, default) (`self.x = x`, x an `__init__` parameter with a
+    # literal default), ("object",) (an instance: not None, true); ("unknown",) when assigned differently
+    values: dict[str, tuple] = field(default_factory=dict)
 
 
 @dataclass

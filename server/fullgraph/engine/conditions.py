@@ -1,0 +1,120 @@
+"""Path conditions: *when* a break on a path from a compiled root is traced.
+
+The analyzer records, for every site and call, the flag tests of the `if`s around it (summary.Cond
+atoms: a parameter of the function, or an attribute of self).  The project walks each root with
+what is known of those flags and evaluates the atoms here:
+
+- a parameter's value is what the call passes when it is a constant or the caller's own flag, else
+  the default the call leaves in place; at the compiled root nobody's call is visible, so a
+  parameter with a default has it *by default* only (the user may pass another value);
+- `self.attr` is what the class body or its methods assign: a constant, an instance (true, not
+  None), or an `__init__` parameter with a default (again, by default only).  `self.training` is
+  True by default (nn.Module), False after `.eval()`.
+
+An atom known false means Dynamo never traces the path: the finding is dropped (the call is not
+followed).  An atom that fails only with default values, or whose flag is unknown, makes the finding
+*conditional*: reported apart, worded with the condition ("when `output_attentions=True`").
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+KNOWN = "known"  # the value is certain at this point (a constant passed, a class constant)
+DEFAULT = "default"  # the value holds unless the user passes or sets another one
+
+Env = dict  # parameter name -> (value, KNOWN | DEFAULT)
+_MISSING = object()
+
+
+def entry_env(defaults: dict[str, Any]) -> Env:
+    """A compiled root's parameters: their defaults, by default only."""
+    return {name: (value, DEFAULT) for name, value in defaults.items()}
+
+
+def callee_env(vals: tuple | None, caller: Env, params: list[str], is_method: bool,
+               defaults: dict[str, Any]) -> Env:
+    """The callee's flags at one call: what the call passes, else the callee's defaults (known: the
+    call is visible).  A call through *args/**kwargs tells nothing."""
+    if vals is None:
+        return {}
+    names = params[1:] if is_method else params
+    passed: dict[str, tuple] = {}
+    for key, v in vals:
+        name = names[key] if isinstance(key, int) and key < len(names) else key
+        if isinstance(name, str):
+            passed[name] = v
+    env: Env = {}
+    positional = {names[k] for k, _ in vals if isinstance(k, int) and k < len(names)}
+    keywords = {k for k, _ in vals if isinstance(k, str)}
+    for name in names:
+        v = passed.get(name)
+        if v is not None:
+            if v[0] == "const":
+                env[name] = (v[1], KNOWN)
+            elif v[1] in caller:
+                env[name] = caller[v[1]]
+        elif name in defaults and name not in positional and name not in keywords:
+            env[name] = (defaults[name], KNOWN)
+    return env
+
+
+def attr_value(value: tuple | None) -> tuple[Any, str] | None:
+    """ClassSummary.values entry -> (value, certainty), None when unknown."""
+    if value is None:
+        return None
+    kind = value[0]
+    if kind == "const":
+        return value[1], KNOWN
+    if kind == "object":
+        return True, KNOWN
+    if kind == "init_param":
+        return value[2], DEFAULT
+    return None
+
+
+def evaluate(atom: tuple, env: Env, self_attr: Callable[[str], tuple | None]) -> str:
+    """"true", "false" (never traced), "default" (false unless the user changes a default) or
+    "unknown"."""
+    kind, name, test, want = atom
+    if kind == "param":
+        got = env.get(name)
+        if got is None:
+            return "true"  # a parameter the caller passes: assumed to take the path (no guessing)
+    else:
+        got = self_attr(name)
+        if got is None:
+            if name == "training":
+                got = (True, DEFAULT)  # nn.Module: training until .eval()
+            else:
+                return "unknown"
+    value, how = got
+    holds = (value is None) if test == "none" else bool(value)
+    if holds == want:
+        return "true"
+    return "false" if how == KNOWN else "default"
+
+
+def describe(atom: tuple) -> str:
+    kind, name, test, want = atom
+    if kind == "self" and name == "training" and test == "truth":
+        return "the module is in training mode" if want else "the module is in eval mode"
+    subject = f"self.{name}" if kind == "self" else name
+    if test == "none":
+        return f"`{subject} is {'' if want else 'not '}None`"
+    if kind == "param":
+        return f"`{name}={'True' if want else 'False'}`" if want else f"`{name}` is false"
+    return f"`{subject}`" if want else f"`not {subject}`"
+
+
+def check(conds: tuple, env: Env, self_attr: Callable[[str], tuple | None]) -> tuple[str, ...] | None:
+    """None when the path is never traced; else the conditions (texts) it still depends on."""
+    out: list[str] = []
+    for atom in conds:
+        r = evaluate(atom, env, self_attr)
+        if r == "false":
+            return None
+        if r != "true":
+            text = describe(atom)
+            if text not in out:
+                out.append(text)
+    return tuple(out)
