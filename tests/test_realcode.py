@@ -252,15 +252,23 @@ def helper(x, trace=True):
 
 def main(flags=False):
     x = torch.randn(2, 4)
-    block = Block(debug=flags)
+    block = Block()
     if flags:
+        block.debug = True
         block.eval()
     return torch.compile(block)(x, verbose=flags)
+
+
+def build(debug):
+    return Block(debug=debug)  # a construction passing its own value: `self.debug` is not assumed False
 '''
 
 
+ALONE = CONDITIONS.split("\n\n\ndef build(")[0] + "\n"  # without the construction that passes `debug`
+
+
 def test_path_conditions_drop_what_never_runs_and_mark_what_runs_only_when_a_flag_is_on(tmp_path):
-    findings = check_code(CONDITIONS, tmp_path, name="conditions")
+    findings = check_code(ALONE, tmp_path, name="conditions")
     lines = CONDITIONS.splitlines()
     shown = {f.span.start.line + 1 for f in findings if f.condition is None}
     assert shown == {line for line, _ in expected(CONDITIONS)}
@@ -268,6 +276,11 @@ def test_path_conditions_drop_what_never_runs_and_mark_what_runs_only_when_a_fla
     want = {i: ln.split("# when: ")[1] for i, ln in enumerate(lines, 1) if "# when: " in ln}
     assert conditional == want
     assert all(f.severity == "info" and "(only when " in f.message for f in findings if f.condition)
+    # a construction somewhere in the project that passes `debug` makes `self.debug` unknown: reported
+    other = tmp_path / "other"
+    other.mkdir()
+    assert {f.span.start.line + 1: f.condition for f in check_code(CONDITIONS, other, name="passed")
+            if f.condition} == {k: v for k, v in want.items() if v != "`self.debug`"}
     # Dynamo agrees: with the defaults only the unconditional print breaks; with every flag on, the
     # conditional ones break too, and what is never traced stays silent
     pytest.importorskip("torch")
@@ -287,7 +300,7 @@ def test_path_conditions_drop_what_never_runs_and_mark_what_runs_only_when_a_fla
 
 
 def test_conditional_findings_are_hidden_from_the_default_text_output(tmp_path):
-    (tmp_path / "conditions.py").write_text(CONDITIONS)
+    (tmp_path / "conditions.py").write_text(ALONE)
     r = _cli("check", tmp_path, cwd=tmp_path)
     assert r.returncode == 1
     assert "Found 1 graph break (0 errors, 1 warning) in 1 file checked; 3 more only when flags off by default " \

@@ -1215,7 +1215,8 @@ class FunctionAnalyzer:
             if kw.arg is None:
                 self.value(kw.value)
         arg_kinds = tuple(self._arg_kind(a, v) for a, v in zip(node.args, args))
-        kw_kinds = tuple((kw.arg, self._arg_kind(kw.value, kwargs[kw.arg])) for kw in node.keywords if kw.arg)
+        kw_kinds = tuple((kw.arg, self._arg_kind(kw.value, kwargs[kw.arg])) if kw.arg else ("**", "")
+                         for kw in node.keywords)
         gen = kwargs.get("generator")
         if gen is not None and gen.kind == V.INSTANCE and gen.q == "torch.Generator":
             self.hook("generator_kwarg", node, gen)

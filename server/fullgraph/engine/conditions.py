@@ -8,12 +8,14 @@ what is known of those flags and evaluates the atoms here:
   the default the call leaves in place; at the compiled root nobody's call is visible, so a
   parameter with a default has it *by default* only (the user may pass another value);
 - `self.attr` is what the class body or its methods assign: a constant, an instance (true, not
-  None), or an `__init__` parameter with a default (again, by default only).  `self.training` is
-  True by default (nn.Module), False after `.eval()`.
+  None), or an `__init__` parameter with a default that no construction in the project overrides
+  (again, by default only).  `self.training` is True by default (nn.Module), False after `.eval()`.
+- a flag the analysis cannot evaluate (a required parameter, an attribute set from a computed
+  value) is assumed to take the path, as before: unknown values are not turned into conditions.
 
 An atom known false means Dynamo never traces the path: the finding is dropped (the call is not
-followed).  An atom that fails only with default values, or whose flag is unknown, makes the finding
-*conditional*: reported apart, worded with the condition ("when `output_attentions=True`").
+followed).  An atom that fails only with default values makes the finding *conditional*: reported
+apart, worded with the condition ("when `output_attentions=True`").
 """
 from __future__ import annotations
 
@@ -73,8 +75,8 @@ def attr_value(value: tuple | None) -> tuple[Any, str] | None:
 
 
 def evaluate(atom: tuple, env: Env, self_attr: Callable[[str], tuple | None]) -> str:
-    """"true", "false" (never traced), "default" (false unless the user changes a default) or
-    "unknown"."""
+    """"true" (taken, or cannot tell), "false" (never traced) or "default" (not taken unless the user
+    changes a default)."""
     kind, name, test, want = atom
     if kind == "param":
         got = env.get(name)
@@ -83,10 +85,9 @@ def evaluate(atom: tuple, env: Env, self_attr: Callable[[str], tuple | None]) ->
     else:
         got = self_attr(name)
         if got is None:
-            if name == "training":
-                got = (True, DEFAULT)  # nn.Module: training until .eval()
-            else:
-                return "unknown"
+            if name != "training":
+                return "true"  # set from a value the analysis does not know: assumed taken (no guessing)
+            got = (True, DEFAULT)  # nn.Module: training until .eval()
     value, how = got
     holds = (value is None) if test == "none" else bool(value)
     if holds == want:

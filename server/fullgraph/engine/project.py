@@ -808,11 +808,43 @@ class Project:
         def read(attr: str):
             if cls is None:
                 return None
-            for cs, _ in self.mro(cls, mod.path):
+            for cs, cmod in self.mro(cls, mod.path):
                 if attr in cs.values:
-                    return C.attr_value(cs.values[attr])
+                    value = cs.values[attr]
+                    if value[0] == "init_param" and self._ctor_passes(cs, cmod, value[1]):
+                        return None  # some construction passes its own value: no default to rely on
+                    return C.attr_value(value)
             return None
         return read
+
+    def _ctor_passes(self, cs: ClassSummary, mod: ModuleSummary, param: str) -> bool:
+        """Does a call in the project constructing `cs` (or a subclass) pass `__init__`'s `param`?"""
+        init = self.function(cs.methods.get("__init__", ""), mod.path)
+        if init is None:
+            return True
+        names = init[0].params[1:]
+        pos = names.index(param) if param in names else len(names)
+        for site in self._constructions().get(cs.qualname, ()):
+            if len(site.args) > pos or any(k in (param, "**") for k, _ in site.kwargs):
+                return True
+        return False
+
+    def _constructions(self) -> dict[str, list]:
+        """Class qualname -> the calls constructing it or a subclass (CallSites; memoised)."""
+        memo = self._memo
+        if "constructions" not in memo:
+            idx: dict[str, list] = {}
+            for mod in list(self.modules.values()):
+                for site in mod.call_sites:
+                    if site.is_method_call or not site.target.rpartition(".")[2][:1].isupper():
+                        continue
+                    c = self.class_(site.target, mod.path)
+                    if c is None:
+                        continue
+                    for base in self.bases_closure(c[0].qualname, mod.path) | {c[0].qualname}:
+                        idx.setdefault(base, []).append(site)
+            memo["constructions"] = idx
+        return memo["constructions"]
 
     def _make(self, rule, path, span, message, severity, root: RootRecord, path_steps, data=None,
               when: tuple[str, ...] = ()) -> Finding:
