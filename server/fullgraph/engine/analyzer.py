@@ -12,6 +12,7 @@ import re
 import warnings
 from dataclasses import dataclass, field
 
+from .. import tracetable
 from ..positions import LineIndex, Span
 from ..rules import registry
 from ..rules.base import Report
@@ -31,6 +32,9 @@ from .values import U, Val
 
 _BUILTINS = frozenset(dir(builtins))
 _SUPPRESS_RE = re.compile(r"#\s*fullgraph:\s*ignore(?![\w-])(?:\[(?P<codes>[A-Za-z0-9_,\s]*)\])?", re.I)
+
+# every name some shipped trace table lists (which torch version's list applies is the project's call)
+TRACE_TABLE_NAMES = tracetable.all_names()
 
 
 @dataclass
@@ -1297,6 +1301,9 @@ class FunctionAnalyzer:
         rules = registry.call_rules(q)
         if rules:
             self.dispatch(Event(kind="call", node=node, fn=self, q=q, args=args, kwargs=kwargs), rules)
+        elif q in TRACE_TABLE_NAMES:  # Dynamo's own list of what it skips (per torch version: the project checks)
+            self.dispatch(Event(kind="skipped_call", node=node, fn=self, q=q, args=args, kwargs=kwargs),
+                          registry.HOOKS["skipped_call"])
         if q in HIGHER_ORDER:
             for a, v in zip(node.args, args):
                 if v.kind == V.REF and v.q and not v.q.startswith(("builtins.", "torch.")):

@@ -687,7 +687,7 @@ class Project:
                 if site.callee and site.callee in reorderable and site.data.get("reorderable"):
                     continue
                 rule = registry.BY_CODE.get(site.code)
-                if rule is None or not _applies(rule, version, fg):
+                if rule is None or not _applies(rule, version, fg) or not rule.holds(data, version):
                     continue
                 emit(self._make(rule, r.mod.path, site.span, site.message, severity, root, r.path,
                                 data={**data, "stmt": site.stmt}, when=_merge(r.cond, when)))

@@ -80,6 +80,11 @@ class Rule:
     def check(self, ev: "Event") -> str | Report | None:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def holds(self, data: dict, torch: TorchVersion) -> bool:
+        """Whether a site this rule reported (its `data`) is a break on that torch version (for rules
+        whose facts come from a per-version table, such as Dynamo's trace rules)."""
+        return True
+
     def silenced_by(self, dynamo_config: set[tuple], data: dict) -> bool:
         """Whether the project's `torch._dynamo.config.<name> = <constant>` settings, as (name, value)
         pairs, make this finding go away (e.g. `capture_scalar_outputs = True` for `.item()`)."""

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..engine import values as V
-from .base import Example, Rule
+from .base import Example, Report, Rule
 
 
 class ExplicitGraphBreak(Rule):
@@ -295,3 +295,83 @@ def f(x):
         if ev.kind == "extension_call":
             return f"`{ev.text(ev.node.func)}()` calls a compiled C++ extension; Dynamo cannot trace it"
         return f"`{ev.q}()` is a compiled SciPy kernel; Dynamo cannot trace it"
+
+
+class DynamoSkippedCall(Rule):
+    code = "FG207"
+    name = "dynamo-skipped-call"
+    summary = "call of a function Dynamo marks as skipped, or a NumPy function torch._numpy lacks"
+    gb_codes = ("GB0007", "GB0294")
+    hooks = ("skipped_call",)
+    fixes = ("guard", "suppress")
+    verified = ("each row of the table generated from torch 2.13's trace rules is confirmed by a Dynamo run "
+                "(fullgraph.tracetable; tests/test_tracetable.py)")
+    what = """Finds calls, in compiled code, of standard-library functions Dynamo will not trace
+(`heapq.heappush`, `bisect.bisect_left`, `os.getpid`, `datetime.datetime.now`, `threading.Lock()`,
+`sys.getsizeof`, ...) and of NumPy functions that have no `torch._numpy` counterpart (`np.save`,
+`np.random.permutation`, `np.nanmean`, ...), when no more specific rule covers them.  The list is
+not ours: it is read from the installed torch's trace rules and each entry is confirmed by compiling
+a call under Dynamo (`python -m fullgraph.tracetable` regenerates it)."""
+    why = """Dynamo has no Python source to trace for C functions it has no handler for: it marks them as
+skipped and breaks the graph at the call (GB0007, "Attempted to call function marked as skipped").
+NumPy calls are traced by translating them to `torch._numpy`; a function without a counterpart breaks
+the graph (GB0294)."""
+    instead = """Do the work with torch operations (`torch.topk` instead of a heap, `torch.searchsorted`
+instead of `bisect`, `torch.nanmean` instead of `np.nanmean`), move it out of the compiled function
+(compute it once in `__init__` or in the caller), or keep it out of the graph with
+`if not torch.compiler.is_compiling():` when it only logs or records."""
+    examples = (
+        Example("""import heapq
+
+import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    best = []
+    heapq.heappush(best, 3)  # expect: FG207
+    return x * len(best)
+"""),
+        Example("""import bisect
+
+import torch
+
+EDGES = [0.1, 0.5, 0.9]
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return x * bisect.bisect_left(EDGES, 0.3)  # expect: FG207
+"""),
+        Example("""import numpy as np
+import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return x + float(np.nanmean(np.array([1.0, np.nan, 3.0])))  # expect: FG207
+""", needs=("numpy",)),
+        Example("""import operator
+import random
+
+import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return x * operator.add(1, 2) + random.randint(1, 3)
+""", breaks=False),
+    )
+
+    def holds(self, data: dict, version) -> bool:
+        from .. import tracetable
+
+        q = data.get("callee", "")
+        return q in tracetable.skipped(version) or q in tracetable.numpy_unsupported(version)
+
+    def check(self, ev):
+        if ev.q.startswith("numpy."):
+            return Report(f"`{ev.text(ev.node.func)}()` has no torch._numpy counterpart; Dynamo cannot trace "
+                          "this NumPy function", data={"callee": ev.q})
+        return Report(f"`{ev.text(ev.node.func)}()` is a function Dynamo marks as skipped (no Python source "
+                      "to trace); calling it breaks the graph", data={"callee": ev.q})
