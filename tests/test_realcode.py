@@ -313,3 +313,68 @@ def test_conditional_findings_are_hidden_from_the_default_text_output(tmp_path):
     assert conds == ["`self.debug`", "`verbose=True`", "the module is in eval mode"]
     sarif = json.loads(_cli("check", tmp_path, "--format", "sarif", cwd=tmp_path).stdout)
     assert sorted(r["level"] for r in sarif["runs"][0]["results"]) == ["note", "note", "note", "warning"]
+
+
+def _star_lib(site: Path, n: int = 30) -> None:
+    """A package whose top level star-imports `n` model packages (transformers' layout)."""
+    (site / "starlib" / "models").mkdir(parents=True)
+    (site / "starlib" / "__init__.py").write_text("from .models import *\n")
+    (site / "starlib" / "models" / "__init__.py").write_text(
+        "".join(f"from .m{i} import *\n" for i in range(n)))
+    for i in range(n):
+        pkg = site / "starlib" / "models" / f"m{i}"
+        pkg.mkdir()
+        (pkg / "__init__.py").write_text(f"from .modeling_m{i} import *\n")
+        (pkg / f"modeling_m{i}.py").write_text(
+            f"import torch\n\n\nclass Model{i}(torch.nn.Module):\n    def forward(self, x):\n"
+            f"        print('m{i}')\n        return x\n")
+
+
+def test_follow_loads_only_the_modules_a_star_import_chain_needs(tmp_path, monkeypatch):
+    from fullgraph.api import Workspace
+    from fullgraph.config import Config
+
+    site = tmp_path / "site"
+    _star_lib(site)
+    user = tmp_path / "user"
+    user.mkdir()
+    (user / "run.py").write_text("import torch\nfrom starlib import Model7\n\ncompiled = torch.compile(Model7())\n")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setenv("FULLGRAPH_CACHE_DIR", "off")
+    ws = Workspace(Config(project_root=str(user), follow=["starlib"]))
+    res = ws.check([user])
+    assert [(f.code, Path(f.library_sites[0].path).name) for f in res.findings] == [("FG101", "modeling_m7.py")]
+    loaded = sorted(Path(p).relative_to(site).as_posix() for p, m in ws.project.modules.items()
+                    if getattr(m, "library", False))
+    assert loaded == ["starlib/__init__.py", "starlib/models/__init__.py", "starlib/models/m7/__init__.py",
+                      "starlib/models/m7/modeling_m7.py"]
+
+
+def test_library_summaries_are_cached_on_disk_per_file_version(tmp_path, monkeypatch):
+    from fullgraph import api
+    from fullgraph.api import Workspace
+    from fullgraph.config import Config
+
+    site = tmp_path / "site"
+    _star_lib(site, n=3)
+    user = tmp_path / "user"
+    user.mkdir()
+    (user / "run.py").write_text("import torch\nfrom starlib import Model1\n\ncompiled = torch.compile(Model1())\n")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setenv("FULLGRAPH_CACHE_DIR", str(tmp_path / "cache"))
+    analysed = []
+    real = api._analyze_file
+    monkeypatch.setattr(api, "_analyze_file", lambda a: analysed.append(a[0]) or real(a))
+
+    def run():
+        analysed.clear()
+        return [(f.code, f.message) for f in Workspace(Config(project_root=str(user), follow=["starlib"]))
+                .check([user]).findings]
+
+    first = run()
+    assert len([p for p in analysed if str(site) in p]) == 4
+    assert run() == first and [p for p in analysed if str(site) in p] == []  # from the cache
+    lib = site / "starlib" / "models" / "m1" / "modeling_m1.py"
+    lib.write_text(lib.read_text().replace("print('m1')", "print('m1', 'changed')"))
+    os.utime(lib, ns=(1, 1))  # a different modification time, whatever the clock's resolution
+    assert run() == first and [Path(p).name for p in analysed if str(site) in p] == ["modeling_m1.py"]

@@ -13,13 +13,14 @@ import gc
 import hashlib
 import io
 import os
+import re
 import tokenize
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from . import __version__
+from . import __version__, libcache
 from .config import MAX_FILE_BYTES, Config
 from .engine.analyzer import ModuleAnalyzer, analyze, module_name_for
 from .engine.project import Project
@@ -28,6 +29,7 @@ from .model import ERROR, Finding
 from .positions import Span
 from .rules import registry
 
+_STAR_IMPORT = re.compile(rb"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\*", re.M)
 PARALLEL_THRESHOLD = 64  # files; below this, analysing in-process is faster than forking
 SOURCE_CACHE = 3  # buffers whose syntax tree and parsed source are kept for fixes
 
@@ -125,8 +127,11 @@ class Workspace:
         self.config = config or Config()
         self.project = Project(self.config)
         self._follow: dict[str, str] | None = None
+        self._library_bytes: dict[str, bytes] = {}  # followed files read for _library_may_define
+        self._may_define: dict[tuple[str, str], bool] = {}
         if self.config.follow:
             self.project.module_loader = self._load_library_module
+            self.project.may_define = self._library_may_define
         self.file_errors: dict[str, tuple[str, str]] = {}
         self.texts: dict[str, str] = {}  # editor buffers (what the fixes edit); disk files are read on demand
         # the last few buffers' syntax trees and parsed sources for fixes: path -> (text hash, object)
@@ -197,26 +202,68 @@ class Workspace:
                     self._follow[top] = spec.origin
         return self._follow
 
-    def _load_library_module(self, modname: str) -> bool:
+    def _library_file(self, modname: str) -> str | None:
         roots = self.follow_roots()
         top, _, rest = modname.partition(".")
         base = roots.get(top)
         if base is None:
-            return False
+            return None
         if base.endswith(".py"):
             candidates = [base] if not rest else []
         else:
             sub = os.path.join(base, *rest.split(".")) if rest else base
             candidates = [sub + ".py", os.path.join(sub, "__init__.py")]
-        for c in candidates:
-            if os.path.isfile(c):
-                path, summary, err = _analyze_file((os.path.abspath(c), modname, c.endswith("__init__.py")))
-                if summary is None:
-                    return False
-                summary.library = True
-                self.project.set_module(summary)
+        return next((c for c in candidates if os.path.isfile(c)), None)
+
+    def _library_may_define(self, modname: str, name: str, _depth: int = 0) -> bool:
+        key = (modname, name)
+        hit = self._may_define.get(key)
+        if hit is None:
+            hit = self._may_define[key] = self._scan_may_define(modname, name, _depth)
+        return hit
+
+    def _scan_may_define(self, modname: str, name: str, _depth: int) -> bool:
+        """False when the followed module's source cannot bind `name`: the name is not in its text nor
+        in the text of what it star-imports (files read as bytes, not analysed: transformers'
+        `from .models import *` chains name a thousand modules, of which a lookup needs one or two)."""
+        path = self._library_file(modname)
+        if path is None or _depth > 8:
+            return True
+        data = self._library_bytes.get(path)
+        if data is None:
+            try:
+                data = self._library_bytes[path] = Path(path).read_bytes()
+            except OSError:
+                return True
+        if name.encode() in data:
+            return True
+        package = modname if path.endswith("__init__.py") else modname.rpartition(".")[0]
+        for m in _STAR_IMPORT.finditer(data):
+            dots, rel = m.group(1).decode(), m.group(2).decode()
+            if not dots:
+                target = rel
+            else:
+                base = package.split(".")
+                base = base[: len(base) - (len(dots) - 1)] if len(dots) > 1 else base
+                target = ".".join([*base, rel] if rel else base)
+            if self._library_may_define(target, name, _depth + 1):
                 return True
         return False
+
+    def _load_library_module(self, modname: str) -> bool:
+        c = self._library_file(modname)
+        if c is None:
+            return False
+        path = os.path.abspath(c)
+        summary = libcache.load(path, modname)
+        if summary is None:
+            path, summary, err = _analyze_file((path, modname, c.endswith("__init__.py")))
+            if summary is None:
+                return False
+            summary.library = True
+            libcache.store(path, modname, summary)
+        self.project.set_module(summary)
+        return True
 
     def is_library(self, path: str) -> bool:
         mod = self.project.modules.get(path)

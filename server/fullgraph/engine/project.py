@@ -63,6 +63,9 @@ class Project:
         self.unresolved_calls: dict[str, int] = {}
         # Loads a module of a followed installed package on demand: module name -> loaded?
         self.module_loader = None
+        # (module name, name) -> False when the module's source, not yet loaded, cannot define the name
+        # (a followed library's star-import chains would otherwise load every module they name)
+        self.may_define = None
         self._load_attempted: set[str] = set()
 
     # ---- contents ------------------------------------------------------------------------------
@@ -170,6 +173,9 @@ class Project:
                 if target != q:
                     return self.lookup(target, mod.path, _depth + 1)
             for star in mod.star_imports:
+                if self.may_define is not None and self._module(star, mod.path) is None and \
+                        not self.may_define(star, rest[0]):
+                    continue
                 r = self.lookup(".".join([star, *rest]), mod.path, _depth + 1)
                 if r is not None:
                     return r
@@ -835,10 +841,16 @@ class Project:
         if "constructions" not in memo:
             idx: dict[str, list] = {}
             for mod in list(self.modules.values()):
+                library = getattr(mod, "library", False)
                 for site in mod.call_sites:
                     if site.is_method_call or not site.target.rpartition(".")[2][:1].isupper():
                         continue
-                    c = self.class_(site.target, mod.path)
+                    if library:  # resolved among the loaded modules only: no library load for an index
+                        owner = self._module(site.target.rpartition(".")[0], mod.path)
+                        cs = owner.classes.get(site.target) if owner is not None else None
+                        c = (cs, owner) if cs is not None else None
+                    else:
+                        c = self.class_(site.target, mod.path)
                     if c is None:
                         continue
                     for base in self.bases_closure(c[0].qualname, mod.path) | {c[0].qualname}:
