@@ -378,3 +378,80 @@ def test_library_summaries_are_cached_on_disk_per_file_version(tmp_path, monkeyp
     lib.write_text(lib.read_text().replace("print('m1')", "print('m1', 'changed')"))
     os.utime(lib, ns=(1, 1))  # a different modification time, whatever the clock's resolution
     assert run() == first and [Path(p).name for p in analysed if str(site) in p] == ["modeling_m1.py"]
+
+
+TRAINING_BITS = '''\
+import time
+
+import torch
+import torch.nn as nn
+
+
+class Timer:
+    def __enter__(self):
+        self.t = time.perf_counter()  # expect: FG107
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class Timed(nn.Module):
+    def forward(self, x):
+        with Timer():
+            x = x + 1
+        return x
+
+
+class Recurrent(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.GRU(4, 4, batch_first=True)
+
+    def forward(self, x):
+        y, _ = self.rnn(x)  # expect: FG208
+        return y
+
+
+class Step(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+        self.opt = torch.optim.AdamW(self.lin.parameters(), lr=0.1)
+
+    def forward(self, x):
+        self.opt.zero_grad()  # expect: FG207
+        return self.lin(x)
+
+
+class Leaf(nn.Module):
+    def forward(self, x):
+        w = x.detach()
+        w.requires_grad = True  # expect: FG505
+        return w * 2
+
+
+def main():
+    x = torch.randn(2, 3, 4)
+    return [torch.compile(m)(x) for m in (Timed(), Recurrent(), Step(), Leaf())]
+
+
+ROOTS = [torch.compile(Timed()), torch.compile(Recurrent()), torch.compile(Step()), torch.compile(Leaf())]
+'''
+
+
+def test_context_managers_recurrent_modules_optimizers_and_requires_grad(tmp_path):
+    """A user context manager's __enter__ runs under compile; nn.GRU, an optimizer's zero_grad()
+    (from Dynamo's own table) and `.requires_grad = True` break, through attributes set in __init__."""
+    assert found(check_code(TRAINING_BITS, tmp_path, name="bits")) == expected(TRAINING_BITS)
+    pytest.importorskip("torch")
+    import importlib
+
+    sys.path.insert(0, str(tmp_path))
+    try:
+        seen = dynamo_breaks_of_run(lambda: importlib.import_module("bits").main())
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("bits", None)
+    mine = os.path.realpath(tmp_path / "bits.py")
+    assert {line for path, line in seen if path == mine} == {line for line, _ in expected(TRAINING_BITS)}

@@ -31,23 +31,80 @@ def test_every_row_of_the_shipped_table_breaks_under_dynamo():
     v = TorchVersion.parse(torch.__version__)
     table = tracetable.load(v)
     assert table["torch"].startswith(f"{v.major}.{v.minor}")
-    rows = [(q, tracetable.SKIPPED_MARK) for q in table["skipped"]] + \
-        [(q, tracetable.NUMPY_MARK) for q in table["numpy_unsupported"]]
-    assert len(rows) > 300
+    assert len(table["breaks"]) > 500
     checked, wrong = 0, []
-    for q, mark in rows:
+    for q, gb in table["breaks"].items():
         obj = _resolve(q)
         if obj is None:
             continue  # not in this Python / NumPy
         checked += 1
-        if not tracetable.dynamo_breaks_on_call(obj, mark):
-            wrong.append(q)
-    assert checked > 300 and wrong == []
+        got = tracetable.dynamo_break_on_call(obj)
+        if got != gb:
+            wrong.append((q, gb, got))
+    assert checked > 500 and wrong == []
 
 
 def test_rows_apply_from_their_torch_version_on():
-    assert "heapq.heappush" in tracetable.skipped(TorchVersion.parse("2.13"))
-    assert "heapq.heappush" in tracetable.skipped(TorchVersion.parse("2.14"))  # the nearest older table
-    assert tracetable.skipped(TorchVersion.parse("2.5")) == frozenset()  # no table: nothing is claimed
+    assert "heapq.heappush" in tracetable.breaks(TorchVersion.parse("2.13"))
+    assert "heapq.heappush" in tracetable.breaks(TorchVersion.parse("2.14"))  # the nearest older table
+    assert tracetable.breaks(TorchVersion.parse("2.5")) == {}  # no table: nothing is claimed
     # what Dynamo handles itself is not listed, though its trace rules alone would skip it
-    assert "random.randint" not in tracetable.skipped(TorchVersion.parse("2.13"))
+    assert "random.randint" not in tracetable.breaks(TorchVersion.parse("2.13"))
+
+
+PROBES = """\
+import bisect
+import datetime
+import heapq
+
+import torch
+
+LSTM = torch.nn.LSTM(4, 4)
+
+
+def f_heap(x):
+    h = []
+    heapq.heappush(h, 2)  # expect: FG207
+    return x * len(h)
+
+
+def f_rng(x):
+    s = torch.get_rng_state()  # expect: FG207
+    return x + 1
+
+
+def f_cudnn(x):
+    with torch.backends.cudnn.flags(enabled=False):  # expect: FG207
+        x = x * 2
+    return x
+
+
+def f_when(x):
+    t = datetime.datetime.now()  # expect: FG107
+    return x + bisect.bisect_left([1, 3], 2)  # expect: FG207
+
+
+def main():
+    x = torch.randn(2, 4)
+    return [torch.compile(f)(x) for f in (f_heap, f_rng, f_cudnn, f_when)]
+"""
+
+
+def test_the_table_finds_what_dynamo_breaks_on_in_a_module(tmp_path):
+    from harness import check_code, dynamo_breaks_of_run, expected, found
+
+    code = PROBES + "\n\nROOTS = [torch.compile(f_heap), torch.compile(f_rng), torch.compile(f_cudnn), " \
+                    "torch.compile(f_when)]\n"
+    assert found(check_code(code, tmp_path, name="probes")) == expected(PROBES)
+    pytest.importorskip("torch")
+    import os
+    import sys
+
+    sys.path.insert(0, str(tmp_path))
+    try:
+        seen = dynamo_breaks_of_run(lambda: importlib.import_module("probes").main())
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("probes", None)
+    mine = os.path.realpath(tmp_path / "probes.py")
+    assert {line for path, line in seen if path == mine} == {line for line, _ in expected(PROBES)}

@@ -21,6 +21,7 @@ import json
 import re
 import sys
 import types
+from collections import Counter
 from pathlib import Path
 
 from .torchinfo import TorchVersion
@@ -38,9 +39,17 @@ STDLIB = (
     "threading", "time", "traceback", "types", "typing", "unicodedata", "uuid", "warnings", "weakref", "zlib",
 )
 NUMPY = ("numpy", "numpy.random", "numpy.linalg", "numpy.fft")
+# torch namespaces whose functions are not all traced (state, RNG, backends): public functions that
+# are not put in the graph are tried
+TORCH = ("torch", "torch.random", "torch.backends.cudnn", "torch.backends.cuda", "torch.cuda", "torch.autograd",
+         "torch.nn.utils", "torch.utils.checkpoint")
+# torch classes whose methods run in compiled code on instances made outside it (optimizers, schedulers)
+TORCH_CLASSES = ("torch.optim", "torch.optim.lr_scheduler")
 
 
 def _public(mod) -> list[tuple[str, object]]:
+    if type(mod) is not types.ModuleType and isinstance(getattr(mod, "m", None), types.ModuleType):
+        mod = mod.m  # torch.backends.* replace themselves by a property module wrapping the real one
     names = getattr(mod, "__all__", None) or [n for n in dir(mod) if not n.startswith("_")]
     out = []
     for n in sorted(set(names)):
@@ -72,10 +81,11 @@ def _candidate(obj, trace_rules) -> bool:
         return False
 
 
-def dynamo_breaks_on_call(obj, marker: str) -> bool:
-    """Compile `def f(x): obj(); return x + 1` with fullgraph=True: does Dynamo refuse the call with
-    `marker` in its message (before anything is called)?  The trace rules above are not the whole
-    story (Dynamo's builder special-cases objects such as `random.randint`); this run is."""
+def dynamo_break_on_call(obj) -> str | None:
+    """Compile `def f(x): obj(); return x + 1` with fullgraph=True: the gb_type of the break Dynamo
+    raises at the call (before anything is called), when it is one of BREAKS.  The trace rules above
+    are not the whole story (Dynamo's builder special-cases objects such as `random.randint`); this
+    run is."""
     import torch
     import torch._dynamo
 
@@ -88,21 +98,28 @@ def dynamo_breaks_on_call(obj, marker: str) -> bool:
     try:
         torch.compile(fn, fullgraph=True, backend="eager")(torch.ones(1))
     except torch._dynamo.exc.Unsupported as e:
-        return marker in str(e)
+        gb = getattr(e, "gb_type", None)
+        return gb if gb in BREAKS else None
     except Exception:  # noqa: BLE001 - traced and failed otherwise: not what the table says
-        return False
-    return False
+        return None
+    return None
 
 
-SKIPPED_MARK = "marked as skipped"
-NUMPY_MARK = "numpy function unsupported by PyTorch"
+# The breaks a call itself causes, whatever its arguments (Dynamo's gb_type).
+BREAKS = frozenset({
+    "Attempted to call function marked as skipped",
+    "Attempted to inline function marked as skipped",
+    "torch.* op returned non-Tensor",
+    "attempted to trace numpy function unsupported by PyTorch",
+})
 
 
 def generate() -> dict:
-    """Classify the callables of STDLIB and NUMPY with the installed torch, each row confirmed by a
-    Dynamo run."""
+    """Classify the callables of STDLIB, TORCH and NUMPY with the installed torch, each row confirmed
+    by a Dynamo run."""
     import torch
     from torch._dynamo import trace_rules
+    from torch._dynamo.variables import TorchInGraphFunctionVariable
 
     candidates: dict[str, object] = {}
     for modname in STDLIB:
@@ -121,15 +138,32 @@ def generate() -> dict:
                     if mname.startswith("_") or not (inspect.isbuiltin(getattr(obj, mname, None)) or
                                                      isinstance(meth, (classmethod, staticmethod))):
                         continue
-                    candidates[f"{q}.{mname}"] = getattr(obj, mname)
+                    bound = getattr(obj, mname)
+                    if _candidate(bound, trace_rules):
+                        candidates[f"{q}.{mname}"] = bound
                 continue
-            if callable(obj):
+            if callable(obj) and _candidate(obj, trace_rules):
                 candidates[q] = obj
-    skipped = {}
-    for q, obj in candidates.items():
-        if not _UNSAFE.match(q) and _candidate(obj, trace_rules) and dynamo_breaks_on_call(obj, SKIPPED_MARK):
-            skipped[q] = "skipped"
-    numpy_unsupported: list[str] = []
+    for modname in TORCH:
+        mod = importlib.import_module(modname)
+        for name, obj in _public(mod):
+            if inspect.ismodule(obj) or inspect.isclass(obj) or not callable(obj):
+                continue
+            try:  # torch's own ops go into the graph (all of `torch.*` is not worth a run each)
+                if modname == "torch" and trace_rules.lookup(obj) is TorchInGraphFunctionVariable:
+                    continue
+            except Exception:  # noqa: BLE001
+                continue
+            candidates[f"{modname}.{name}"] = obj
+    for modname in TORCH_CLASSES:  # methods called on instances: `opt.zero_grad()`, `sched.step()`
+        mod = importlib.import_module(modname)
+        for name, cls in _public(mod):
+            if not inspect.isclass(cls) or not cls.__module__.startswith("torch."):
+                continue
+            for mname in dir(cls):
+                meth = getattr(cls, mname, None)
+                if not mname.startswith("_") and inspect.isfunction(meth):
+                    candidates[f"{modname}.{name}.{mname}"] = meth
     try:
         import numpy  # noqa: F401
         from torch._dynamo.variables.misc import get_np_to_tnp_map
@@ -138,53 +172,57 @@ def generate() -> dict:
         for modname in NUMPY:
             mod = importlib.import_module(modname)
             for name, obj in _public(mod):
-                if inspect.ismodule(obj) or inspect.isclass(obj) or not callable(obj) or obj in mapped:
-                    continue
-                if dynamo_breaks_on_call(obj, NUMPY_MARK):
-                    numpy_unsupported.append(f"{modname}.{name}")
+                if not (inspect.ismodule(obj) or inspect.isclass(obj) or not callable(obj) or obj in mapped):
+                    candidates[f"{modname}.{name}"] = obj
     except ImportError:
-        pass
+        numpy = None
+    rows = {}
+    for q, obj in candidates.items():
+        if _UNSAFE.match(q):
+            continue
+        gb = dynamo_break_on_call(obj)
+        if gb is not None:
+            rows[q] = gb
     return {
         "torch": torch.__version__.split("+")[0],
         "python": f"{sys.version_info.major}.{sys.version_info.minor}",
-        "skipped": dict(sorted(skipped.items())),
-        "numpy_unsupported": sorted(numpy_unsupported),
+        "numpy": getattr(numpy, "__version__", None),
+        "breaks": dict(sorted(rows.items())),
     }
 
 
 @functools.lru_cache(maxsize=None)
 def load(version: TorchVersion) -> dict:
     """The table for `version`: the shipped one of that minor release, else of the nearest older one
-    (rules for versions before the oldest shipped table come from the rules alone: empty table)."""
-    best = None
-    for p in DATA.glob("tracetable-*.json"):
-        try:
-            v = TorchVersion.parse(p.stem.split("-", 1)[1])
-        except ValueError:
-            continue
-        if (v.major, v.minor) <= (version.major, version.minor) and (best is None or v > best[0]):
-            best = (v, p)
-    if best is None:
-        return {"skipped": {}, "numpy_unsupported": []}
-    return json.loads(best[1].read_text(encoding="utf-8"))
+    (for versions before the oldest shipped table nothing is claimed: an empty table)."""
+    older = [(v, p) for v, p in _tables() if (v.major, v.minor) <= (version.major, version.minor)]
+    if not older:
+        return {"breaks": {}}
+    return json.loads(max(older)[1].read_text(encoding="utf-8"))
 
 
 @functools.lru_cache(maxsize=None)
-def all_names() -> frozenset[str]:
-    """Every callable any shipped table lists."""
-    out: set[str] = set()
+def all_names() -> dict[str, str]:
+    """Every callable some shipped table lists -> its gb_type (the newest table's)."""
+    out: dict[str, str] = {}
+    for _, p in sorted(_tables()):
+        out.update(json.loads(p.read_text(encoding="utf-8")).get("breaks", {}))
+    return out
+
+
+def _tables() -> list[tuple[TorchVersion, Path]]:
+    out = []
     for p in DATA.glob("tracetable-*.json"):
-        t = json.loads(p.read_text(encoding="utf-8"))
-        out.update(t.get("skipped", ()), t.get("numpy_unsupported", ()))
-    return frozenset(out)
+        try:
+            out.append((TorchVersion.parse(p.stem.split("-", 1)[1]), p))
+        except ValueError:
+            continue
+    return out
 
 
-def skipped(version: TorchVersion) -> frozenset[str]:
-    return frozenset(load(version).get("skipped", ()))
-
-
-def numpy_unsupported(version: TorchVersion) -> frozenset[str]:
-    return frozenset(load(version).get("numpy_unsupported", ()))
+def breaks(version: TorchVersion) -> dict[str, str]:
+    """Callable -> the gb_type Dynamo raises when compiled code calls it, for that torch version."""
+    return load(version).get("breaks", {})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -194,8 +232,9 @@ def main(argv: list[str] | None = None) -> int:
     path = Path(argv[0]) if argv else Path(str(out).format(f"{v.major}.{v.minor}"))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")
-    print(f"{path}: {len(table['skipped'])} skipped callables, {len(table['numpy_unsupported'])} NumPy functions "
-          f"without a torch._numpy counterpart (torch {table['torch']})")
+    kinds = Counter(table["breaks"].values())
+    print(f"{path}: {len(table['breaks'])} callables (torch {table['torch']}): " +
+          ", ".join(f"{n} {gb}" for gb, n in kinds.most_common()))
     return 0
 
 

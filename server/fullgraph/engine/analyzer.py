@@ -683,6 +683,13 @@ class FunctionAnalyzer:
             for item in s.items:
                 v = self.value(item.context_expr)
                 self.hook("with", item.context_expr, v)
+                # a context manager of the project's: entering it runs its __enter__ (its __exit__ too, but
+                # Dynamo reports a break there only when __enter__ did not break: not followed)
+                if v.kind == V.INSTANCE and v.q and v.attr is None and \
+                        not v.q.startswith(("torch.", "builtins.", "logging.", "threading.", "contextlib.")):
+                    self.edge("method", v.q, "__enter__", item.context_expr)
+                elif v.kind == V.SELFATTR and v.q:
+                    self.edge("attr_method", v.q, f"{v.attr}.__enter__", item.context_expr)
                 if item.optional_vars is not None:
                     self.assign(item.optional_vars, self._enter_value(v), None)
             return self.block(s.body)
@@ -887,7 +894,9 @@ class FunctionAnalyzer:
             if isinstance(base, ast.Name) and self.lookup(base.id).kind == V.SELF and self.cls:
                 self._self_attr(target.attr, v, value_node)
             else:
-                self.value(base)
+                bv = self.value(base)
+                if target.attr == "requires_grad" and bv.kind == V.TENSOR:
+                    self.hook("requires_grad_set", target, bv)
         elif isinstance(target, ast.Subscript):
             self.value(target.value)
             self.value(target.slice)
@@ -1428,6 +1437,10 @@ class FunctionAnalyzer:
         if rules:
             self.dispatch(Event(kind="method", node=node, fn=self, method=method, recv=recv, args=args,
                                 kwargs=kwargs), rules)
+        elif k == V.INSTANCE and recv.q and recv.attr is None and f"{recv.q}.{method}" in TRACE_TABLE_NAMES:
+            # `opt.zero_grad()` on a torch.optim optimizer: Dynamo's own list of what it skips
+            self.dispatch(Event(kind="skipped_call", node=node, fn=self, q=f"{recv.q}.{method}", args=args,
+                                kwargs=kwargs), registry.HOOKS["skipped_call"])
         if method == "compile" and factory is not None:
             mod.summary.roots.append(RootDecl("factory", factory.q, None, self._fullgraph_flag(node),
                                               mod.text_of(node), mod.span(node)))

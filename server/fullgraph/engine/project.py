@@ -14,6 +14,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Iterable
 
+from .. import tracetable
 from ..config import Config
 from ..model import ERROR, INFO, WARNING, Finding, LibrarySite, Location, RootInfo, Step
 from ..positions import Span
@@ -703,6 +704,9 @@ class Project:
                 when = C.check(e.conds, r.env, attr_of) if e.conds else ()
                 if when is None:
                     continue
+                for rule, message, data in self._torch_receiver_breaks(e, r.mod, version):
+                    emit(self._make(rule, r.mod.path, e.span, message, severity, root, r.path, data=data,
+                                    when=_merge(r.cond, when)))
                 for tfs, tmod in self.resolve_edge(e, r.mod):
                     if tfs.disabled and tfs.compiled is None:
                         rule = registry.BY_CODE["FG202"]
@@ -806,6 +810,26 @@ class Project:
     def _is_generator_fn(self, q: str, near: str) -> bool:
         hit = self.function(q, near)
         return hit is not None and hit[0].is_generator
+
+    def _torch_receiver_breaks(self, e: Edge, mod: ModuleSummary, version):
+        """Breaks of calls on torch objects whose class only the project can tell (an attribute set in
+        `__init__`): `self.lstm(x)` (FG208), `self.opt.zero_grad()` (FG207, from Dynamo's table)."""
+        if e.kind not in ("module_call", "attr_call", "attr_method", "method"):
+            return
+        attr, _, meth = (e.attr or "").partition(".")  # "method": `self.lstm(x)` calls attribute `lstm`
+        types = [e.target] if e.kind == "module_call" else self.attr_types(e.target, attr, mod.path)
+        for t in types:
+            if not t.startswith("torch."):
+                continue
+            if e.kind != "attr_method" and t in V.RNN_MODULES:
+                yield registry.BY_CODE["FG208"], (f"`{e.text}(...)` calls a `{t.rsplit('.', 1)[1]}` module, which "
+                                                  "Dynamo does not trace (unless torch._dynamo.config.allow_rnn = "
+                                                  "True)"), {"module": t}
+            elif e.kind == "attr_method" and not registry.METHODS.get(meth):
+                gb = tracetable.breaks(version).get(f"{t}.{meth}")
+                if gb:
+                    rule = registry.BY_CODE["FG207"]
+                    yield rule, rule.describe(f"{e.text}", gb), {"callee": f"{t}.{meth}"}
 
     def _self_attr_reader(self, fs: FunctionSummary, mod: ModuleSummary):
         """`self.<attr>` -> (value, certainty) or None, for the class that defines `fs` (its MRO)."""

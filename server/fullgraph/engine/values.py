@@ -201,3 +201,7 @@ MODULE_SELF_METHODS = frozenset({"eval", "train", "to", "cuda", "cpu", "half", "
 TENSOR_TYPES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"} | {
     f"torch.{k}Tensor" for k in ("Float", "Double", "Half", "BFloat16", "Long", "Int", "Short", "Char", "Byte",
                                  "Bool")})
+
+# recurrent modules Dynamo does not trace unless torch._dynamo.config.allow_rnn (FG208)
+RNN_MODULES = frozenset({"torch.nn.RNN", "torch.nn.LSTM", "torch.nn.GRU", "torch.nn.modules.rnn.RNN",
+                         "torch.nn.modules.rnn.LSTM", "torch.nn.modules.rnn.GRU"})

@@ -300,3 +300,41 @@ def f(x):
                 return None  # e.g. elementwise_affine=...: maybe no parameters
         name = ev.q.rsplit(".", 1)[-1]
         return f"`nn.{name}(...)` creates parameters, which cannot be created while Dynamo traces; build it in `__init__`"
+
+
+class RequiresGradSet(Rule):
+    code = "FG505"
+    name = "requires-grad-set-in-region"
+    summary = "`tensor.requires_grad = ...` inside a compiled region"
+    gb_codes = ("GB0206",)
+    hooks = ("requires_grad_set",)
+    fixes = ("suppress",)
+    what = "Finds assignments to a tensor's `requires_grad` attribute in compiled code."
+    why = """Dynamo does not support `setattr()` on `Tensor.requires_grad` (GB0206): turning a non-leaf into a
+leaf (or back) in the middle of the graph is something AOTAutograd cannot represent, so Dynamo breaks
+the graph there."""
+    instead = """Set `requires_grad` before calling the compiled function (on the inputs or parameters), or
+create the tensor with `requires_grad=True` outside the compiled region; to stop gradients inside it,
+use `.detach()`."""
+    examples = (
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    w = x.detach()
+    w.requires_grad = True  # expect: FG505
+    return w * 2
+"""),
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    w = x.detach()
+    return w * 2
+""", call="f(torch.randn(4, requires_grad=True))", breaks=False),
+    )
+
+    def check(self, ev):
+        return "setting `.requires_grad` on a tensor inside a compiled region breaks the graph"

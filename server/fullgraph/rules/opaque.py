@@ -300,21 +300,22 @@ def f(x):
 class DynamoSkippedCall(Rule):
     code = "FG207"
     name = "dynamo-skipped-call"
-    summary = "call of a function Dynamo marks as skipped, or a NumPy function torch._numpy lacks"
-    gb_codes = ("GB0007", "GB0294")
+    summary = "call of a function Dynamo skips (its own trace rules), or a NumPy function torch._numpy lacks"
+    gb_codes = ("GB0007", "GB0008", "GB0208", "GB0294")
     hooks = ("skipped_call",)
     fixes = ("guard", "suppress")
     verified = ("each row of the table generated from torch 2.13's trace rules is confirmed by a Dynamo run "
                 "(fullgraph.tracetable; tests/test_tracetable.py)")
     what = """Finds calls, in compiled code, of standard-library functions Dynamo will not trace
 (`heapq.heappush`, `bisect.bisect_left`, `os.getpid`, `datetime.datetime.now`, `threading.Lock()`,
-`sys.getsizeof`, ...) and of NumPy functions that have no `torch._numpy` counterpart (`np.save`,
-`np.random.permutation`, `np.nanmean`, ...), when no more specific rule covers them.  The list is
+`sys.getsizeof`, `torch.get_rng_state`, `torch.backends.cudnn.flags(...)`, ...) and of NumPy
+functions that have no `torch._numpy` counterpart (`np.save`, `np.random.permutation`, `np.nanmean`,
+...), when no more specific rule covers them.  The list is
 not ours: it is read from the installed torch's trace rules and each entry is confirmed by compiling
 a call under Dynamo (`python -m fullgraph.tracetable` regenerates it)."""
     why = """Dynamo has no Python source to trace for C functions it has no handler for: it marks them as
-skipped and breaks the graph at the call (GB0007, "Attempted to call function marked as skipped").
-NumPy calls are traced by translating them to `torch._numpy`; a function without a counterpart breaks
+skipped and breaks the graph at the call (GB0007, "Attempted to call function marked as skipped");
+torch functions that return Python objects cannot go in the graph (GB0208).  NumPy calls are traced by translating them to `torch._numpy`; a function without a counterpart breaks
 the graph (GB0294)."""
     instead = """Do the work with torch operations (`torch.topk` instead of a heap, `torch.searchsorted`
 instead of `bisect`, `torch.nanmean` instead of `np.nanmean`), move it out of the compiled function
@@ -366,12 +367,63 @@ def f(x):
     def holds(self, data: dict, version) -> bool:
         from .. import tracetable
 
-        q = data.get("callee", "")
-        return q in tracetable.skipped(version) or q in tracetable.numpy_unsupported(version)
+        return data.get("callee", "") in tracetable.breaks(version)
 
     def check(self, ev):
-        if ev.q.startswith("numpy."):
-            return Report(f"`{ev.text(ev.node.func)}()` has no torch._numpy counterpart; Dynamo cannot trace "
-                          "this NumPy function", data={"callee": ev.q})
-        return Report(f"`{ev.text(ev.node.func)}()` is a function Dynamo marks as skipped (no Python source "
-                      "to trace); calling it breaks the graph", data={"callee": ev.q})
+        from .. import tracetable
+
+        return Report(self.describe(ev.text(ev.node.func), tracetable.all_names().get(ev.q, "")),
+                      data={"callee": ev.q})
+
+    @staticmethod
+    def describe(callee_text: str, gb: str) -> str:
+        why = {
+            "attempted to trace numpy function unsupported by PyTorch": "has no torch._numpy counterpart; Dynamo "
+                                                                        "cannot trace this NumPy function",
+            "torch.* op returned non-Tensor": "returns a Python object, not a tensor; Dynamo cannot put it in the "
+                                              "graph",
+        }.get(gb, "is a function Dynamo marks as skipped; calling it breaks the graph")
+        return f"`{callee_text}()` {why} (Dynamo: \"{gb}\")"
+
+
+class RecurrentModule(Rule):
+    code = "FG208"
+    name = "rnn-module-call"
+    summary = "nn.RNN / nn.LSTM / nn.GRU called inside a compiled region"
+    gb_codes = ("GB0014",)
+    fixes = ("suppress",)
+    what = "Finds calls of `torch.nn.RNN`, `LSTM` and `GRU` modules from compiled code."
+    why = """Dynamo does not trace the recurrent modules by default ("Attempted to wrap RNN, GRU, or LSTM",
+GB0014): their cuDNN-backed kernels and flattened weights are outside what it models, so the call
+breaks the graph."""
+    instead = """Compile the parts around the recurrent layer (e.g. the embedding and the head) and call the
+RNN eagerly between them, or write the recurrence with `nn.LSTMCell`/`nn.GRUCell` in a loop. Setting
+`torch._dynamo.config.allow_rnn = True` enables Dynamo's experimental support (fullgraph honours it)."""
+    examples = (
+        Example("""import torch
+
+LSTM = torch.nn.LSTM(4, 4, batch_first=True)
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    y, _ = LSTM(x)  # expect: FG208
+    return y
+""", call="f(torch.randn(2, 3, 4))"),
+        Example("""import torch
+
+CELL = torch.nn.LSTMCell(4, 4)
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    h, c = CELL(x)
+    return h
+""", call="f(torch.randn(2, 4))", breaks=False),
+    )
+
+    def silenced_by(self, dynamo_config, data):
+        return ("allow_rnn", True) in dynamo_config
+
+    def check(self, ev):  # reported by the project from module calls, whose class only it can tell
+        return None
