@@ -1,0 +1,1 @@
+"""Tiny detection post-processing package."""
