@@ -303,8 +303,8 @@ def test_conditional_findings_are_hidden_from_the_default_text_output(tmp_path):
     (tmp_path / "conditions.py").write_text(ALONE)
     r = _cli("check", tmp_path, cwd=tmp_path)
     assert r.returncode == 1
-    assert "Found 1 graph break (0 errors, 1 warning) in 1 file checked; 3 more only when flags off by default " \
-           "are on (--show-conditional)" in r.stdout
+    assert "Found 1 graph break (0 errors, 1 warning) in 1 file checked; 3 more on conditional paths " \
+           "(--show-conditional)" in r.stdout
     r = _cli("check", tmp_path, "--show-conditional", cwd=tmp_path)
     assert "Found 4 graph breaks (0 errors, 1 warning, 3 conditional)" in r.stdout
     assert "(only when `verbose=True`)" in r.stdout
@@ -455,3 +455,41 @@ def test_context_managers_recurrent_modules_optimizers_and_requires_grad(tmp_pat
         sys.modules.pop("bits", None)
     mine = os.path.realpath(tmp_path / "bits.py")
     assert {line for path, line in seen if path == mine} == {line for line, _ in expected(TRAINING_BITS)}
+
+
+SWITCHED = '''\
+import torch
+
+
+class Rope(torch.nn.Module):
+    def __init__(self, kind="default"):
+        super().__init__()
+        self.kind = kind.lower()
+
+    def forward(self, x):
+        if x.dim() != 2:
+            raise ValueError("2-D input expected")
+        if "dynamic" in self.kind:
+            print("recompute")
+        return x
+'''
+
+
+def test_configuration_switches_inside_a_library_are_conditions(tmp_path, monkeypatch):
+    """Inside a followed library an unknown test (a feature chosen by configuration) makes the path
+    conditional, worded with the test; the same code in the user's own files is reported as before.
+    Validation (`if bad: raise`) adds no condition to what follows."""
+    from fullgraph.api import Workspace
+    from fullgraph.config import Config
+
+    site = tmp_path / "site" / "ropelib"
+    site.mkdir(parents=True)
+    (site / "__init__.py").write_text(SWITCHED)
+    user = tmp_path / "user"
+    user.mkdir()
+    (user / "own.py").write_text(SWITCHED + "\n\ncompiled = torch.compile(Rope())\n")
+    (user / "run.py").write_text("import torch\nfrom ropelib import Rope\n\ncompiled = torch.compile(Rope())\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    res = Workspace(Config(project_root=str(user), follow=["ropelib"])).check([user])
+    got = {(Path(f.path).name, f.code): f.condition for f in res.findings}
+    assert got == {("own.py", "FG101"): None, ("run.py", "FG101"): '`"dynamic" in self.kind`'}

@@ -73,7 +73,7 @@ def summary_line(findings: list[Finding], files_checked: int, torch_version: str
         head = f"No graph breaks found in {files}"
     extra = []
     if conditional:
-        extra.append(f"{conditional} more only when flags off by default are on (--show-conditional)")
+        extra.append(f"{conditional} more on conditional paths (--show-conditional)")
     if unreadable:
         extra.append(f"{unreadable} file{'s' if unreadable != 1 else ''} could not be analysed")
     if unresolved:

@@ -514,7 +514,8 @@ class FunctionAnalyzer:
         return None
 
     def _atom(self, node: ast.AST) -> tuple | None:
-        """The Cond atom `node` is true exactly when, or None."""
+        """The Cond atom `node` is true exactly when, or None for a compile guard.  A test that is no
+        flag is kept as its text ("expr": the project decides what an unknown test means)."""
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             a = self._atom(node.operand)
             return a[:3] + (not a[3],) if a else None
@@ -523,7 +524,12 @@ class FunctionAnalyzer:
             f = self._flag(node.left)
             return (*f, "none", isinstance(node.ops[0], ast.Is)) if f else None
         f = self._flag(node)
-        return (*f, "truth", True) if f else None
+        if f:
+            return (*f, "truth", True)
+        if self.truth(node)[0] != "U":
+            return None  # a compile guard: dead_if's business
+        text = " ".join(self.mod.text_of(node).split())
+        return ("expr", text if len(text) <= 60 else text[:57] + "...", "truth", True)
 
     def _branch_conds(self, test: ast.AST) -> tuple[tuple, tuple]:
         """Cond atoms that hold in the body and in the else branch of `if test:` (what is known)."""
@@ -776,6 +782,8 @@ class FunctionAnalyzer:
         body_stops = stop_body or body_err
         else_stops = stop_else or else_err
         if body_stops and not else_stops:
+            if body_err:  # `if bad_input: raise ...` validates: no feature switch for what follows
+                else_conds = tuple(a for a in else_conds if a[0] != "expr")
             self.conds = saved_conds + else_conds  # `if not flag: return`: the rest runs when flag holds
         elif else_stops and not body_stops and s.orelse:
             self.conds = saved_conds + body_conds

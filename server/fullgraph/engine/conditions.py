@@ -74,10 +74,14 @@ def attr_value(value: tuple | None) -> tuple[Any, str] | None:
     return None
 
 
-def evaluate(atom: tuple, env: Env, self_attr: Callable[[str], tuple | None]) -> str:
+def evaluate(atom: tuple, env: Env, self_attr: Callable[[str], tuple | None], library: bool = False) -> str:
     """"true" (taken, or cannot tell), "false" (never traced) or "default" (not taken unless the user
-    changes a default)."""
+    changes a default).  Any other test ("expr") is assumed taken in the user's code, and makes the
+    path conditional inside a followed library, where such tests select features by configuration
+    (`if "dynamic" in self.rope_type:`, `if len(collected_outputs) > 0:`)."""
     kind, name, test, want = atom
+    if kind == "expr":
+        return "default" if library else "true"
     if kind == "param":
         got = env.get(name)
         if got is None:
@@ -97,6 +101,8 @@ def evaluate(atom: tuple, env: Env, self_attr: Callable[[str], tuple | None]) ->
 
 def describe(atom: tuple) -> str:
     kind, name, test, want = atom
+    if kind == "expr":
+        return f"`{name}`" if want else f"`not ({name})`"
     if kind == "self" and name == "training" and test == "truth":
         return "the module is in training mode" if want else "the module is in eval mode"
     subject = f"self.{name}" if kind == "self" else name
@@ -107,11 +113,12 @@ def describe(atom: tuple) -> str:
     return f"`{subject}`" if want else f"`not {subject}`"
 
 
-def check(conds: tuple, env: Env, self_attr: Callable[[str], tuple | None]) -> tuple[str, ...] | None:
+def check(conds: tuple, env: Env, self_attr: Callable[[str], tuple | None],
+          library: bool = False) -> tuple[str, ...] | None:
     """None when the path is never traced; else the conditions (texts) it still depends on."""
     out: list[str] = []
     for atom in conds:
-        r = evaluate(atom, env, self_attr)
+        r = evaluate(atom, env, self_attr, library)
         if r == "false":
             return None
         if r != "true":

@@ -668,10 +668,11 @@ class Project:
             if deps is not None:
                 deps.add(r.mod.path)
             attr_of = self._self_attr_reader(r.fs, r.mod)
+            lib = getattr(r.mod, "library", False)
             for site in r.fs.sites:
                 if site.dead_if and self.dead(site.dead_if):
                     continue
-                when = C.check(site.conds, r.env, attr_of) if site.conds else ()
+                when = C.check(site.conds, r.env, attr_of, lib) if site.conds else ()
                 if when is None:
                     continue  # a flag known false: Dynamo never traces it
                 data = site.data
@@ -701,7 +702,7 @@ class Project:
             for e in r.fs.edges:
                 if e.dead_if and self.dead(e.dead_if):
                     continue
-                when = C.check(e.conds, r.env, attr_of) if e.conds else ()
+                when = C.check(e.conds, r.env, attr_of, lib) if e.conds else ()
                 if when is None:
                     continue
                 for rule, message, data in self._torch_receiver_breaks(e, r.mod, version):
@@ -753,10 +754,11 @@ class Project:
                     queue.append(Reached(w, wmod, r.path + [Step(w.qualname, Location(r.mod.path, span))],
                                          cond=r.cond))
             attr_of = self._self_attr_reader(r.fs, r.mod)
+            lib = getattr(r.mod, "library", False)
             for e in r.fs.edges:
                 if e.dead_if and self.dead(e.dead_if):
                     continue
-                when = C.check(e.conds, r.env, attr_of) if e.conds else ()
+                when = C.check(e.conds, r.env, attr_of, lib) if e.conds else ()
                 if when is None:
                     continue  # the call sits behind a flag known false
                 for tfs, tmod in self.resolve_edge(e, r.mod):
