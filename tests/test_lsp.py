@@ -425,3 +425,32 @@ async def test_project_findings_update_after_editing_a_callee(client: LanguageCl
         if not await diagnostics(client, heads_uri):
             break
     assert not await diagnostics(client, heads_uri)
+
+
+FLAGGED = '''import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def forward(self, x, verbose=False):
+        print("always")
+        if verbose:
+            print("only with verbose=True")
+        return x
+
+
+model = torch.compile(Net())
+'''
+
+
+async def test_conditional_findings_are_information_with_their_condition(client: LanguageClient):
+    uri = await open_doc(client, "flagged.py", FLAGGED)
+    diags = sorted(await diagnostics(client, uri), key=lambda d: d.range.start.line)
+    assert [(d.range.start.line, d.severity) for d in diags] == [
+        (6, t.DiagnosticSeverity.Warning), (8, t.DiagnosticSeverity.Information)]
+    assert diags[1].message.endswith("(only when `verbose=True`)")
+    h = await client.text_document_hover_async(t.HoverParams(text_document=t.TextDocumentIdentifier(uri=uri),
+                                                             position=diags[1].range.start))
+    assert "conditional: a graph break only when `verbose=True`" in h.contents.value
+    lenses = await client.text_document_code_lens_async(t.CodeLensParams(text_document=t.TextDocumentIdentifier(uri=uri)))
+    assert [cl.command.title for cl in lenses] == ["1 graph break reachable, 1 more when `verbose=True`"]

@@ -854,9 +854,13 @@ async def hover(ls: FullgraphServer, params: t.HoverParams):
 
 def _finding_hover(ls: FullgraphServer, f: Finding) -> str:
     rule = registry.BY_CODE.get(f.code)
-    parts = [f"**fullgraph {f.code}** `{f.name}` — "
-             + ("error: this raises under `fullgraph=True`" if f.severity == ERROR else "warning: a graph break (slowdown)"),
-             "", f.message, ""]
+    if f.condition is not None:
+        kind = f"conditional: a graph break only when {f.condition}"
+    elif f.severity == ERROR:
+        kind = "error: this raises under `fullgraph=True`"
+    else:
+        kind = "warning: a graph break (slowdown)"
+    parts = [f"**fullgraph {f.code}** `{f.name}` — {kind}", "", f.message, ""]
     rt = f.data.get("runtime")
     if f.origin == "confirmed" and rt:
         parts += [f"**Confirmed at runtime** (`fullgraph trace`): Dynamo reported *{rt.get('gb_type')}* here.", ""]
@@ -931,15 +935,9 @@ async def code_lens(ls: FullgraphServer, params: t.CodeLensParams):
             return out
         all_findings = proj.findings()
         for r in roots:
-            n = sum(1 for f in all_findings if f.root is not None and f.root.location.path == path
-                    and f.root.location.span == r.decl.span)
-            if r.info is None:
-                title = "fullgraph: target not found"
-            elif n == 0:
-                title = "fullgraph-clean"
-            else:
-                title = f"{n} graph break{'s' if n != 1 else ''} reachable"
-            out.append((r.decl.span, title))
+            mine = [f for f in all_findings if f.root is not None and f.root.location.path == path
+                    and f.root.location.span == r.decl.span]
+            out.append((r.decl.span, "fullgraph: target not found" if r.info is None else _lens_title(mine)))
         return out
 
     items = await ls.engine.submit((NOW, 0), compute)
@@ -948,6 +946,19 @@ async def code_lens(ls: FullgraphServer, params: t.CodeLensParams):
 
 
 NOOP_COMMAND = "fullgraph.codeLens"
+
+
+def _lens_title(findings: list[Finding]) -> str:
+    """"3 graph breaks reachable, 5 more when `output_attentions=True`" (the commonest condition)."""
+    n = sum(1 for f in findings if f.condition is None)
+    conditional = [f.condition for f in findings if f.condition is not None]
+    title = f"{n} graph break{'s' if n != 1 else ''} reachable" if n else "fullgraph-clean"
+    if conditional:
+        common = max(set(conditional), key=conditional.count)
+        more = len(conditional)
+        title += f", {more} more when {common}" if conditional.count(common) == more else \
+            f", {more} more on conditional paths (e.g. when {common})"
+    return title
 
 
 @server.command(NOOP_COMMAND)
