@@ -299,6 +299,7 @@ class FunctionAnalyzer:
         self.params: dict[str, int] = {}  # param name -> position among call arguments
         self.dead_if: tuple = ()
         self.conds: tuple = ()  # path condition: Cond atoms of the enclosing `if`s (summary.Cond)
+        self.key_node: ast.AST | None = None  # the index of the subscript of a non-tensor being evaluated
         self.stmt: ast.stmt | None = None
         self.fs: FunctionSummary | None = None
         self._returns: list[ast.AST | None] = []
@@ -906,8 +907,7 @@ class FunctionAnalyzer:
                 if target.attr == "requires_grad" and bv.kind == V.TENSOR:
                     self.hook("requires_grad_set", target, bv)
         elif isinstance(target, ast.Subscript):
-            self.value(target.value)
-            self.value(target.slice)
+            self._key(target.slice, self.value(target.value))
         elif isinstance(target, ast.Starred):
             self.assign(target.value, U, None)
 
@@ -943,6 +943,16 @@ class FunctionAnalyzer:
         v = self.value(node)
         self.hook("condition", node, v)
         return v
+
+    def _key(self, node: ast.AST, container: Val) -> Val:
+        """A subscript's index; in `cache[t.data_ptr()]` (not a tensor's subscript) the index is only a
+        key, which rules can tell by `key_node`."""
+        saved = self.key_node
+        self.key_node = node if container.kind != V.TENSOR else None
+        try:
+            return self.value(node)
+        finally:
+            self.key_node = saved
 
     def _boolop(self, node: ast.BoolOp, as_cond: bool) -> Val:
         """`a and b`: every operand but the last is converted with bool(); the last is the value, and
@@ -1039,7 +1049,7 @@ class FunctionAnalyzer:
             return vb if vb == vo else U
         if t is ast.Subscript:
             base = self.value(node.value)
-            idx = self.value(node.slice)
+            idx = self._key(node.slice, base)
             if base.kind == V.TENSOR:
                 self.hook("subscript", node, idx)
                 return V.TENSOR_V

@@ -460,12 +460,24 @@ def f(x):
 def f(x):
     return x + x.numel() * x.element_size()
 """, breaks=False),
+        Example("""import torch
+
+SEEN = {}
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    SEEN[x.data_ptr()] = True
+    return x + 1
+""", breaks=False, note="the pointer is only a dict key"),
     )
 
     def check(self, ev):
         r = ev.recv
         if r is None:
             return None
+        if ev.method == "data_ptr" and ev.node is ev.fn.key_node:
+            return None  # `cache[t.data_ptr()]`: used as a key only, Dynamo compiles it (torch 2.13)
         if r.kind == V.TENSOR or (r.kind == V.UNKNOWN and ev.method in ("data_ptr", "untyped_storage")):
             return f"`.{ev.method}()` needs real tensor memory, which does not exist while tracing"
         return None

@@ -13,7 +13,9 @@ function in `torch._dynamo.config.ignore_logging_functions` (torch >= 2.11) so c
 
 
 def _all_reorderable(ev) -> bool:
-    return all(v.kind in (V.TENSOR, V.CONST, V.FSTRING) for v in [*ev.args, *ev.kwargs.values()])
+    """Arguments reorderable_logging_functions accepts: tensors and constants.  An unknown value (an
+    unannotated parameter) is what callers pass, tensors most often: not assumed the worst."""
+    return all(v.kind in (V.TENSOR, V.CONST, V.FSTRING, V.UNKNOWN) for v in [*ev.args, *ev.kwargs.values()])
 
 
 class PrintCall(Rule):
@@ -96,6 +98,16 @@ def f(x):
 
 report(f(torch.randn(4)))
 """, breaks=False, note="print outside the compiled region"),
+        Example("""import torch
+
+torch._dynamo.config.reorderable_logging_functions.add(print)
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    print("input", x)
+    return x + 1
+""", breaks=False, note="registered as reorderable; the unannotated argument is what the caller passes"),
     )
 
     def check(self, ev):
@@ -656,8 +668,9 @@ class CopyCall(Rule):
     calls = ("copy.copy", "copy.deepcopy")
     fixes = ("clone", "suppress")
     what = "Finds `copy.copy` and `copy.deepcopy` in compiled code."
-    why = """Dynamo does not support `copy.deepcopy` (GB4198 on a tensor, GB0179 otherwise) and skips
-`copy.copy` (GB0007)."""
+    why = """Dynamo does not support `copy.deepcopy` of tensors and modules (GB4198, GB0179) and skips
+`copy.copy` (GB0007).  A deep copy of a container of constants (a config dict) is traced, and an
+argument whose kind the analysis does not know is not assumed to be a tensor."""
     instead = "Use `t.clone()` for tensors and build new containers explicitly (`list(xs)`, `dict(d)`)."
     examples = (
         Example("""import copy
@@ -666,10 +679,34 @@ import torch
 
 
 @torch.compile(fullgraph=True)
-def f(x):
+def f(x: torch.Tensor):
     y = copy.deepcopy(x)  # expect: FG113
     return y + 1
 """),
+        Example("""import copy
+
+import torch
+
+DEFAULTS = {"scale": 2, "names": ["a", "b"]}
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    cfg = copy.copy(DEFAULTS)  # expect: FG113
+    return x * cfg["scale"]
+"""),
+        Example("""import copy
+
+import torch
+
+DEFAULTS = {"scale": 2, "names": ["a", "b"]}
+
+
+@torch.compile(fullgraph=True)
+def f(x, overrides=None):
+    cfg = copy.deepcopy(DEFAULTS)
+    return x * cfg["scale"]
+""", breaks=False, note="a deep copy of a container of constants is traced (torch 2.13)"),
         Example("""import torch
 
 
@@ -685,6 +722,8 @@ def f(x):
         if ev.q == "copy.deepcopy" and tensor:
             return Report("`copy.deepcopy()` of a tensor breaks the graph; use `.clone()`",
                           data={"tensor_arg": True, "arg_kind": V.TENSOR})
+        if ev.q == "copy.deepcopy" and (not ev.args or ev.args[0].kind in (V.UNKNOWN, V.CONST, V.STATIC)):
+            return None  # Dynamo deep-copies containers of constants (torch 2.13); unknown is not the worst
         return Report(f"`{ev.q}()` breaks the graph",
                       data={"tensor_arg": tensor, "arg_kind": ev.args[0].kind if ev.args else None})
 
