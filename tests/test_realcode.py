@@ -493,3 +493,24 @@ def test_configuration_switches_inside_a_library_are_conditions(tmp_path, monkey
     res = Workspace(Config(project_root=str(user), follow=["ropelib"])).check([user])
     got = {(Path(f.path).name, f.code): f.condition for f in res.findings}
     assert got == {("own.py", "FG101"): None, ("run.py", "FG101"): '`"dynamic" in self.kind`'}
+
+
+def test_dynamo_settings_apply_to_the_program_that_makes_them(tmp_path):
+    """`torch._dynamo.config` set in one script configures the modules connected to it by imports,
+    not every file of the checked tree."""
+    from fullgraph.api import Workspace
+    from fullgraph.config import Config
+
+    (tmp_path / "metrics_job.py").write_text(
+        "import torch\n\ntorch._dynamo.config.reorderable_logging_functions.add(print)\n\n\n"
+        "@torch.compile\ndef metrics(x):\n    print('metrics', x)\n    return x.mean()\n")
+    (tmp_path / "train.py").write_text(
+        "import torch\n\n\n@torch.compile\ndef step(x):\n    print('step', x)\n    return x * 2\n")
+    (tmp_path / "settings.py").write_text(
+        "import torch\n\ntorch._dynamo.config.capture_scalar_outputs = True\n")
+    (tmp_path / "evaluate.py").write_text(
+        "import torch\nimport settings\n\n\n@torch.compile\ndef score(x):\n    return x * x.sum().item()\n")
+    (tmp_path / "other.py").write_text(
+        "import torch\n\n\n@torch.compile\ndef other(x):\n    return x * x.sum().item()\n")
+    res = Workspace(Config(project_root=str(tmp_path))).check([tmp_path])
+    assert sorted((Path(f.path).name, f.code) for f in res.findings) == [("other.py", "FG303"), ("train.py", "FG101")]

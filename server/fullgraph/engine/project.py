@@ -566,34 +566,62 @@ class Project:
                 out.append(c)
         return out
 
+    def _program_settings(self, root_mod: ModuleSummary) -> tuple[frozenset, frozenset, frozenset, frozenset]:
+        """Dynamo settings that apply to a root: those made in its own program, i.e. in modules connected
+        to the root's module by imports (it imports them, or they import it, transitively); a script
+        elsewhere in the checked tree configures its own program, not this one.
+        (ignored functions, reorderable functions, allow_in_graph targets, torch._dynamo.config values)"""
+        ignored, reorderable, allowed, config = set(), set(), set(), set()
+        for m in self._setters():
+            if m is root_mod or m.path in self._imports_closure(root_mod) or \
+                    root_mod.path in self._imports_closure(m):
+                ignored |= m.ignored
+                reorderable |= m.reorderable
+                allowed |= m.allow_in_graph
+                config |= m.dynamo_config
+        return frozenset(ignored), frozenset(reorderable), frozenset(allowed), frozenset(config)
+
+    def _setters(self) -> list[ModuleSummary]:
+        memo = self._memo
+        if "setters" not in memo:
+            memo["setters"] = [m for m in self.modules.values()
+                               if m.ignored or m.reorderable or m.allow_in_graph or m.dynamo_config]
+        return memo["setters"]
+
+    def _imports_closure(self, mod: ModuleSummary) -> frozenset[str]:
+        """Paths of the loaded modules `mod` imports, transitively (memoised)."""
+        memo = self._memo.setdefault("imports_closure", {})
+        hit = memo.get(mod.path)
+        if hit is None:
+            seen: set[str] = set()
+            todo = [mod]
+            while todo:
+                m = todo.pop()
+                for name in m.imports:
+                    dep = self._module(name, m.path) or self._module(name.rpartition(".")[0], m.path)
+                    if dep is not None and dep.path not in seen and dep is not mod:
+                        seen.add(dep.path)
+                        todo.append(dep)
+            hit = memo[mod.path] = frozenset(seen)
+        return hit
+
     def _all_findings(self) -> list[Finding]:
         version = self.config.torch()
-        ignored: set[str] = set()
-        reorderable: set[str] = set()
-        allowed: set[str] = set()
-        dynamo_config: set[tuple] = set()
-        for m in list(self.modules.values()):
-            ignored |= m.ignored
-            reorderable |= m.reorderable
-            allowed |= m.allow_in_graph
-            dynamo_config |= m.dynamo_config
         best: dict[tuple, Finding] = {}
-
-        def emit(f: Finding) -> None:
-            rule = registry.BY_CODE.get(f.code)
-            if dynamo_config and rule is not None and rule.silenced_by(dynamo_config, f.data):
-                return  # e.g. capture_scalar_outputs = True, set somewhere in the project
-            _keep_best(best, f)
 
         for root in self.roots():
             if not root.entries or root.info is None:
                 continue
-            key = _root_key(root)
+            ignored, reorderable, allowed, dynamo_config = self._program_settings(root.mod)
+            key = (_root_key(root), ignored, reorderable, allowed)
             hit = self._root_cache.get(key)
             if hit is None:
                 hit = self._root_cache[key] = self._root_findings(root, version, ignored, reorderable, allowed)
             for f in hit[0]:
-                emit(f)
+                rule = registry.BY_CODE.get(f.code)
+                if dynamo_config and rule is not None and rule.silenced_by(dynamo_config, f.data):
+                    continue  # e.g. capture_scalar_outputs = True, set in this root's program
+                _keep_best(best, f)
         echoes: dict[tuple, Finding] = {}
         for f in sorted(best.values(), key=_rank):
             mod = self.modules.get(f.path)
@@ -636,7 +664,7 @@ class Project:
                             f"({where}), reached from your code here")
             umod = self.modules.get(echo.path)
             if self.config.code_enabled(echo.code) and not (umod is not None and _suppressed(umod, echo)):
-                emit(echo)
+                _keep_best(best, echo)
         return sorted(best.values(), key=Finding.sort_key)
 
     def _root_findings(self, root: RootRecord, version, ignored: set[str], reorderable: set[str],
