@@ -514,3 +514,55 @@ def test_dynamo_settings_apply_to_the_program_that_makes_them(tmp_path):
         "import torch\n\n\n@torch.compile\ndef other(x):\n    return x * x.sum().item()\n")
     res = Workspace(Config(project_root=str(tmp_path))).check([tmp_path])
     assert sorted((Path(f.path).name, f.code) for f in res.findings) == [("other.py", "FG303"), ("train.py", "FG101")]
+
+
+REGISTRY_LIB = '''\
+import torch
+
+
+def fast_forward(x):
+    return x * 2
+
+
+def debug_forward(x):
+    print("debug attention")
+    return x * 2
+
+
+class Interface:
+    _global_mapping = {"fast": fast_forward, "debug": debug_forward}
+
+    def get_interface(self, key, default):
+        return self._global_mapping.get(key, default)
+
+
+ALL = Interface()
+
+
+class Block(torch.nn.Module):
+    def __init__(self, impl="fast"):
+        super().__init__()
+        self.impl = impl
+
+    def forward(self, x):
+        fn = ALL.get_interface(self.impl, fast_forward)
+        return fn(x)
+'''
+
+
+def test_functions_chosen_from_a_registry_are_reached_under_their_condition(tmp_path, monkeypatch):
+    """transformers' attention dispatch: a lookup method of a class holding a dict of functions.
+    Each function is reached; inside a library, under the condition that the lookup picks it."""
+    from fullgraph.api import Workspace
+    from fullgraph.config import Config
+
+    site = tmp_path / "site" / "reglib"
+    site.mkdir(parents=True)
+    (site / "__init__.py").write_text(REGISTRY_LIB)
+    user = tmp_path / "user"
+    user.mkdir()
+    (user / "run.py").write_text("import torch\nfrom reglib import Block\n\ncompiled = torch.compile(Block())\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    (f,) = Workspace(Config(project_root=str(user), follow=["reglib"])).check([user]).findings
+    assert f.code == "FG101" and f.condition == "`fn` is `debug_forward`"
+    assert [s.span.start.line + 1 for s in f.library_sites] == [9]

@@ -872,6 +872,12 @@ class FunctionAnalyzer:
                 q = body_an.resolve_dotted_node(st.annotation)
                 if q and not q.startswith(("builtins.", "typing.")):
                     cs.attrs.setdefault(st.target.id, (q,))
+            elif isinstance(st, ast.Assign) and isinstance(st.value, ast.Dict) and st.value.values:
+                fns = [body_an.resolve_dotted_node(v) for v in st.value.values]
+                if all(fns):
+                    for tg in st.targets:
+                        if isinstance(tg, ast.Name):
+                            cs.registries[tg.id] = tuple(dict.fromkeys(fns))
             elif isinstance(st, ast.Assign) and isinstance(st.value, ast.Constant):
                 for tg in st.targets:
                     if isinstance(tg, ast.Name):
@@ -1514,6 +1520,8 @@ class FunctionAnalyzer:
                                                        mod.span(node)))
                 if method in V.MODULE_SELF_METHODS:
                     return recv  # `Net().to(device).eval()`: nn.Module methods return the module itself
+                # what the method returns, as the project can tell (a factory; a registry's function)
+                return Val(V.INSTANCE, f"{recv.q}.{method}", attr="factory")
             return U
         if k == V.SELFATTR:
             self.edge("attr_method", recv.q, f"{recv.attr}.{method}", node)

@@ -398,7 +398,9 @@ class Project:
             hit = self.function(e.target, near)
             if hit is not None and hit[0].returns_instance:
                 return self.module_call(hit[0].returns_instance, hit[1].path)
-            return []
+            return self._registry_targets(e, mod)
+        if k == "registry_call":
+            return self._registry_targets(e, mod)
         if k in ("attr_call", "item_call"):
             out = []
             types = self.attr_types(e.target, e.attr or "", near, containers=(k == "item_call"))
@@ -419,6 +421,30 @@ class Project:
                     out.append(m)
             return out
         return []
+
+    def _registry_targets(self, e: Edge, mod: ModuleSummary) -> list[tuple[FunctionSummary, ModuleSummary]]:
+        """Calling what a registry's lookup returned: `fn = ATTENTION.get_interface(key, default); fn(...)`
+        (a method of a class holding a class-level dict of functions) or `ATTENTION[key](...)`: any of
+        the functions in the class's dicts."""
+        if e.kind == "factory_call":
+            hit = self.function(e.target, mod.path)
+            cls = hit[0].class_qualname if hit is not None else None
+            near = hit[1].path if hit is not None else mod.path
+            if hit is None:  # `ATTENTION.get_interface` with ATTENTION a module-level instance
+                bound = self.instance_binding(e.target.rpartition(".")[0], mod.path)
+                cls = bound[1] if bound is not None else None
+        else:
+            cls, near = e.target, mod.path
+        if not cls:
+            return []
+        out = []
+        for cs, cmod in self.mro(cls, near):
+            for fns in cs.registries.values():
+                for q in fns:
+                    f = self.function(q, cmod.path)
+                    if f is not None and f not in out:
+                        out.append(f)
+        return out
 
     def wrappers(self, fs: FunctionSummary, mod: ModuleSummary) -> list[tuple[FunctionSummary, ModuleSummary,
                                                                              Span]]:
@@ -789,6 +815,8 @@ class Project:
                 when = C.check(e.conds, r.env, attr_of, lib) if e.conds else ()
                 if when is None:
                     continue  # the call sits behind a flag known false
+                picked = {f.qualname for f, _ in self._registry_targets(e, r.mod)} \
+                    if e.kind in ("factory_call", "registry_call") else ()
                 for tfs, tmod in self.resolve_edge(e, r.mod):
                     q = tfs.qualname
                     if q in seen or tfs.opaque or tfs.disabled or q in allowed or q in ignored:
@@ -797,8 +825,11 @@ class Project:
                         continue  # another compiled region: its own root covers it
                     seen.add(q)
                     env = C.callee_env(e.vals, r.env, tfs.params, tfs.is_method, tfs.defaults)
+                    # one of a registry's functions: inside a library the lookup's key (configuration)
+                    # selects which, a condition like any other unknown test there (conditions.evaluate)
+                    chosen = (f"`{e.text}` is `{tfs.name}`",) if q in picked and lib else ()
                     queue.append(Reached(tfs, tmod, r.path + [Step(q, Location(r.mod.path, e.span))], env,
-                                         _merge(r.cond, when)))
+                                         _merge(_merge(r.cond, when), chosen)))
 
     def callers_index(self):
         """Function qualname -> [(call site, module)] of calls passing arguments (memoised)."""

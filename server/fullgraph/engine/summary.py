@@ -113,6 +113,9 @@ class ClassSummary:
     # assigned in a method), ("init_param", name, default) (`self.x = x`, x an `__init__` parameter with a
     # literal default), ("object",) (an instance: not None, true); ("unknown",) when assigned differently
     values: dict[str, tuple] = field(default_factory=dict)
+    # class-level dicts of functions (`_global_mapping = {"sdpa": sdpa_forward, ...}`): attr -> functions;
+    # what a lookup method of the class returns may be any of them
+    registries: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass
