@@ -108,3 +108,17 @@ def test_the_table_finds_what_dynamo_breaks_on_in_a_module(tmp_path):
         sys.modules.pop("probes", None)
     mine = os.path.realpath(tmp_path / "probes.py")
     assert {line for path, line in seen if path == mine} == {line for line, _ in expected(PROBES)}
+
+
+def test_every_gb_template_reads_without_placeholders():
+    """Hover quotes the registry's explanation and hints with `{placeholders}` filled or dropped."""
+    from fullgraph.torchinfo import _PLACEHOLDER, load_gb_registry
+
+    reg = load_gb_registry()
+    if not reg:
+        pytest.skip("no torch installed next to fullgraph")
+    left = [(code, text) for code, e in reg.items() for text in (lambda x: [x[0], *x[1]])(e.filled({}))
+            if _PLACEHOLDER.search(text)]
+    assert left == []
+    expl, _ = reg["GB0059"].filled({"fn.__name__": "print"})
+    assert expl == "Dynamo does not know how to trace builtin operator `print`"

@@ -108,6 +108,30 @@ class GBEntry:
     def url(self) -> str:
         return gb_url(self.code)
 
+    def filled(self, known: dict[str, str]) -> tuple[str, tuple[str, ...]]:
+        """Explanation and hints as Dynamo would print them: the registry's `{placeholders}` filled
+        with what the analysis knows (`known`: placeholder expression -> text, e.g. "fn.__name__" ->
+        "print") and the phrases around the others dropped, so no `{...}` is left."""
+        expl = self.explanation
+        if re.fullmatch(r"\w+", expl.strip()):
+            expl = ""  # the registry names a variable ("explanation"), not a text
+        return fill_template(expl, known), tuple(h for h in (fill_template(h, known) for h in self.hints) if h)
+
+
+_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+
+
+def fill_template(text: str, known: dict[str, str]) -> str:
+    def unknown(m: re.Match) -> bool:
+        return m.group(1) not in known
+
+    # phrases that only carry an unknown value: "(has_kwargs {x})", " with argument types {x}", ": {x}"
+    for pat in (r"\s*\([^()]*\{(%s)\}[^()]*\)", r"\s+(?:with|of|for|in|on|at|from|to|as)\s+[\w\s]*?`?\{(%s)\}`?",
+                r":?\s*`?\{(%s)\}`?"):
+        text = re.sub(pat % r"[^{}]*", lambda m: "" if m.group(1) not in known else m.group(0), text)
+    text = _PLACEHOLDER.sub(lambda m: known.get(m.group(1), ""), text)
+    return re.sub(r"\s{2,}", " ", text).strip()
+
 
 def gb_url(code: str) -> str:
     return GB_SITE.format(code=code.lower())

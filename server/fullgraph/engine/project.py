@@ -751,6 +751,8 @@ class Project:
                 rule = registry.BY_CODE.get(site.code)
                 if rule is None or not _applies(rule, version, fg) or not rule.holds(data, version):
                     continue
+                if site.callee:
+                    data = {"callee": site.callee, **data}
                 emit(self._make(rule, r.mod.path, site.span, site.message, severity, root, r.path,
                                 data={**data, "stmt": site.stmt}, when=_merge(r.cond, when)))
             for e in r.fs.edges:

@@ -875,14 +875,19 @@ def _finding_hover(ls: FullgraphServer, f: Finding) -> str:
         parts.append(f"Reached from {cv.path_description(f)} (compiled by `{f.root.label}` at {where}).")
         parts.append("")
     gb = load_gb_registry()
+    callee = str(f.data.get("callee") or "")
+    known = {"fn.__name__": callee.rpartition(".")[2].replace("builtins.", ""), "qualname": callee,
+             "module_name": callee.rpartition(".")[0]} if callee else {}
     for code in f.gb_codes:
         entry = gb.get(code)
         if entry is None:
             continue
+        explanation, hints = entry.filled(known)
         parts.append(f"**Dynamo [{code}]({entry.url}): {entry.gb_type}**  ")
-        parts.append(entry.explanation.strip().replace("\n", " "))
-        for h in entry.hints[:4]:
-            parts.append(f"- {h.strip()}")
+        if explanation:
+            parts.append(explanation.replace("\n", " "))
+        for h in hints[:4]:
+            parts.append(f"- {h}")
         parts.append("")
     if f.fixes:
         parts.append("**Fixes:** " + "; ".join(f"{x.title}{'' if x.safe else ' (changes behaviour)'}" for x in f.fixes))
