@@ -36,7 +36,7 @@ from fullgraph.rules import registry
 torch = pytest.importorskip("torch")
 
 SKIP_INDUCTOR = os.environ.get("FULLGRAPH_SKIP_INDUCTOR") == "1"
-MULTI_BACKEND = {"custom-op", "nonstrict-trace", "ignore-logging-function", "reorderable-logging"}
+MULTI_BACKEND = {"custom-op", "nonstrict-trace", "ignore-logging-function", "reorderable-logging", "hop-print"}
 SKIPPING = {"guard", "ignore-logging-function"}  # the side effect is skipped when compiled
 EFFECT_OF = {"FG101": "stdout", "FG105": "stdout", "FG102": "logs", "FG103": "logs", "FG104": "warnings", "FG106": "saves",
              "FG109": "debugger"}
@@ -157,7 +157,7 @@ def test_fixes_are_offered_where_the_catalog_says_they_work():
     offered = collections.Counter(p.values[4].id for p in _cases())
     for fid in ("guard", "nonstrict-trace", "custom-op", "list-argument", "split", "ignore-logging-function",
                 "reorderable-logging", "torch-where", "torch-cond", "remove-graph-break", "clone", "torch-math",
-                "fstring"):
+                "fstring", "hop-print", "capture-config", "assert-async"):
         assert offered[fid] > 0, f"no oracle case offers {fid}"
 
 

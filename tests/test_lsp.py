@@ -181,7 +181,8 @@ async def test_hover_rule_path_and_torch_registry(client: LanguageClient):
     assert "Reached from `forward` → `forward` → `log_stats`" in md
     assert "Failed to trace builtin operator" in md  # the installed torch's graph_break_registry.json
     # its template filled with what the analysis knows, the rest dropped, as Dynamo would print it
-    assert "Dynamo does not know how to trace builtin operator `print`" in md and "{" not in md
+    assert "Dynamo does not know how to trace builtin operator `print`" in md
+    assert "{fn.__name__}" not in md and "{real_arg_types}" not in md and "has_kwargs" not in md
     assert "Why it breaks the graph" in md
     # hover on the compiled root
     h = await client.text_document_hover_async(t.HoverParams(text_document=t.TextDocumentIdentifier(uri=uri),
@@ -248,8 +249,9 @@ async def test_lightbulb_does_not_wait_for_the_whole_files_fixes(client: Languag
         text_document=t.TextDocumentIdentifier(uri=uri), range=last.range,
         context=t.CodeActionContext(diagnostics=[last])))
     titles = [a.title for a in actions]
-    assert any("is_compiling" in ti for ti in titles), titles
-    new = apply_edits(text, actions[0].edit.changes[uri], client.enc)
+    guard = next((a for a in actions if "is_compiling" in a.title), None)
+    assert guard is not None, titles
+    new = apply_edits(text, guard.edit.changes[uri], client.enc)
     assert "    if not torch.compiler.is_compiling():\n        print(299)\n" in new
     logs = [m.message for m in client.log_messages]
     on_request = [i for i, m in enumerate(logs) if "on request" in m]

@@ -186,6 +186,8 @@ def run(files: dict[str, str], module: str, call: str, mode: str, backend: str =
     counters.clear()
     sys.path.insert(0, str(d))
     torch.compile = patched
+    # the code may set process-wide Dynamo settings (the capture-config fix does): undone afterwards
+    config_before = torch._dynamo.config.get_config_copy()
     try:
         with _patched_world(rec):
             torch.manual_seed(0)
@@ -217,6 +219,9 @@ def run(files: dict[str, str], module: str, call: str, mode: str, backend: str =
             effects[0].debugger = dbg
     finally:
         torch.compile = orig_compile
+        for k, v in config_before.items():
+            if getattr(torch._dynamo.config, k) != v:
+                setattr(torch._dynamo.config, k, v)
         sys.path.remove(str(d))
         for name in list(sys.modules):
             if name == top or name.startswith(top + "."):

@@ -677,6 +677,11 @@ def merge_edits(edits: list[TextEdit], src: Source) -> list[TextEdit]:
     return [TextEdit(Span(src.pos(s), src.pos(e)), t) for s, e, t in out]
 
 
+def py_string(s: str) -> str:
+    """A Python string literal for `s`, in double quotes when it needs no escapes."""
+    return f'"{s}"' if not any(c in s for c in '"\\\n\r') else repr(s)
+
+
 def short(code: str, limit: int = 40) -> str:
     code = " ".join(code.split())
     return code if len(code) <= limit else code[: limit - 1] + "…"

@@ -21,7 +21,7 @@ class DataDependentBranch(Rule):
     summary = "if/while/and/or/not on a tensor's value inside a compiled region"
     gb_codes = ("GB0170", "GB0033")
     hooks = ("condition",)
-    fixes = ("torch-where", "torch-cond", "suppress")
+    fixes = ("torch-where", "torch-cond", "assert-async", "suppress")
     what = """Finds Python control flow whose condition is a tensor (`if x.sum() > 0:`, `while t.max() < 10:`,
 `if torch.isnan(x).any():`, `if flag:` with a tensor `flag`, `a or b` on tensors) and conditions built
 from `torch.equal`/`torch.allclose`."""
@@ -54,6 +54,15 @@ class Clean(torch.nn.Module):
 
 m = torch.compile(Clean(), fullgraph=True)
 """, call="m(torch.tensor([1.0, float('nan'), 3.0]))"),
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    if torch.isnan(x).any():  # expect: FG301
+        raise ValueError("NaN in the input")
+    return x * 2
+"""),
         Example("""import torch
 
 
@@ -179,7 +188,7 @@ class ScalarConversion(Rule):
     gb_codes = ("GB0124", "GB0033")
     methods = ("item", "tolist")
     calls = ("builtins.int", "builtins.float")
-    fixes = ("suppress",)
+    fixes = ("capture-config", "suppress")
     what = "Finds conversions of tensor values to Python numbers in compiled code."
     why = """Without `capture_scalar_outputs`, Dynamo cannot put `.item()` in the graph ("Unsupported
 Tensor.item() call with capture_scalar_outputs=False", GB0124); the graph is split there.  """ + CAPTURE_NOTE
@@ -251,7 +260,7 @@ class DynamicShapeOp(Rule):
              "torch.where", "torch.repeat_interleave", "torch.unique_consecutive")
     methods = ("nonzero", "unique", "masked_select", "bincount", "argwhere")
     hooks = ("subscript",)
-    fixes = ("suppress",)
+    fixes = ("capture-config", "suppress")
     what = "Finds operators whose output shape depends on tensor data."
     why = """Without `capture_dynamic_output_shape_ops` the output size is unknown while tracing ("Dynamic
 shape operator", GB0036) and the graph is split.  """ + CAPTURE_NOTE

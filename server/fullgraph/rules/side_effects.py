@@ -24,7 +24,7 @@ class PrintCall(Rule):
     summary = "print() inside a compiled region"
     gb_codes = ("GB0059",)
     calls = ("builtins.print",)
-    fixes = ("guard", "reorderable-logging", "ignore-logging-function", "suppress")
+    fixes = ("hop-print", "guard", "reorderable-logging", "ignore-logging-function", "suppress")
     what = "Finds `print(...)` calls in code that runs under `torch.compile`."
     why = """Dynamo cannot trace `print`: it is a builtin with an effect outside the tensor program
 ("Failed to trace builtin operator", GB0059).  Under `fullgraph=True` compilation fails; otherwise the
