@@ -7,8 +7,9 @@
 For each case (one subprocess per run, one at a time, `nice -n 10`, OMP_NUM_THREADS=1):
 
 1. **eager**: torch.compile replaced by identity (`runner.py eager`): main() must succeed.
-2. **collect**: `fullgraph trace --out REC -- python runner.py collect CASE`: the project's capture hook
-   records every graph-break event Dynamo reports with its user stack.  Every torch.compile gets
+2. **collect**: `python runner.py collect CASE` under the capture hook of `fullgraph trace` (the same
+   bootstrap the CLI installs): every graph-break event Dynamo reports, with its user stack and the frame
+   Dynamo was compiling.  Every torch.compile gets
    backend="eager" and fullgraph=False, so Dynamo resumes after each break; roots their author compiled
    with fullgraph=True are traced with capture_scalar_outputs / capture_dynamic_output_shape_ops on
    (what fullgraph=True implies on torch 2.13), so `.item()` and dynamic-shape ops are not breaks there.
@@ -23,9 +24,11 @@ from __future__ import annotations
 import argparse
 import ast
 import datetime as _dt
+import glob
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -108,20 +111,6 @@ def statement_range(path: str, line: int) -> tuple[int, int]:
     return best.lineno, best.end_lineno or best.lineno
 
 
-def function_span(path: str, line: int) -> tuple[int, int] | None:
-    """(first, last) line of the innermost function whose body contains `line`."""
-    tree = _tree(path)
-    if tree is None:
-        return None
-    best = None
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and \
-                node.lineno <= line <= (node.end_lineno or node.lineno):
-            if best is None or node.lineno >= best.lineno:
-                best = node
-    return (best.lineno, best.end_lineno or best.lineno) if best is not None else None
-
-
 def line_text(path: str, line: int) -> str:
     try:
         with open(path, encoding="utf-8") as fh:
@@ -143,25 +132,34 @@ def _env() -> dict:
 
 
 def run_mode(mode: str, case_path: str, tmp: str, *, trace: bool, timeout: int = 300,
-             save_result: str | None = None, python: str = PYTHON) -> tuple[dict, dict | None, float]:
-    """Run runner.py MODE on one case. Returns (runner record, trace record or None, seconds)."""
+             save_result: str | None = None, python: str = PYTHON) -> tuple[dict, list[dict] | None, float]:
+    """Run runner.py MODE on one case. Returns (runner record, break events or None, seconds).
+
+    With trace=True the run goes through the capture hook of `fullgraph trace` (fullgraph/trace/_hook.py,
+    installed with the same bootstrap the CLI uses) and every graph-break event Dynamo reported is returned
+    one by one, with its own stack and the frame being compiled (the CLI's record merges events per line
+    and root, which loses which frame Dynamo skipped).
+    """
     out = os.path.join(tmp, f"{mode}.json")
-    rec_path = os.path.join(tmp, f"{mode}.trace.json")
-    for p in (out, rec_path):
-        if os.path.exists(p):
-            os.remove(p)
-    cmd = [python, RUNNER, mode, case_path, out]
+    if os.path.exists(out):
+        os.remove(out)
+    cmd = ["nice", "-n", "10", python, RUNNER, mode, case_path, out]
     if save_result:
         cmd += ["--save-result", save_result]
+    env = _env()
+    cap = None
     if trace:
-        cmd = [FULLGRAPH, "trace", "--out", rec_path, "--"] + cmd
-    cmd = ["nice", "-n", "10"] + cmd
+        from fullgraph.trace.run import capture_env, make_bootstrap
+
+        cap = tempfile.mkdtemp(prefix="capture-", dir=tmp)
+        boot, parts = make_bootstrap(cap)
+        env = capture_env(boot, parts, base=env)
     t0 = time.time()
     try:
-        proc = subprocess.run(cmd, cwd=tmp, env=_env(), capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(cmd, cwd=tmp, env=env, capture_output=True, text=True, timeout=timeout)
         stderr = proc.stderr
     except subprocess.TimeoutExpired as e:
-        stderr = f"timeout after {timeout}s\n" + (e.stderr or "" if isinstance(e.stderr, str) else "")
+        stderr = f"timeout after {timeout}s\n" + (e.stderr if isinstance(e.stderr, str) else "")
     dt = time.time() - t0
     try:
         with open(out, encoding="utf-8") as fh:
@@ -169,86 +167,131 @@ def run_mode(mode: str, case_path: str, tmp: str, *, trace: bool, timeout: int =
     except (OSError, ValueError):
         runner = {"ok": False, "error": "runner wrote no record", "error_type": "NoRecord",
                   "stderr": stderr[-4000:], "roots": []}
-    record = None
+    events = None
     if trace:
-        try:
-            with open(rec_path, encoding="utf-8") as fh:
-                record = json.load(fh)
-        except (OSError, ValueError):
-            record = None
-    return runner, record, dt
+        events = _events(os.path.join(cap, "parts"))
+        shutil.rmtree(cap, ignore_errors=True)
+    return runner, events, dt
 
 
-# ---- from a trace record to truth sites ----------------------------------------------------------------
+def _events(parts_dir: str) -> list[dict]:
+    from fullgraph.trace.collect import process_from_part_file
+
+    events = []
+    for part in sorted(glob.glob(os.path.join(parts_dir, "*.jsonl"))):
+        proc = process_from_part_file(part)
+        for h in proc.hits:
+            comp = proc.compiles.get(h.compile_key) if h.compile_key else None
+            m = h.message
+            events.append({
+                "gb_type": m.gb_type, "gb_code": m.gb_code, "exc_class": m.exc_class,
+                "explanation": m.explanation or "",
+                "stack": [{"path": fr.path, "line": fr.line, "function": fr.function} for fr in h.stack],
+                "compiled": ({"path": comp.path, "function": comp.function, "line": comp.line, "resume": comp.resume}
+                             if comp is not None else None),
+                "fallback": list(h.fallback) if h.fallback else None,
+            })
+    return events
+
+
+# ---- from break events to truth sites --------------------------------------------------------------------
 def _under(path: str, root: str) -> bool:
-    rp = os.path.realpath(path)
-    return rp.startswith(os.path.realpath(root) + os.sep)
+    if not path or path.startswith("<"):
+        return False
+    return os.path.realpath(path).startswith(os.path.realpath(root) + os.sep)
 
 
-def _root_flag(brk: dict, roots: list[dict]) -> bool | None:
-    r = brk.get("root") or {}
-    rp = os.path.realpath(r["path"]) if r.get("path") else None
-    hits = [x for x in roots if x.get("file") == rp and x.get("name") == r.get("function")]
-    flags = {bool(x.get("fullgraph")) for x in hits}
-    if len(flags) == 1:
-        return flags.pop()
-    flags = {bool(x.get("fullgraph")) for x in roots}
-    if len(flags) == 1:  # one flag for every torch.compile of the case
-        return flags.pop()
-    return True if True in flags and hits else None
+def _def_span(path: str, line: int) -> tuple[int, int] | None:
+    """(first line including decorators, last line) of the innermost def containing `line`."""
+    tree = _tree(path)
+    if tree is None:
+        return None
+    best = None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            if first <= line <= (node.end_lineno or node.lineno) and (best is None or first >= best[0]):
+                best = (first, node.end_lineno or node.lineno)
+    return best
 
 
-def sites_from_record(record: dict | None, roots: list[dict], cases_dir: str) -> tuple[list[dict], list[dict], list[dict]]:
-    """(sites, unattributed breaks, unobserved regions). One site per (file, statement range); events merged."""
+def _root_of(stack: list[dict], roots: list[dict]) -> dict | None:
+    """The outermost frame of the stack that runs a function the case passed to torch.compile."""
+    for fr in stack:
+        if not fr.get("path") or fr["path"].startswith("<"):
+            continue
+        rp = os.path.realpath(fr["path"])
+        for r in roots:
+            if r.get("file") != rp or r.get("name") != fr.get("function"):
+                continue
+            if _starts_at(rp, int(fr["line"]), r.get("line")):
+                return r
+    return None
+
+
+def _def_line(path: str, span: tuple[int, int]) -> int | None:
+    tree = _tree(path)
+    for node in ast.walk(tree) if tree is not None else []:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (node.end_lineno or node.lineno) == span[1] \
+                and min([node.lineno] + [d.lineno for d in node.decorator_list]) == span[0]:
+            return node.lineno
+    return None
+
+
+def _starts_at(path: str, line: int, first: int) -> bool:
+    span = _def_span(path, line)
+    return span is not None and first in (span[0], _def_line(path, span))
+
+
+def _flag(root: dict | None, roots: list[dict]) -> bool | None:
+    if root is not None:
+        return bool(root.get("fullgraph"))
+    flags = {bool(r.get("fullgraph")) for r in roots}
+    return flags.pop() if len(flags) == 1 else None
+
+
+def sites_from_events(events: list[dict] | None, roots: list[dict], cases_dir: str
+                      ) -> tuple[list[dict], list[dict], list[dict]]:
+    """(sites, unattributed events, unobserved regions).
+
+    A site is the statement of the innermost case frame of a break's stack; events at the same statement are
+    merged.  When Dynamo skipped the frame it was compiling ("graph break in loop", a break in a generator,
+    ...), that function's code is never traced again: the lines after the break in it are `unobserved`.
+    """
     sites: dict[tuple, dict] = {}
-    loose = []
+    loose: list[dict] = []
     unobserved: list[dict] = []
-    for b in (record or {}).get("breaks", []):
-        stack = b.get("stack") or []
-        inner = None
-        for fr in reversed(stack):
-            if fr.get("path") and _under(fr["path"], cases_dir):
-                inner = fr
-                break
-        if inner is None and b.get("path") and _under(b["path"], cases_dir):
-            inner = {"path": b["path"], "line": b["line"], "function": ""}
-        explanation = b.get("explanation") or ""
+    for ev in events or []:
+        stack = ev["stack"]
+        case_frames = [fr for fr in stack if _under(fr["path"], cases_dir)]
+        inner = case_frames[-1] if case_frames else None
+        if inner is None and ev.get("fallback") and _under(ev["fallback"][0], cases_dir):
+            inner = {"path": ev["fallback"][0], "line": ev["fallback"][1], "function": ""}
+        root = _root_of(stack, roots)
+        explanation = ev["explanation"]
+        skips = any(m in explanation for m in SKIP_MARKS)
+        comp = ev.get("compiled")
         event = {
-            "gb_type": b.get("gb_type"),
-            "gb_code": b.get("gb_code"),
-            "exc_class": b.get("exc_class"),
+            "gb_type": ev["gb_type"], "gb_code": ev["gb_code"], "exc_class": ev["exc_class"],
             "reason": explanation[:600],
-            "count": b.get("count", 1),
-            "root_fullgraph": _root_flag(b, roots),
-            "root": ({"file": os.path.relpath(os.path.realpath(b["root"]["path"]), cases_dir)
-                      if _under(b["root"]["path"], cases_dir) else b["root"]["path"],
-                      "function": b["root"].get("function"), "line": b["root"].get("line")}
-                     if b.get("root") else None),
-            "skips_frame": any(m in explanation for m in SKIP_MARKS),
-            "innermost": f"{os.path.basename(b.get('path', ''))}:{b.get('line')}",
-            "stack": [f"{os.path.relpath(os.path.realpath(fr['path']), cases_dir)}:{fr['line']}:{fr.get('function', '')}"
-                      for fr in stack if fr.get("path") and _under(fr["path"], cases_dir)],
+            "root_fullgraph": _flag(root, roots),
+            "root": ({"file": os.path.relpath(root["file"], cases_dir) if _under(root["file"], cases_dir)
+                      else root["file"], "function": root.get("name"), "line": root.get("line")} if root else None),
+            "compiled_frame": ({"file": os.path.relpath(os.path.realpath(comp["path"]), cases_dir)
+                                if _under(comp["path"], cases_dir) else comp["path"],
+                                "function": comp["function"], "line": comp["line"], "resume": comp["resume"]}
+                               if comp else None),
+            "skips_frame": skips,
+            "stack": [f"{os.path.relpath(os.path.realpath(fr['path']), cases_dir)}:{fr['line']}:{fr['function']}"
+                      for fr in case_frames],
         }
         if inner is None:
             loose.append(event)
             continue
-        if event["skips_frame"]:
-            # Dynamo ran the rest of the skipped frame in eager: code after the break in the frames of the
-            # stack (from the compiled root down) was never traced, so breaks there cannot be observed.
-            case_frames = [fr for fr in stack if fr.get("path") and _under(fr["path"], cases_dir)]
-            root_fn = (b.get("root") or {}).get("function")
-            idx = next((i for i, fr in enumerate(case_frames) if fr.get("function") == root_fn), 0)
-            for fr in case_frames[idx:]:
-                fpath = os.path.realpath(fr["path"])
-                span = function_span(fpath, int(fr["line"]))
-                if span is None:
-                    continue
-                _, stmt_end = statement_range(fpath, int(fr["line"]))
-                if stmt_end < span[1]:
-                    region = {"file": os.path.relpath(fpath, cases_dir), "start": stmt_end + 1, "end": span[1],
-                              "function": fr.get("function", "")}
-                    if region not in unobserved:
-                        unobserved.append(region)
+        if skips and comp and _under(comp["path"], cases_dir):
+            region = _skipped_region(comp, stack, events, cases_dir)
+            if region is not None and region not in unobserved:
+                unobserved.append(region)
         path = os.path.realpath(inner["path"])
         rel = os.path.relpath(path, cases_dir)
         start, end = statement_range(path, int(inner["line"]))
@@ -256,26 +299,84 @@ def sites_from_record(record: dict | None, roots: list[dict], cases_dir: str) ->
         site = sites.get(key)
         if site is None:
             site = sites[key] = {"file": rel, "line": int(inner["line"]), "start": start, "end": end,
-                                 "function": inner.get("function", ""), "text": line_text(path, int(inner["line"])),
-                                 "gb_types": [], "root_fullgraph": [], "skips_frame": False, "events": []}
+                                 "function": _orig_name(inner.get("function", "")),
+                                 "text": line_text(path, int(inner["line"])),
+                                 "gb_types": [], "root_fullgraph": [], "skips_frame": False, "count": 0,
+                                 "events": []}
         site["line"] = min(site["line"], int(inner["line"]))
+        site["count"] += 1
         if event["gb_type"] not in site["gb_types"]:
             site["gb_types"].append(event["gb_type"])
         if event["root_fullgraph"] not in site["root_fullgraph"]:
             site["root_fullgraph"].append(event["root_fullgraph"])
-        site["skips_frame"] = site["skips_frame"] or event["skips_frame"]
-        site["events"].append(event)
+        site["skips_frame"] = site["skips_frame"] or skips
+        # keep one event per distinct (gb_type, stack, compiled frame): recompiles repeat them verbatim
+        sig = (event["gb_type"], tuple(event["stack"]), json.dumps(event["compiled_frame"], sort_keys=True))
+        if not any((e["gb_type"], tuple(e["stack"]), json.dumps(e["compiled_frame"], sort_keys=True)) == sig
+                   for e in site["events"]):
+            site["events"].append(event)
     out = sorted(sites.values(), key=lambda s: (s["file"], s["start"]))
     return out, loose, sorted(unobserved, key=lambda r: (r["file"], r["start"]))
 
 
-def strict_site(record: dict | None, cases_dir: str) -> dict | None:
+def _skipped_region(comp: dict, stack: list[dict], events: list[dict], cases_dir: str) -> dict | None:
+    """Lines of the skipped function after the statement where its trace stopped.
+
+    The frame of the skipped code is looked up in this event's stack (by file, name and where its def starts);
+    a "cannot resume" event often carries only the innermost frame, so the other events' stacks are searched
+    for a frame inside the same def (the earliest such line is where the first trace stopped); failing that,
+    the whole body counts as unobserved.
+    """
+    cpath = os.path.realpath(comp["path"])
+
+    def in_def(fr):
+        return (_under(fr["path"], cases_dir) and os.path.realpath(fr["path"]) == cpath
+                and _orig_name(fr["function"]) == comp["function"] and _starts_at(cpath, int(fr["line"]), comp["line"]))
+
+    lines = [int(fr["line"]) for fr in stack if in_def(fr)]
+    if not lines:
+        lines = [int(fr["line"]) for ev in events for fr in ev["stack"] if in_def(fr)]
+    some = lines[0] if lines else None
+    if some is None:
+        tree = _tree(cpath)
+        span = None
+        for node in ast.walk(tree) if tree is not None else []:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == comp["function"] and \
+                    comp["line"] in (node.lineno, min([node.lineno] + [d.lineno for d in node.decorator_list])):
+                span = (node.body[0].lineno, node.end_lineno or node.lineno)
+        if span is None:
+            return None
+        start, end = span
+    else:
+        span = _def_span(cpath, some)
+        if span is None:
+            return None
+        _, stmt_end = statement_range(cpath, min(lines))
+        start, end = stmt_end + 1, span[1]
+    if start > end:
+        return None
+    return {"file": os.path.relpath(cpath, cases_dir), "start": start, "end": end, "function": comp["function"]}
+
+
+def _orig_name(name: str) -> str:
+    try:
+        from fullgraph.trace.parse import original_function
+
+        return original_function(name)
+    except ImportError:
+        return name
+
+
+def strict_site(events: list[dict] | None, cases_dir: str) -> dict | None:
     """Where the fullgraph=True run raised: the innermost case frame of its (first) break."""
-    for b in (record or {}).get("breaks", []):
-        for fr in reversed(b.get("stack") or []):
-            if fr.get("path") and _under(fr["path"], cases_dir):
+    for ev in events or []:
+        for fr in reversed(ev["stack"]):
+            if _under(fr["path"], cases_dir):
                 path = os.path.realpath(fr["path"])
-                return {"file": os.path.relpath(path, cases_dir), "line": int(fr["line"]), "gb_type": b.get("gb_type")}
+                return {"file": os.path.relpath(path, cases_dir), "line": int(fr["line"]), "gb_type": ev["gb_type"]}
+        if ev.get("fallback") and _under(ev["fallback"][0], cases_dir):
+            path = os.path.realpath(ev["fallback"][0])
+            return {"file": os.path.relpath(path, cases_dir), "line": int(ev["fallback"][1]), "gb_type": ev["gb_type"]}
     return None
 
 
@@ -290,7 +391,7 @@ def collect_case(rel: str, cases_dir: str = CASES, native: bool = False, verbose
         entry["result_kind"] = eager.get("result_kind")
         roots = eager.get("roots") or []
 
-        coll, record, t_coll = run_mode("collect", path, tmp, trace=True)
+        coll, events, t_coll = run_mode("collect", path, tmp, trace=True)
         roots = coll.get("roots") or roots
         entry["compile_ok"] = bool(coll.get("ok"))
         entry["compile_error"] = None if coll.get("ok") else f"{coll.get('error_type')}: {(coll.get('error') or '')[:1500]}"
@@ -303,19 +404,20 @@ def collect_case(rel: str, cases_dir: str = CASES, native: bool = False, verbose
                 dedup.append(r)
         entry["roots"] = dedup
         entry["fullgraph"] = sorted({r["fullgraph"] for r in dedup})
-        sites, loose, unobserved = sites_from_record(record, roots, cases_dir)
+        sites, loose, unobserved = sites_from_events(events, roots, cases_dir)
         entry["sites"] = sites
         entry["unattributed"] = loose
         entry["unobserved"] = unobserved
         entry["breaks"] = len(sites)
         entry["clean"] = not sites and not loose
-        entry["trace_ok"] = record is not None
+        entry["trace_ok"] = events is not None
+        entry["dynamo"] = coll.get("dynamo") or {}
         entry["seconds"] = {"eager": round(t_eager, 1), "collect": round(t_coll, 1)}
 
         if any(r["fullgraph"] for r in dedup):
-            strict, srec, t_strict = run_mode("strict", path, tmp, trace=True)
+            strict, sevents, t_strict = run_mode("strict", path, tmp, trace=True)
             entry["seconds"]["strict"] = round(t_strict, 1)
-            raised = strict_site(srec, cases_dir) if not strict.get("ok") else None
+            raised = strict_site(sevents, cases_dir) if not strict.get("ok") else None
             fg_sites = [s for s in sites if True in s["root_fullgraph"]]
             if strict.get("ok"):
                 verdict = "ok: ran" if not fg_sites else "MISMATCH: fullgraph=True run did not raise"
@@ -337,6 +439,8 @@ def collect_case(rel: str, cases_dir: str = CASES, native: bool = False, verbose
         flag = "fullgraph" if True in entry["fullgraph"] else "plain"
         msg = f"{rel:48s} {flag:9s} eager={'ok' if entry['eager_ok'] else 'FAIL'} " \
               f"compile={'ok' if entry['compile_ok'] else 'FAIL'} sites={entry['breaks']}"
+        if entry["dynamo"]:
+            msg += f" graphs={entry['dynamo'].get('unique_graphs')}"
         if entry.get("unattributed"):
             msg += f" unattributed={len(entry['unattributed'])}"
         if "strict" in entry:
@@ -369,12 +473,40 @@ def _git_head() -> str | None:
         return None
 
 
+def native_only(out: str, cases_dir: str, cases: list[str]) -> int:
+    """Run every case with torch.compile untouched (inductor on CPU) and record whether main() succeeds."""
+    with open(out, encoding="utf-8") as fh:
+        truth = json.load(fh)
+    by_case = {c["case"]: c for c in truth["cases"]}
+    t0 = time.time()
+    for rel in cases:
+        if rel not in by_case:
+            continue
+        with tempfile.TemporaryDirectory(prefix="fgbench-") as tmp:
+            nat, _, dt = run_mode("native", os.path.join(cases_dir, rel), tmp, trace=False, timeout=1800)
+        entry = by_case[rel]
+        entry["native_ok"] = bool(nat.get("ok"))
+        entry["native_error"] = None if nat.get("ok") else f"{nat.get('error_type')}: {(nat.get('error') or '')[:300]}"
+        entry.setdefault("seconds", {})["native"] = round(dt, 1)
+        print(f"{rel:48s} native={'ok' if entry['native_ok'] else 'FAIL ' + entry['native_error'][:200]} ({dt:.0f}s)",
+              flush=True)
+    truth["native_seconds"] = round(time.time() - t0, 1)
+    truth["summary"]["native_failures"] = [c["case"] for c in truth["cases"] if c.get("native_ok") is False]
+    with open(out, "w", encoding="utf-8") as fh:
+        json.dump(truth, fh, indent=1, ensure_ascii=False)
+        fh.write("\n")
+    print(f"native: {len(truth['summary']['native_failures'])} failures; {truth['native_seconds']:.0f}s -> {out}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cases", default=CASES)
     ap.add_argument("--out", default=TRUTH)
     ap.add_argument("--only", nargs="*", help="substrings of case paths; other cases keep their entry in --out")
     ap.add_argument("--native", action="store_true", help="also run each case with its real backend (slow)")
+    ap.add_argument("--native-only", action="store_true",
+                    help="only run each case unpatched (the author's backend, inductor) and add native_ok to --out")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
 
@@ -382,6 +514,8 @@ def main(argv: list[str] | None = None) -> int:
     cases = discover(cases_dir)
     if args.only:
         cases = [c for c in cases if any(s in c for s in args.only)]
+    if args.native_only:
+        return native_only(args.out, cases_dir, cases)
     previous = {}
     if args.only and os.path.exists(args.out):
         with open(args.out, encoding="utf-8") as fh:

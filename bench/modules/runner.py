@@ -13,8 +13,8 @@ MODE:
             root raises at its first break).  Used to cross-check `collect`.
   native    nothing patched (the author's backend, i.e. inductor): a smoke check that the file runs.
 
-The case's main() is called; OUT_JSON gets {"ok", "error", "error_frames", "roots", "result_kind",
-"seconds"}; --save-result writes main()'s return value with torch.save.
+The case's main() is called; OUT_JSON gets {"ok", "error", "error_type", "error_frames", "traceback", "roots",
+"result_kind", "seconds", "dynamo"}; --save-result writes main()'s return value with torch.save.
 """
 from __future__ import annotations
 
@@ -131,11 +131,19 @@ def _install(mode: str, roots: list) -> None:
     torch.nn.Module.compile = real_module_compile  # it calls torch.compile(self._call_impl, ...) at call time
 
 
-def _frames(tb_exc: BaseException, cases_root: str) -> list:
-    out = []
-    for fs in traceback.extract_tb(tb_exc.__traceback__):
-        out.append({"path": os.path.realpath(fs.filename), "line": fs.lineno, "function": fs.name})
-    return out
+def _frames(exc: BaseException) -> list:
+    return [{"path": os.path.realpath(fs.filename), "line": fs.lineno, "function": fs.name}
+            for fs in traceback.extract_tb(exc.__traceback__)]
+
+
+def _dynamo_counters() -> dict:
+    """How much Dynamo compiled: frames it finished / started, and FX graphs it produced."""
+    try:
+        from torch._dynamo.utils import counters
+    except Exception:  # noqa: BLE001
+        return {}
+    return {"frames_ok": int(counters["frames"].get("ok", 0)), "frames_total": int(counters["frames"].get("total", 0)),
+            "unique_graphs": int(counters["stats"].get("unique_graphs", 0))}
 
 
 def main(argv: list[str]) -> int:
@@ -162,15 +170,13 @@ def main(argv: list[str]) -> int:
     except BaseException as e:  # noqa: BLE001 - the record says what happened
         rec["error_type"] = f"{type(e).__module__}.{type(e).__qualname__}"
         rec["error"] = str(e)[:4000]
-        frames = _frames(e, os.path.dirname(case))
-        cause = e
-        while cause.__cause__ is not None or cause.__context__ is not None:
-            cause = cause.__cause__ or cause.__context__
-        rec["error_frames"] = frames
+        rec["error_frames"] = _frames(e)
         rec["traceback"] = "".join(traceback.format_exception(e))[-12000:]
     finally:
         os.chdir(cwd)
     rec["seconds"] = round(time.time() - t0, 3)
+    if mode != "eager":
+        rec["dynamo"] = _dynamo_counters()
     with open(out, "w", encoding="utf-8") as fh:
         json.dump(rec, fh, indent=1)
     return 0
