@@ -250,13 +250,15 @@ def helper(x, trace=True):
     return x
 
 
-def main(flags=False):
-    x = torch.randn(2, 4)
+def main():
+    return torch.compile(Block())(torch.randn(2, 4))
+
+
+def all_flags_on():  # not what main() does: run by the test, outside the analysed program
     block = Block()
-    if flags:
-        block.debug = True
-        block.eval()
-    return torch.compile(block)(x, verbose=flags)
+    block.debug = True
+    block.eval()
+    return torch.compile(block)
 
 
 def build(debug):
@@ -283,14 +285,14 @@ def test_path_conditions_drop_what_never_runs_and_mark_what_runs_only_when_a_fla
             if f.condition} == {k: v for k, v in want.items() if v != "`self.debug`"}
     # Dynamo agrees: with the defaults only the unconditional print breaks; with every flag on, the
     # conditional ones break too, and what is never traced stays silent
-    pytest.importorskip("torch")
+    torch = pytest.importorskip("torch")
     import importlib
 
     sys.path.insert(0, str(tmp_path))
     try:
         mod = importlib.import_module("conditions")
         default = dynamo_breaks_of_run(lambda: mod.main())
-        flags_on = dynamo_breaks_of_run(lambda: mod.main(flags=True))
+        flags_on = dynamo_breaks_of_run(lambda: mod.all_flags_on()(torch.randn(2, 4), verbose=True))
     finally:
         sys.path.remove(str(tmp_path))
         sys.modules.pop("conditions", None)
@@ -566,3 +568,51 @@ def test_functions_chosen_from_a_registry_are_reached_under_their_condition(tmp_
     (f,) = Workspace(Config(project_root=str(user), follow=["reglib"])).check([user]).findings
     assert f.code == "FG101" and f.condition == "`fn` is `debug_forward`"
     assert [s.span.start.line + 1 for s in f.library_sites] == [9]
+
+
+PASSED = '''\
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def forward(self, x, verbose=False):
+        if verbose:
+            print("verbose")  # expect: FG101
+        return x * 2
+
+
+class Encoder(nn.Module):
+    def forward(self, x):
+        torch._dynamo.graph_break()  # expect: FG201
+        return x + 1
+
+
+def objective(model, x):
+    return model(x).sum()
+
+
+def main():
+    x = torch.randn(2, 4)
+    a = torch.compile(Net())(x, verbose=True)
+    b = torch.compile(objective)(Encoder(), x)
+    return a, b
+'''
+
+
+def test_what_the_users_call_passes_decides_the_path_and_the_callee(tmp_path):
+    """`compiled(x, verbose=True)` takes the verbose branch; `compiled(Encoder(), x)` makes the
+    parameter `model` an Encoder, whose forward is then followed."""
+    findings = check_code(PASSED, tmp_path, name="passed_args")
+    assert found(findings) == expected(PASSED) and all(f.condition is None for f in findings)
+    pytest.importorskip("torch")
+    import importlib
+
+    sys.path.insert(0, str(tmp_path))
+    try:
+        seen = dynamo_breaks_of_run(lambda: importlib.import_module("passed_args").main())
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("passed_args", None)
+    mine = os.path.realpath(tmp_path / "passed_args.py")
+    assert {line for path, line in seen if path == mine} == {line for line, _ in expected(PASSED)}

@@ -300,6 +300,7 @@ class FunctionAnalyzer:
         self.dead_if: tuple = ()
         self.conds: tuple = ()  # path condition: Cond atoms of the enclosing `if`s (summary.Cond)
         self.key_node: ast.AST | None = None  # the index of the subscript of a non-tensor being evaluated
+        self._call_vals: tuple | None = None  # (call node, argument values, keyword values) being analysed
         self.stmt: ast.stmt | None = None
         self.fs: FunctionSummary | None = None
         self._returns: list[ast.AST | None] = []
@@ -482,16 +483,23 @@ class FunctionAnalyzer:
                                   vals=self._passed(node) if isinstance(node, ast.Call) else ()))
 
     def _passed(self, node: ast.Call) -> tuple | None:
-        """Edge.vals: the constants and own parameters a call passes (None: * or ** hide the mapping)."""
+        """Edge.vals: the constants, own parameters and instances of project or torch classes a call
+        passes (None: * or ** hide the mapping)."""
         out = []
         items = [*enumerate(node.args), *((kw.arg, kw.value) for kw in node.keywords)]
+        vals = self._call_vals if self._call_vals is not None and self._call_vals[0] is node else None
         for key, a in items:
             if key is None or isinstance(a, ast.Starred):
                 return None
+            v = None
+            if vals is not None:
+                v = vals[1][key] if isinstance(key, int) and key < len(vals[1]) else vals[2].get(key)
             if isinstance(a, ast.Constant):
                 out.append((key, ("const", a.value)))
             elif isinstance(a, ast.Name) and self._is_flag_param(a.id):
                 out.append((key, ("param", a.id)))
+            elif v is not None and v.kind == V.INSTANCE and v.q and v.attr is None:
+                out.append((key, ("inst", v.q)))
         return tuple(out)
 
     def _is_flag_param(self, name: str) -> bool:
@@ -1166,6 +1174,9 @@ class FunctionAnalyzer:
             return U
         if k == V.STATIC:
             return V.STATIC_V
+        if k == V.INSTANCE and base.q and base.attr is None and \
+                not base.q.startswith(("torch.", "builtins.", "logging.")):
+            return Val(V.INSTANCE, base.q, attr="method:" + attr)  # `obj.method` (bound): a root's target
         return U
 
     def _element_of(self, it: Val, node: ast.AST) -> Val:
@@ -1254,6 +1265,13 @@ class FunctionAnalyzer:
         arg_kinds = tuple(self._arg_kind(a, v) for a, v in zip(node.args, args))
         kw_kinds = tuple((kw.arg, self._arg_kind(kw.value, kwargs[kw.arg])) if kw.arg else ("**", "")
                          for kw in node.keywords)
+        saved_vals, self._call_vals = self._call_vals, (node, args, kwargs)
+        try:
+            return self._call(node, func, recv, method, fval, args, kwargs, arg_kinds, kw_kinds)
+        finally:
+            self._call_vals = saved_vals
+
+    def _call(self, node, func, recv, method, fval, args, kwargs, arg_kinds, kw_kinds) -> Val:
         gen = kwargs.get("generator")
         if gen is not None and gen.kind == V.INSTANCE and gen.q == "torch.Generator":
             self.hook("generator_kwarg", node, gen)
@@ -1284,7 +1302,7 @@ class FunctionAnalyzer:
             return U
         if k == V.LOCALFN and fval.q:
             self.edge("call", fval.q, None, node, arg_kinds, kw_kinds)
-            self.mod.summary.call_sites.append(CallSite(fval.q, False, arg_kinds, kw_kinds, self.mod.span(node)))
+            self.mod.summary.call_sites.append(CallSite(fval.q, False, arg_kinds, kw_kinds, self.mod.span(node), vals=self._passed(node)))
             return U
         if k == V.INSTANCE and fval.q and fval.attr is None:
             self.edge("module_call", fval.q, None, node)
@@ -1300,7 +1318,19 @@ class FunctionAnalyzer:
             return U
         if k == V.COMPILED and fval.attr == "decorator":
             return U
+        if k == V.COMPILED and fval.q and fval.q.isdigit():
+            # compiled(model, x, flag=True): what the user's own call passes, for the root's analysis
+            decl = self.mod.summary.roots[int(fval.q)]
+            decl.calls = (*decl.calls, self._passed(node))
+            return U
+        if k == V.UNKNOWN and isinstance(func, ast.Name) and self._is_param(func.id):
+            self.edge("param_call", func.id, None, node, arg_kinds, kw_kinds)  # the caller tells what it is
         return U
+
+    def _is_param(self, name: str) -> bool:
+        """An own parameter still holding what the caller passed (never reassigned)."""
+        return self.fs is not None and name in self.fs.params and self._param_untouched(name) and \
+            self.env.get(name, U).kind == V.UNKNOWN
 
     def _fullgraph_flag(self, node: ast.Call) -> bool | None:
         for kw in node.keywords:
@@ -1314,8 +1344,8 @@ class FunctionAnalyzer:
             fg = self._fullgraph_flag(node)
             if not node.args:
                 return Val(V.COMPILED, "True" if fg else ("False" if fg is False else "None"), attr="decorator")
-            self._root_from(node, node.args[0], args[0], fg)
-            return Val(V.COMPILED, None)
+            root = self._root_from(node, node.args[0], args[0], fg)
+            return Val(V.COMPILED, None if root is None else str(root))
         if q in V.GUARD_FUNCTIONS:
             return Val(V.GUARD)
         if q in V.NONSTRICT_TRACE or q in V.ALLOW_IN_GRAPH:
@@ -1343,7 +1373,7 @@ class FunctionAnalyzer:
                     self.edge("call", v.q, None, a)
         if not q.startswith(("builtins.", "torch.")):
             self.edge("call", q, None, node, arg_kinds, kw_kinds)
-            mod.summary.call_sites.append(CallSite(q, False, arg_kinds, kw_kinds, mod.span(node)))
+            mod.summary.call_sites.append(CallSite(q, False, arg_kinds, kw_kinds, mod.span(node), vals=self._passed(node)))
         return self._ref_result(q, node, args, kwargs)
 
     def _ref_result(self, q: str, node: ast.Call, args: list[Val], kwargs: dict) -> Val:
@@ -1414,7 +1444,7 @@ class FunctionAnalyzer:
             return v.q
         return None
 
-    def _root_from(self, call: ast.Call, target: ast.AST, tv: Val, fg: bool | None) -> None:
+    def _root_from(self, call: ast.Call, target: ast.AST, tv: Val, fg: bool | None) -> int | None:
         mod = self.mod
         label = mod.text_of(call)
         span = mod.span(call)
@@ -1425,6 +1455,11 @@ class FunctionAnalyzer:
             decl = RootDecl(kind="module", target=tv.q, attr=None, fullgraph=fg, label=label, span=span)
         elif tv.kind == V.INSTANCE and tv.q and tv.attr == "factory":
             decl = RootDecl(kind="factory", target=tv.q, attr=None, fullgraph=fg, label=label, span=span)
+        elif tv.kind == V.INSTANCE and tv.q and tv.attr == "container":
+            # torch.compile(nn.Sequential(A(), B())): calling it calls each of its modules
+            decl = RootDecl(kind="container", target=tv.q, attr=None, fullgraph=fg, label=label, span=span)
+        elif tv.kind == V.INSTANCE and tv.q and (tv.attr or "").startswith("method:"):
+            decl = RootDecl(kind="method", target=tv.q, attr=tv.attr[7:], fullgraph=fg, label=label, span=span)
         elif tv.kind == V.SELFATTR:
             decl = RootDecl(kind="attr", target=tv.q, attr=tv.attr, fullgraph=fg, label=label, span=span)
         elif isinstance(target, ast.Attribute):
@@ -1436,8 +1471,9 @@ class FunctionAnalyzer:
                 decl = RootDecl(kind="method", target=bv.q, attr=target.attr, fullgraph=fg, label=label, span=span)
         if decl is not None:
             mod.summary.roots.append(decl)
-        else:
-            mod.summary.unresolved_roots.append((label, span))
+            return len(mod.summary.roots) - 1
+        mod.summary.unresolved_roots.append((label, span))
+        return None
 
     def _imported_instance_call(self, node: ast.Call, how: str, q: str, method: str, args, kwargs) -> None:
         """`logger.info(...)` with `logger` imported from another module (`from .utils import
@@ -1526,6 +1562,10 @@ class FunctionAnalyzer:
         if k == V.SELFATTR:
             self.edge("attr_method", recv.q, f"{recv.attr}.{method}", node)
             return U
+        if k == V.UNKNOWN and factory is None and isinstance(node.func.value, ast.Name) and \
+                self._is_param(node.func.value.id) and method not in V.TENSOR_DISTINCTIVE_METHODS:
+            # `opt.zero_grad()`, `model.encode(x)` on a parameter: the caller's argument tells the class
+            self.edge("param_method", node.func.value.id, method, node, arg_kinds, kw_kinds)
         if k == V.TENSOR or (k == V.UNKNOWN and method in V.TENSOR_DISTINCTIVE_METHODS):
             if method in ("item",):
                 return V.DDSCALAR_V

@@ -19,6 +19,7 @@ apart, worded with the condition ("when `output_attentions=True`").
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable
 
 KNOWN = "known"  # the value is certain at this point (a constant passed, a class constant)
@@ -28,9 +29,38 @@ Env = dict  # parameter name -> (value, KNOWN | DEFAULT)
 _MISSING = object()
 
 
-def entry_env(defaults: dict[str, Any]) -> Env:
-    """A compiled root's parameters: their defaults, by default only."""
-    return {name: (value, DEFAULT) for name, value in defaults.items()}
+@dataclass(frozen=True)
+class Instance:
+    """A parameter's value is an instance of class `q` (what the caller passes): true, not None."""
+
+    q: str
+
+
+def entry_env(defaults: dict[str, Any], calls: list[tuple] | None = None, params: list[str] = (),
+              is_method: bool = False) -> Env:
+    """A compiled root's parameters: their defaults, by default only (the user may pass another
+    value); with the user's visible calls of the compiled object (`calls`: their Edge.vals), a
+    parameter every call passes the same constant or instance to has that value, one that some call
+    passes otherwise is unknown (the path is then assumed taken)."""
+    env: Env = {name: (value, DEFAULT) for name, value in defaults.items()}
+    if not calls:
+        return env
+    names = list(params[1:] if is_method else params)
+    seen: dict[str, list] = {}
+    for vals in calls:
+        if vals is None:  # a call through *args/**kwargs: it may pass anything
+            return {}
+        for key, v in vals:
+            name = names[key] if isinstance(key, int) and key < len(names) else key
+            if isinstance(name, str):
+                seen.setdefault(name, []).append(v)
+    for name, vs in seen.items():
+        v = vs[0]
+        if len(vs) == len(calls) and all(x == v for x in vs) and v[0] in ("const", "inst"):
+            env[name] = ((v[1] if v[0] == "const" else Instance(v[1])), KNOWN)
+        else:
+            env.pop(name, None)
+    return env
 
 
 def callee_env(vals: tuple | None, caller: Env, params: list[str], is_method: bool,
@@ -53,6 +83,8 @@ def callee_env(vals: tuple | None, caller: Env, params: list[str], is_method: bo
         if v is not None:
             if v[0] == "const":
                 env[name] = (v[1], KNOWN)
+            elif v[0] == "inst":
+                env[name] = (Instance(v[1]), KNOWN)
             elif v[1] in caller:
                 env[name] = caller[v[1]]
         elif name in defaults and name not in positional and name not in keywords:

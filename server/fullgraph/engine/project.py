@@ -258,7 +258,8 @@ class Project:
         return out
 
     def is_nn_module(self, class_q: str, near: str | None = None) -> bool:
-        return V.NN_MODULE in self.bases_closure(class_q, near)
+        """nn.Module or a subclass, also through torch's own layers (`class Safe(nn.BatchNorm1d)`)."""
+        return any(V.is_torch_module_class(b) for b in self.bases_closure(class_q, near))
 
     def is_autograd_function(self, class_q: str, near: str | None = None) -> bool:
         return bool(V.AUTOGRAD_FUNCTION & self.bases_closure(class_q, near))
@@ -528,6 +529,9 @@ class Project:
                     entries.extend(self.module_call(c[0].qualname, near))
         elif decl.kind == "module":
             entries.extend(self.module_call(decl.target, near))
+        elif decl.kind == "container":
+            for t in decl.target.split("|"):
+                entries.extend(e for e in self.module_call(t, near) if e not in entries)
         elif decl.kind == "factory":
             hit = self.function(decl.target, near)
             if hit is not None and hit[0].returns_instance:
@@ -761,10 +765,10 @@ class Project:
                 when = C.check(e.conds, r.env, attr_of, lib) if e.conds else ()
                 if when is None:
                     continue
-                for rule, message, data in self._torch_receiver_breaks(e, r.mod, version):
+                for rule, message, data in self._torch_receiver_breaks(e, r, version):
                     emit(self._make(rule, r.mod.path, e.span, message, severity, root, r.path, data=data,
                                     when=_merge(r.cond, when)))
-                for tfs, tmod in self.resolve_edge(e, r.mod):
+                for tfs, tmod in self._edge_targets(e, r):
                     if tfs.disabled and tfs.compiled is None:
                         rule = registry.BY_CODE["FG202"]
                         emit(self._make(rule, r.mod.path, e.span,
@@ -797,7 +801,8 @@ class Project:
         for fs, mod in root.entries:
             if fs.qualname not in seen:
                 seen.add(fs.qualname)
-                queue.append(Reached(fs, mod, [Step(fs.qualname, None)], C.entry_env(fs.defaults)))
+                queue.append(Reached(fs, mod, [Step(fs.qualname, None)],
+                                     C.entry_env(fs.defaults, self._root_calls(root, fs), fs.params, fs.is_method)))
         while queue:
             r = queue.popleft()
             yield r
@@ -819,7 +824,7 @@ class Project:
                     continue  # the call sits behind a flag known false
                 picked = {f.qualname for f, _ in self._registry_targets(e, r.mod)} \
                     if e.kind in ("factory_call", "registry_call") else ()
-                for tfs, tmod in self.resolve_edge(e, r.mod):
+                for tfs, tmod in self._edge_targets(e, r):
                     q = tfs.qualname
                     if q in seen or tfs.opaque or tfs.disabled or q in allowed or q in ignored:
                         continue
@@ -874,25 +879,63 @@ class Project:
         hit = self.function(q, near)
         return hit is not None and hit[0].is_generator
 
-    def _torch_receiver_breaks(self, e: Edge, mod: ModuleSummary, version):
+    def _param_type(self, e: Edge, r: Reached) -> str | None:
+        """The class of the parameter a param_call/param_method edge calls (what the caller passed)."""
+        got = r.env.get(e.target)
+        return got[0].q if got is not None and isinstance(got[0], C.Instance) else None
+
+    def _edge_targets(self, e: Edge, r: Reached) -> list[tuple[FunctionSummary, ModuleSummary]]:
+        if e.kind == "param_call":
+            q = self._param_type(e, r)
+            return self.module_call(q, r.mod.path) if q else []
+        if e.kind == "param_method":
+            q = self._param_type(e, r)
+            m = self.find_method(q, e.attr or "", r.mod.path) if q else None
+            return [m] if m is not None else []
+        return self.resolve_edge(e, r.mod)
+
+    def _torch_receiver_breaks(self, e: Edge, r: Reached, version):
         """Breaks of calls on torch objects whose class only the project can tell (an attribute set in
-        `__init__`): `self.lstm(x)` (FG208), `self.opt.zero_grad()` (FG207, from Dynamo's table)."""
-        if e.kind not in ("module_call", "attr_call", "attr_method", "method"):
+        `__init__`, a parameter the caller passes): `self.lstm(x)` (FG208), `self.opt.zero_grad()`,
+        `opt.zero_grad()` (FG207, from Dynamo's table)."""
+        if e.kind not in ("module_call", "attr_call", "attr_method", "method", "param_call", "param_method"):
             return
         attr, _, meth = (e.attr or "").partition(".")  # "method": `self.lstm(x)` calls attribute `lstm`
-        types = [e.target] if e.kind == "module_call" else self.attr_types(e.target, attr, mod.path)
+        if e.kind in ("param_call", "param_method"):
+            q = self._param_type(e, r)
+            types, attr, meth = ([q] if q else []), "", (e.attr or "")
+        elif e.kind == "module_call":
+            types = [e.target]
+        else:
+            types = self.attr_types(e.target, attr, r.mod.path)
+        method_call = e.kind in ("attr_method", "param_method")
         for t in types:
             if not t.startswith("torch."):
                 continue
-            if e.kind != "attr_method" and t in V.RNN_MODULES:
+            if not method_call and t in V.RNN_MODULES:
                 yield registry.BY_CODE["FG208"], (f"`{e.text}(...)` calls a `{t.rsplit('.', 1)[1]}` module, which "
                                                   "Dynamo does not trace (unless torch._dynamo.config.allow_rnn = "
                                                   "True)"), {"module": t}
-            elif e.kind == "attr_method" and not registry.METHODS.get(meth):
+            elif method_call and not registry.METHODS.get(meth):
                 gb = tracetable.breaks(version).get(f"{t}.{meth}")
                 if gb:
                     rule = registry.BY_CODE["FG207"]
                     yield rule, rule.describe(f"{e.text}", gb), {"callee": f"{t}.{meth}"}
+
+    def _root_calls(self, root: RootRecord, fs: FunctionSummary) -> list[tuple]:
+        """What the user's visible calls pass to the root (their Edge.vals): calls of the compiled
+        object (`compiled(model, x)`), or of a function compiled by its decorator."""
+        if root.decl.calls or root.decl.kind != "function" or fs.compiled is None:
+            return list(root.decl.calls)
+        out = []
+        for mod in list(self.modules.values()):
+            for cs in mod.call_sites:
+                if cs.is_method_call or cs.target.rpartition(".")[2] != fs.name:
+                    continue
+                hit = self.function(cs.target, mod.path)
+                if hit is not None and hit[0] is fs:
+                    out.append(cs.vals)
+        return out
 
     def _self_attr_reader(self, fs: FunctionSummary, mod: ModuleSummary):
         """`self.<attr>` -> (value, certainty) or None, for the class that defines `fs` (its MRO)."""
@@ -1004,7 +1047,7 @@ __all__ = ["Project", "Site"]
 
 def _root_key(root: RootRecord) -> tuple:
     d = root.decl
-    return (root.mod.path, d.kind, d.target, d.attr, d.fullgraph, d.label, d.span, root.info)
+    return (root.mod.path, d.kind, d.target, d.attr, d.fullgraph, d.label, d.span, root.info, d.calls)
 
 
 def interface_of(mod: ModuleSummary) -> tuple:
@@ -1020,7 +1063,7 @@ def interface_of(mod: ModuleSummary) -> tuple:
     classes = tuple(
         (q, c.name, tuple(c.bases), tuple(c.methods.items()), tuple(c.attrs.items()), tuple(c.containers.items()))
         for q, c in mod.classes.items())
-    calls = tuple((c.target, c.is_method_call, c.args, c.kwargs) for c in mod.call_sites)
+    calls = tuple((c.target, c.is_method_call, c.args, c.kwargs, c.vals) for c in mod.call_sites)
     return (mod.name, getattr(mod, "library", False), funcs, classes, tuple(mod.bindings.items()),
             tuple(mod.star_imports), tuple(sorted(mod.ignored)), tuple(sorted(mod.reorderable)),
             tuple(sorted(mod.allow_in_graph)), tuple(mod.hooks), calls, tuple(sorted(mod.dynamo_config, key=repr)))

@@ -39,7 +39,10 @@ class Site:
 class Edge:
     """A call from one function to something the project may resolve to a function."""
 
-    kind: str  # call | method | module_call | attr_call | item_call | super | hooks
+    # call | method | module_call | attr_call | item_call | super | hooks | factory_call | registry_call |
+    # param_call / param_method (a call of / on an own parameter: `target` is its name, the caller's
+    # argument tells the class)
+    kind: str
     target: str  # qualified name (function, class) the call refers to
     attr: str | None
     span: Span
@@ -122,12 +125,15 @@ class ClassSummary:
 class RootDecl:
     """`torch.compile` applied to something."""
 
-    kind: str  # "function" | "module" (instance of a class: forward) | "method" | "attr"
+    kind: str  # "function" | "module" (instance of a class: forward) | "method" | "attr" | "factory" |
+    # "container" (nn.Sequential/ModuleList of the classes in `target`, "A|B")
     target: str  # function qualname, or class qualname
     attr: str | None
     fullgraph: bool | None
     label: str
     span: Span
+    # what each visible call of the compiled object passes (Edge.vals per call)
+    calls: tuple = ()
 
 
 @dataclass
@@ -140,6 +146,7 @@ class CallSite:
     kwargs: tuple[tuple[str, str], ...]
     span: Span
     arg_spans: tuple = ()
+    vals: tuple | None = ()  # as Edge.vals
 
 
 @dataclass

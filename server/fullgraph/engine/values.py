@@ -205,3 +205,12 @@ TENSOR_TYPES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parame
 # recurrent modules Dynamo does not trace unless torch._dynamo.config.allow_rnn (FG208)
 RNN_MODULES = frozenset({"torch.nn.RNN", "torch.nn.LSTM", "torch.nn.GRU", "torch.nn.modules.rnn.RNN",
                          "torch.nn.modules.rnn.LSTM", "torch.nn.modules.rnn.GRU"})
+
+
+def is_torch_module_class(q: str) -> bool:
+    """torch.nn.Module, or one of torch's layers (`torch.nn.BatchNorm1d`, `torch.nn.modules.conv.Conv2d`)."""
+    if q == NN_MODULE:
+        return True
+    head, _, last = q.rpartition(".")
+    return (head == "torch.nn" or head.startswith("torch.nn.modules.")) and last[:1].isupper() and \
+        last not in ("Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer")
