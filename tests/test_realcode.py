@@ -616,3 +616,62 @@ def test_what_the_users_call_passes_decides_the_path_and_the_callee(tmp_path):
         sys.modules.pop("passed_args", None)
     mine = os.path.realpath(tmp_path / "passed_args.py")
     assert {line for path, line in seen if path == mine} == {line for line, _ in expected(PASSED)}
+
+
+TENSORS_EVERYWHERE = '''\
+import math
+
+import torch
+import torch.nn as nn
+
+
+class Cache:
+    def __init__(self):
+        self.length = torch.zeros((), dtype=torch.long)
+
+    def start(self):
+        return int(self.length)  # expect: FG303
+
+
+class Scaled(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.log_temp = nn.Parameter(torch.zeros(()))
+        self.cache = Cache()
+
+    def forward(self, x):
+        n = self.cache.start()
+        return x * math.exp(self.log_temp) + n  # expect: FG309
+
+
+def confusion(target, pred, n):
+    k = (target >= 0) & (target < n)
+    return target[k] * n + pred[k]  # expect: FG304
+
+
+def evaluate(x, y):
+    return confusion(x.flatten(), y.flatten(), 3).sum()
+
+
+def main():
+    x = torch.randint(0, 3, (8,))
+    return torch.compile(Scaled())(torch.randn(3)), torch.compile(evaluate)(x, x.flip(0))
+'''
+
+
+def test_tensors_held_in_attributes_and_passed_to_helpers(tmp_path):
+    """Tensors assigned to `self` (a tensor, an nn.Parameter) and tensors a caller passes to an
+    unannotated helper are tensors there: their breaks are found (the helper is analysed again with
+    what its caller passes)."""
+    assert found(check_code(TENSORS_EVERYWHERE, tmp_path, name="tensors_everywhere")) == expected(TENSORS_EVERYWHERE)
+    pytest.importorskip("torch")
+    import importlib
+
+    sys.path.insert(0, str(tmp_path))
+    try:
+        seen = dynamo_breaks_of_run(lambda: importlib.import_module("tensors_everywhere").main())
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("tensors_everywhere", None)
+    mine = os.path.realpath(tmp_path / "tensors_everywhere.py")
+    assert {line for path, line in seen if path == mine} == {line for line, _ in expected(TENSORS_EVERYWHERE)}

@@ -126,6 +126,7 @@ class Workspace:
     def __init__(self, config: Config | None = None):
         self.config = config or Config()
         self.project = Project(self.config)
+        self.project.source_of = self._source_of
         self._follow: dict[str, str] | None = None
         self._library_bytes: dict[str, bytes] = {}  # followed files read for _library_may_define
         self._may_define: dict[tuple[str, str], bool] = {}
@@ -159,6 +160,16 @@ class Workspace:
         if an.tree is not None:  # the fixes of this buffer will need it: no second parse
             _remember(self._trees, path, (h, an.tree))
         return summary
+
+    def _source_of(self, path: str) -> str | None:
+        """The text of a module as analysed: the editor's buffer, else the file."""
+        text = self.texts.get(path)
+        if text is not None:
+            return text
+        try:
+            return decode_source(Path(path).read_bytes())
+        except (OSError, SourceError):
+            return None
 
     def set_error(self, path: str, code: str, message: str) -> None:
         path = os.path.abspath(path)

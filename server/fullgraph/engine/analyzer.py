@@ -93,8 +93,12 @@ def module_name_for(path: str, root: str | None = None) -> tuple[str, bool]:
 
 
 class ModuleAnalyzer:
-    def __init__(self, path: str, text: str, modname: str, is_package: bool = False, recover: bool = False):
+    def __init__(self, path: str, text: str, modname: str, is_package: bool = False, recover: bool = False,
+                 tensors: dict[str, frozenset[str]] | None = None):
         self.path = path
+        # function qualname -> unannotated parameters to read as tensors (what its callers pass: the
+        # project re-analyses a function so when a walk knows it; Project._with_tensor_params)
+        self.tensors = tensors or {}
         self.text = text
         self.recover = recover
         self.modname = modname
@@ -345,6 +349,10 @@ class FunctionAnalyzer:
                 continue
             self.params[a.arg] = i - (1 if first_is_self else 0)
             self.env[a.arg] = self._annotation_val(a.annotation)
+            if a.annotation is None and a.arg in mod.tensors.get(self.qualname, ()):
+                self.env[a.arg] = V.TENSOR_V
+        fs.positional = len(fs.params)
+        fs.annotated = frozenset(a.arg for a in [*all_params, *args.kwonlyargs] if a.annotation is not None)
         for a in [args.vararg, *args.kwonlyargs, args.kwarg]:
             if a is not None:
                 fs.params.append(a.arg)
@@ -500,6 +508,8 @@ class FunctionAnalyzer:
                 out.append((key, ("param", a.id)))
             elif v is not None and v.kind == V.INSTANCE and v.q and v.attr is None:
                 out.append((key, ("inst", v.q)))
+            elif v is not None and v.kind == V.TENSOR:
+                out.append((key, ("inst", V.TENSOR_CLASS)))
         return tuple(out)
 
     def _is_flag_param(self, name: str) -> bool:
@@ -930,6 +940,8 @@ class FunctionAnalyzer:
         if cs is None:
             return
         fs = self.fs
+        if v.kind == V.TENSOR or (v.kind == V.INSTANCE and v.q in V.PARAMETER_CLASSES):
+            cs.tensor_attrs.add(attr)
         if isinstance(value_node, ast.Constant):
             _set_value(cs, attr, ("const", value_node.value))
         elif isinstance(value_node, ast.Name) and fs is not None and fs.name == "__init__" and \
@@ -1015,7 +1027,7 @@ class FunctionAnalyzer:
             if all(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):
                 v = U
             elif any(x.kind == V.TENSOR for x in vals):
-                v = V.TENSOR_V
+                v = V.BOOL_TENSOR_V
             elif any(x.kind == V.DDSCALAR for x in vals):
                 v = V.DDSCALAR_V
             elif all(x.kind in (V.STATIC, V.CONST) for x in vals):
@@ -1042,6 +1054,8 @@ class FunctionAnalyzer:
                     isinstance(getattr(node.left, "value", None), str):
                 self.hook("percent_format", node, right)
                 return U
+            if isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor)) and left == right == V.BOOL_TENSOR_V:
+                return V.BOOL_TENSOR_V  # `(t >= 0) & (t < n)`: still a mask
             return self._binop(left, right)
         if t is ast.IfExp:
             tr, atoms = self.truth(node.test)
@@ -1165,6 +1179,10 @@ class FunctionAnalyzer:
         if k == V.REF and base.q:
             return Val(V.REF, V.canonical(f"{base.q}.{attr}"))
         if k == V.SELF:
+            cs = self.mod.summary.classes.get(base.q or "")
+            if cs is not None and attr in cs.tensor_attrs and \
+                    all(t in V.PARAMETER_CLASSES for t in cs.attrs.get(attr, ())):
+                return V.TENSOR_V  # assigned a tensor in this class (`self.scale = nn.Parameter(...)`)
             return Val(V.SELFATTR, base.q, attr)
         if k == V.TENSOR:
             if attr in V.TENSOR_STATIC_ATTRS:
@@ -1185,7 +1203,7 @@ class FunctionAnalyzer:
         if it.kind == V.TENSOR:
             return V.TENSOR_V
         if it.kind == V.INSTANCE and it.attr == "list":
-            return Val(V.INSTANCE, it.q)
+            return V.PARAM_TENSOR_V if it.q == V.TENSOR_CLASS else Val(V.INSTANCE, it.q)
         if it.kind == V.STATIC:
             return V.STATIC_V
         return U
@@ -1501,6 +1519,13 @@ class FunctionAnalyzer:
             # `opt.zero_grad()` on a torch.optim optimizer: Dynamo's own list of what it skips
             self.dispatch(Event(kind="skipped_call", node=node, fn=self, q=f"{recv.q}.{method}", args=args,
                                 kwargs=kwargs), registry.HOOKS["skipped_call"])
+        if k == V.SELF and method in ("register_buffer", "register_parameter") and node.args and \
+                isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+            cs = mod.summary.classes.get(recv.q or "")
+            if cs is not None:
+                cs.tensor_attrs.add(node.args[0].value)
+        if method in ("parameters", "buffers") and k in (V.SELF, V.SELFATTR, V.INSTANCE) and not args:
+            return Val(V.INSTANCE, V.TENSOR_CLASS, attr="list")  # iterating gives the module's tensors
         if method == "compile" and factory is not None:
             mod.summary.roots.append(RootDecl("factory", factory.q, None, self._fullgraph_flag(node),
                                               mod.text_of(node), mod.span(node)))

@@ -36,16 +36,23 @@ class Instance:
     q: str
 
 
+TENSOR = Instance("torch.Tensor")  # a tensor argument (values.TENSOR_CLASS)
+
+
 def entry_env(defaults: dict[str, Any], calls: list[tuple] | None = None, params: list[str] = (),
-              is_method: bool = False) -> Env:
+              is_method: bool = False, positional: int = 0, annotated=frozenset()) -> Env:
     """A compiled root's parameters: their defaults, by default only (the user may pass another
     value); with the user's visible calls of the compiled object (`calls`: their Edge.vals), a
     parameter every call passes the same constant or instance to has that value, one that some call
-    passes otherwise is unknown (the path is then assumed taken)."""
+    passes otherwise is unknown (the path is then assumed taken).  With no visible call, a positional
+    parameter without default or annotation is what callers of compiled code pass most: a tensor."""
     env: Env = {name: (value, DEFAULT) for name, value in defaults.items()}
-    if not calls:
-        return env
     names = list(params[1:] if is_method else params)
+    if not calls:
+        for name in names[:max(0, positional - (1 if is_method else 0))]:
+            if name not in defaults and name not in annotated:
+                env[name] = (TENSOR, DEFAULT)
+        return env
     seen: dict[str, list] = {}
     for vals in calls:
         if vals is None:  # a call through *args/**kwargs: it may pass anything

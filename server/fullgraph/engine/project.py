@@ -67,6 +67,10 @@ class Project:
         # (module name, name) -> False when the module's source, not yet loaded, cannot define the name
         # (a followed library's star-import chains would otherwise load every module they name)
         self.may_define = None
+        # path -> the text a module was analysed from (set by the workspace): functions are analysed
+        # again with what their callers pass (_with_tensor_params)
+        self.source_of = None
+        self._variants: dict[tuple, FunctionSummary] = {}
         self._load_attempted: set[str] = set()
 
     # ---- contents ------------------------------------------------------------------------------
@@ -801,8 +805,9 @@ class Project:
         for fs, mod in root.entries:
             if fs.qualname not in seen:
                 seen.add(fs.qualname)
-                queue.append(Reached(fs, mod, [Step(fs.qualname, None)],
-                                     C.entry_env(fs.defaults, self._root_calls(root, fs), fs.params, fs.is_method)))
+                env = C.entry_env(fs.defaults, self._root_calls(root, fs), fs.params, fs.is_method, fs.positional,
+                                  fs.annotated)
+                queue.append(Reached(self._with_tensor_params(fs, mod, env), mod, [Step(fs.qualname, None)], env))
         while queue:
             r = queue.popleft()
             yield r
@@ -832,6 +837,7 @@ class Project:
                         continue  # another compiled region: its own root covers it
                     seen.add(q)
                     env = C.callee_env(e.vals, r.env, tfs.params, tfs.is_method, tfs.defaults)
+                    tfs = self._with_tensor_params(tfs, tmod, env)
                     # one of a registry's functions: inside a library the lookup's key (configuration)
                     # selects which, a condition like any other unknown test there (conditions.evaluate)
                     chosen = (f"`{e.text}` is `{tfs.name}`",) if q in picked and lib else ()
@@ -878,6 +884,32 @@ class Project:
     def _is_generator_fn(self, q: str, near: str) -> bool:
         hit = self.function(q, near)
         return hit is not None and hit[0].is_generator
+
+    def _with_tensor_params(self, fs: FunctionSummary, mod: ModuleSummary, env: dict) -> FunctionSummary:
+        """`fs` as analysed with the parameters its caller passes tensors to read as tensors (their
+        annotations say nothing): `def update(self, target, pred): k = (target >= 0) ...` called
+        with tensors has the breaks of tensor code.  The module is analysed again for that function
+        (memoised by text, function and parameters); without its text, `fs` as it is."""
+        tensors = frozenset(p for p in fs.params if p not in fs.annotated and env.get(p, (None,))[0] == C.TENSOR)
+        if not tensors or self.source_of is None:
+            return fs
+        key = (mod.path, mod.text_hash, fs.qualname, tensors)
+        hit = self._variants.get(key)
+        if hit is None:
+            text = self.source_of(mod.path)
+            hit = fs
+            if text is not None:
+                from .analyzer import ModuleAnalyzer
+
+                an = ModuleAnalyzer(mod.path, text, mod.name, os.path.basename(mod.path) == "__init__.py",
+                                    recover=mod.syntax_error is not None, tensors={fs.qualname: tensors})
+                summary = an.run()
+                if summary.text_hash == mod.text_hash:
+                    hit = summary.functions.get(fs.qualname, fs)
+            if len(self._variants) > 4096:
+                self._variants.clear()
+            self._variants[key] = hit
+        return hit
 
     def _param_type(self, e: Edge, r: Reached) -> str | None:
         """The class of the parameter a param_call/param_method edge calls (what the caller passed)."""

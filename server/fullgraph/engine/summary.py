@@ -100,6 +100,8 @@ class FunctionSummary:
     # (a decorator returning its wrapper, or a decorator factory returning the decorator).
     returns_fns: list[tuple[str, str]] = field(default_factory=list)
     defaults: dict[str, Any] = field(default_factory=dict)  # parameter -> its literal default value
+    positional: int = 0  # how many of `params` are positional (self included), before *args/kw-only
+    annotated: frozenset = frozenset()  # parameters with a type annotation
 
 
 @dataclass
@@ -119,6 +121,8 @@ class ClassSummary:
     # class-level dicts of functions (`_global_mapping = {"sdpa": sdpa_forward, ...}`): attr -> functions;
     # what a lookup method of the class returns may be any of them
     registries: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # self.<attr> that hold tensors (`self.length = torch.zeros(())`, nn.Parameter, register_buffer)
+    tensor_attrs: set[str] = field(default_factory=set)
 
 
 @dataclass

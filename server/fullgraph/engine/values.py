@@ -48,6 +48,8 @@ FLOAT_TENSOR_V = Val(TENSOR, float_dtype=True)
 CONST_V = Val(CONST)
 STATIC_V = Val(STATIC)
 DDSCALAR_V = Val(DDSCALAR)
+BOOL_TENSOR_V = Val(TENSOR, attr="bool")  # a comparison of tensors: a mask
+PARAM_TENSOR_V = Val(TENSOR, attr="param")  # a module's parameter or buffer (a leaf)
 
 # Classes an object imported from another project module, or returned by a function, is tried as
 # when a method rule has something to say about them (the project keeps the finding only if the
@@ -214,3 +216,8 @@ def is_torch_module_class(q: str) -> bool:
     head, _, last = q.rpartition(".")
     return (head == "torch.nn" or head.startswith("torch.nn.modules.")) and last[:1].isupper() and \
         last not in ("Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer")
+
+TENSOR_CLASS = "torch.Tensor"  # what conditions.Instance holds for a tensor argument
+
+PARAMETER_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer",
+                               "torch.nn.parameter.Buffer"})

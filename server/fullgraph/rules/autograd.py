@@ -305,11 +305,12 @@ def f(x):
 class RequiresGradSet(Rule):
     code = "FG505"
     name = "requires-grad-set-in-region"
-    summary = "`tensor.requires_grad = ...` inside a compiled region"
-    gb_codes = ("GB0206",)
+    summary = "`tensor.requires_grad = ...` / `tensor.requires_grad_()` inside a compiled region"
+    gb_codes = ("GB0206", "GB0125", "GB8985")
     hooks = ("requires_grad_set",)
+    methods = ("requires_grad_",)
     fixes = ("suppress",)
-    what = "Finds assignments to a tensor's `requires_grad` attribute in compiled code."
+    what = "Finds assignments to a tensor's `requires_grad` attribute, and `requires_grad_()` calls, in compiled code."
     why = """Dynamo does not support `setattr()` on `Tensor.requires_grad` (GB0206): turning a non-leaf into a
 leaf (or back) in the middle of the graph is something AOTAutograd cannot represent, so Dynamo breaks
 the graph there."""
@@ -334,7 +335,29 @@ def f(x):
     w = x.detach()
     return w * 2
 """, call="f(torch.randn(4, requires_grad=True))", breaks=False),
+        Example("""import torch
+
+
+class Frozen(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        for p in self.lin.parameters():
+            p.requires_grad_(False)  # expect: FG505
+        return self.lin(x)
+
+
+m = torch.compile(Frozen(), fullgraph=True)
+""", call="m(torch.randn(2, 4))"),
     )
 
     def check(self, ev):
+        if ev.kind == "method":
+            # on a module's parameter it breaks at the call (GB0125); on an intermediate only where
+            # the tensor leaves the region (GB8985), which is not this line
+            if ev.recv is None or ev.recv.kind != V.TENSOR or ev.recv.attr != "param":
+                return None
+            return "`.requires_grad_()` on a module's parameter inside a compiled region breaks the graph"
         return "setting `.requires_grad` on a tensor inside a compiled region breaks the graph"

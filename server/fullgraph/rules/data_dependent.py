@@ -273,6 +273,14 @@ or compile with `fullgraph=True`."""
 
 @torch.compile
 def f(x):
+    keep = (x > 0) & (x < 2)
+    return x[keep].sum()  # expect: FG304
+""", note="a mask kept in a variable"),
+        Example("""import torch
+
+
+@torch.compile
+def f(x):
     return torch.nonzero(x > 0)  # expect: FG304
 """),
         Example("""import torch
@@ -310,7 +318,8 @@ def f(x):
     def check(self, ev):
         if ev.kind == "subscript":
             node = ev.node.slice if isinstance(ev.node, ast.Subscript) else None
-            if isinstance(node, ast.Compare) and ev.value is not None and ev.value.kind == V.TENSOR:
+            if ev.value is not None and ev.value.kind == V.TENSOR and \
+                    (isinstance(node, ast.Compare) or ev.value.attr == "bool"):
                 return "boolean-mask indexing has a data-dependent output shape"
             return None
         if ev.kind == "method":
