@@ -675,3 +675,44 @@ def test_tensors_held_in_attributes_and_passed_to_helpers(tmp_path):
         sys.modules.pop("tensors_everywhere", None)
     mine = os.path.realpath(tmp_path / "tensors_everywhere.py")
     assert {line for path, line in seen if path == mine} == {line for line, _ in expected(TENSORS_EVERYWHERE)}
+
+
+DATA_BRANCH = '''\
+import torch
+
+SKIP_NONFINITE = True
+
+
+def compute_loss(x):
+    loss = (x * x).mean()
+    if SKIP_NONFINITE and not torch.isfinite(loss):  # expect: FG301
+        print("non-finite loss, skipping")  # when: the data makes `SKIP_NONFINITE and not torch.isfinite(loss)` true
+        return torch.zeros(())
+    return loss
+
+
+def main():
+    return torch.compile(compute_loss)(torch.randn(4))
+'''
+
+
+def test_what_a_branch_on_tensor_data_guards_is_conditional(tmp_path):
+    """The branch on tensor data breaks the graph; what it guards runs only when the data takes it
+    (finite inputs: never), so it is reported as conditional, with the test."""
+    findings = check_code(DATA_BRANCH, tmp_path, name="data_branch")
+    shown = {(f.span.start.line + 1, f.code) for f in findings if f.condition is None}
+    assert shown == expected(DATA_BRANCH)
+    lines = DATA_BRANCH.splitlines()
+    want = {i: ln.split("# when: ")[1] for i, ln in enumerate(lines, 1) if "# when: " in ln}
+    assert {f.span.start.line + 1: f.condition for f in findings if f.condition} == want
+    pytest.importorskip("torch")
+    import importlib
+
+    sys.path.insert(0, str(tmp_path))
+    try:
+        seen = dynamo_breaks_of_run(lambda: importlib.import_module("data_branch").main())
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("data_branch", None)
+    mine = os.path.realpath(tmp_path / "data_branch.py")
+    assert {line for path, line in seen if path == mine} == {line for line, _ in shown}

@@ -44,7 +44,7 @@ NUMPY = ("numpy", "numpy.random", "numpy.linalg", "numpy.fft")
 TORCH = ("torch", "torch.random", "torch.backends.cudnn", "torch.backends.cuda", "torch.cuda", "torch.autograd",
          "torch.nn.utils", "torch.utils.checkpoint")
 # torch classes whose methods run in compiled code on instances made outside it (optimizers, schedulers)
-TORCH_CLASSES = ("torch.optim", "torch.optim.lr_scheduler")
+TORCH_CLASSES = ("torch.optim", "torch.optim.lr_scheduler", "torch.amp")
 
 
 def _public(mod) -> list[tuple[str, object]]:

@@ -303,7 +303,6 @@ class FunctionAnalyzer:
         self.params: dict[str, int] = {}  # param name -> position among call arguments
         self.dead_if: tuple = ()
         self.conds: tuple = ()  # path condition: Cond atoms of the enclosing `if`s (summary.Cond)
-        self.key_node: ast.AST | None = None  # the index of the subscript of a non-tensor being evaluated
         self._call_vals: tuple | None = None  # (call node, argument values, keyword values) being analysed
         self.stmt: ast.stmt | None = None
         self.fs: FunctionSummary | None = None
@@ -692,6 +691,11 @@ class FunctionAnalyzer:
                 self.assign(s.target.elts[0], U, None)
                 self.assign(s.target.elts[1], self._element_of(self._container_of(s.iter.args[0]), s.iter.args[0]),
                             None)
+            elif isinstance(s.iter, ast.Call) and isinstance(s.target, ast.Tuple) and not s.iter.keywords and \
+                    len(s.iter.args) == len(s.target.elts) and self.resolve_dotted_node(s.iter.func) == "builtins.zip":
+                # for b, s in zip(boxes, scores): each name is an element of its sequence
+                for t_, a in zip(s.target.elts, s.iter.args):
+                    self.assign(t_, self._element_of(self._container_of(a), a), None)
             else:
                 self.assign(s.target, self._element_of(it, s.iter), None)
             self.block(s.body)
@@ -736,6 +740,11 @@ class FunctionAnalyzer:
             self._def(s)
             return False
         if t is ast.ClassDef:
+            if not self.module_level and self.fs is not None:
+                # executed when the function runs; underlined: `class Name`
+                head = ast.Name(id=s.name, lineno=s.lineno, col_offset=s.col_offset, end_lineno=s.lineno,
+                                end_col_offset=s.col_offset + len(f"class {s.name}".encode()))  # ast: bytes
+                self.hook("class_def", head, U)
             self._class(s)
             return False
         if t is ast.Import:
@@ -779,7 +788,7 @@ class FunctionAnalyzer:
 
     def _if(self, s: ast.If) -> bool:
         tr, atoms = self.truth(s.test)
-        self.cond(s.test)
+        test_val = self.cond(s.test)
         body_dead = tr == "F"
         else_dead = tr == "T"
         # `if cond: raise ...` is an error path: not traced in the normal case.
@@ -787,6 +796,12 @@ class FunctionAnalyzer:
         else_err = _ends_with(s.orelse, ast.Raise)
         saved, saved_conds = self.dead_if, self.conds
         body_conds, else_conds = self._branch_conds(s.test)
+        if test_val.kind in (V.TENSOR, V.DDSCALAR):
+            # a branch on tensor data (itself a break, FG301/FG302): what it guards runs only when the
+            # data says so
+            text = " ".join(self.mod.text_of(s.test).split())
+            text = text if len(text) <= 60 else text[:57] + "..."
+            body_conds, else_conds = (("data", text, "truth", True),), (("data", text, "truth", False),)
         stop_body = stop_else = False
         if not (body_dead and not atoms) and not body_err:
             self.dead_if = self._with_dead(atoms) if body_dead else saved
@@ -803,9 +818,11 @@ class FunctionAnalyzer:
         if body_stops and not else_stops:
             if body_err:  # `if bad_input: raise ...` validates: no feature switch for what follows
                 else_conds = tuple(a for a in else_conds if a[0] != "expr")
+            # after `if <tensor test>: return`, the rest is the usual path, not a data condition
+            else_conds = tuple(a for a in else_conds if a[0] != "data")
             self.conds = saved_conds + else_conds  # `if not flag: return`: the rest runs when flag holds
         elif else_stops and not body_stops and s.orelse:
-            self.conds = saved_conds + body_conds
+            self.conds = saved_conds + tuple(a for a in body_conds if a[0] != "data")
         if else_dead and _ends_with(s.body, _TERMINATORS):
             # `if is_compiling(): return ...`: what follows runs only when not compiling
             if not atoms:
@@ -931,7 +948,8 @@ class FunctionAnalyzer:
                 if target.attr == "requires_grad" and bv.kind == V.TENSOR:
                     self.hook("requires_grad_set", target, bv)
         elif isinstance(target, ast.Subscript):
-            self._key(target.slice, self.value(target.value))
+            self.value(target.value)
+            self.value(target.slice)
         elif isinstance(target, ast.Starred):
             self.assign(target.value, U, None)
 
@@ -970,16 +988,6 @@ class FunctionAnalyzer:
         self.hook("condition", node, v)
         return v
 
-    def _key(self, node: ast.AST, container: Val) -> Val:
-        """A subscript's index; in `cache[t.data_ptr()]` (not a tensor's subscript) the index is only a
-        key, which rules can tell by `key_node`."""
-        saved = self.key_node
-        self.key_node = node if container.kind != V.TENSOR else None
-        try:
-            return self.value(node)
-        finally:
-            self.key_node = saved
-
     def _boolop(self, node: ast.BoolOp, as_cond: bool) -> Val:
         """`a and b`: every operand but the last is converted with bool(); the last is the value, and
         converted too when the whole expression is a condition (`if a and b:`)."""
@@ -1000,6 +1008,10 @@ class FunctionAnalyzer:
         self.dead_if = saved
         if any(x.kind == V.GUARD for x in out):
             return U
+        if as_cond:  # `flag and not torch.isfinite(loss)`: the outcome depends on tensor data
+            data = next((x for x in out if x.kind in (V.TENSOR, V.DDSCALAR)), None)
+            if data is not None:
+                return data
         return out[-1] if out and all(x.kind == out[0].kind for x in out) else U
 
     def _maybe_guard(self, node: ast.AST) -> bool:
@@ -1024,6 +1036,9 @@ class FunctionAnalyzer:
             return self._attr(self.value(node.value), node.attr)
         if t is ast.Compare:
             vals = [self.value(node.left)] + [self.value(c) for c in node.comparators]
+            if V.POINTER_V in vals:
+                self.hook("pointer_use", node, V.POINTER_V)
+                return U
             if all(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):
                 v = U
             elif any(x.kind == V.TENSOR for x in vals):
@@ -1042,7 +1057,7 @@ class FunctionAnalyzer:
                 inner = self.cond(node.operand)
                 if inner.kind == V.GUARD:
                     return Val(V.GUARD, atoms=inner.atoms, negated=not inner.negated)
-                return V.DDSCALAR_V if inner.kind == V.DDSCALAR else U
+                return V.DDSCALAR_V if inner.kind in (V.DDSCALAR, V.TENSOR) else U  # a bool from tensor data
             inner = self.value(node.operand)
             if inner.kind in (V.TENSOR, V.DDSCALAR, V.STATIC, V.CONST):
                 return inner if inner.kind != V.CONST else V.CONST_V
@@ -1053,6 +1068,9 @@ class FunctionAnalyzer:
             if isinstance(node.op, ast.Mod) and isinstance(node.left, (ast.Constant, ast.JoinedStr)) and \
                     isinstance(getattr(node.left, "value", None), str):
                 self.hook("percent_format", node, right)
+                return U
+            if V.POINTER_V in (left, right):
+                self.hook("pointer_use", node, V.POINTER_V)  # `t.data_ptr() % 16`: needs real memory
                 return U
             if isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor)) and left == right == V.BOOL_TENSOR_V:
                 return V.BOOL_TENSOR_V  # `(t >= 0) & (t < n)`: still a mask
@@ -1077,7 +1095,7 @@ class FunctionAnalyzer:
             return vb if vb == vo else U
         if t is ast.Subscript:
             base = self.value(node.value)
-            idx = self._key(node.slice, base)
+            idx = self.value(node.slice)
             if base.kind == V.TENSOR:
                 self.hook("subscript", node, idx)
                 return V.TENSOR_V
@@ -1201,7 +1219,7 @@ class FunctionAnalyzer:
         if it.kind == V.SELFATTR:
             return Val(V.ITEMOF, it.q, it.attr)
         if it.kind == V.TENSOR:
-            return V.TENSOR_V
+            return Val(V.TENSOR, float_dtype=it.float_dtype)  # a row keeps the dtype
         if it.kind == V.INSTANCE and it.attr == "list":
             return V.PARAM_TENSOR_V if it.q == V.TENSOR_CLASS else Val(V.INSTANCE, it.q)
         if it.kind == V.STATIC:
@@ -1524,6 +1542,8 @@ class FunctionAnalyzer:
             cs = mod.summary.classes.get(recv.q or "")
             if cs is not None:
                 cs.tensor_attrs.add(node.args[0].value)
+        if method == "data_ptr" and k in (V.TENSOR, V.UNKNOWN) and not args:
+            return V.POINTER_V  # a key or a stored value compiles; arithmetic on it does not (FG308)
         if method in ("parameters", "buffers") and k in (V.SELF, V.SELFATTR, V.INSTANCE) and not args:
             return Val(V.INSTANCE, V.TENSOR_CLASS, attr="list")  # iterating gives the module's tensors
         if method == "compile" and factory is not None:
@@ -1602,7 +1622,7 @@ class FunctionAnalyzer:
                 return U
             if method in ("split", "chunk", "unbind", "sort", "topk", "max", "min") and \
                     (args or kwargs):
-                return U
+                return V.TENSOR_V  # tensors (values and indices): unpacked or iterated, each is one
             return Val(V.TENSOR, float_dtype=recv.float_dtype or method in V.FLOAT_METHODS)
         if k == V.UNKNOWN and method == "item":
             return V.DDSCALAR_V

@@ -119,6 +119,8 @@ def evaluate(atom: tuple, env: Env, self_attr: Callable[[str], tuple | None], li
     path conditional inside a followed library, where such tests select features by configuration
     (`if "dynamic" in self.rope_type:`, `if len(collected_outputs) > 0:`)."""
     kind, name, test, want = atom
+    if kind == "data":
+        return "default"  # only when the tensor data takes this branch
     if kind == "expr":
         return "default" if library else "true"
     if kind == "param":
@@ -140,6 +142,8 @@ def evaluate(atom: tuple, env: Env, self_attr: Callable[[str], tuple | None], li
 
 def describe(atom: tuple) -> str:
     kind, name, test, want = atom
+    if kind == "data":
+        return f"the data makes `{name}` {'true' if want else 'false'}"
     if kind == "expr":
         return f"`{name}`" if want else f"`not ({name})`"
     if kind == "self" and name == "training" and test == "truth":

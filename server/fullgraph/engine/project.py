@@ -948,7 +948,8 @@ class Project:
                 yield registry.BY_CODE["FG208"], (f"`{e.text}(...)` calls a `{t.rsplit('.', 1)[1]}` module, which "
                                                   "Dynamo does not trace (unless torch._dynamo.config.allow_rnn = "
                                                   "True)"), {"module": t}
-            elif method_call and not registry.METHODS.get(meth):
+            elif method_call and (e.kind == "param_method" or not registry.METHODS.get(meth)):
+                # (a rule of the method's own saw only an unknown receiver when it is a parameter)
                 gb = tracetable.breaks(version).get(f"{t}.{meth}")
                 if gb:
                     rule = registry.BY_CODE["FG207"]

@@ -57,8 +57,9 @@ class Edge:
 
 
 # A path-condition atom: (kind, name, test, polarity).  kind "param" (a parameter of the function,
-# never reassigned in it), "self" (an attribute of self) or "expr" (any other test: name is its
-# text); test "truth" (`if flag:`) or "none" (`if x is None:`); polarity: the test's required outcome.
+# never reassigned in it), "self" (an attribute of self), "data" (a test on tensor data: name is its
+# text) or "expr" (any other test: its text); test "truth" (`if flag:`) or "none" (`if x is None:`);
+# polarity: the test's required outcome.
 Cond = tuple
 
 

@@ -50,6 +50,7 @@ STATIC_V = Val(STATIC)
 DDSCALAR_V = Val(DDSCALAR)
 BOOL_TENSOR_V = Val(TENSOR, attr="bool")  # a comparison of tensors: a mask
 PARAM_TENSOR_V = Val(TENSOR, attr="param")  # a module's parameter or buffer (a leaf)
+POINTER_V = Val(DDSCALAR, q="data_ptr")  # what t.data_ptr() returns
 
 # Classes an object imported from another project module, or returned by a function, is tried as
 # when a method rule has something to say about them (the project keeps the finding only if the

@@ -458,9 +458,11 @@ class DataPointer(Rule):
     name = "data-pointer"
     summary = ".data_ptr()/.storage()/.untyped_storage() inside a compiled region"
     gb_codes = ("GB0088", "GB0208", "GB0156")
-    methods = ("data_ptr", "storage", "untyped_storage")
+    methods = ("storage", "untyped_storage")
+    hooks = ("pointer_use",)
     fixes = ("suppress",)
-    what = "Finds access to a tensor's memory (`data_ptr`, `storage`, `untyped_storage`) in compiled code."
+    what = """Finds access to a tensor's memory in compiled code: `storage()`, `untyped_storage()`, and
+arithmetic or comparisons on `data_ptr()` (a pointer only stored or used as a dict key compiles)."""
     why = "Fake tensors used for tracing have no memory: these calls raise or return non-tensors (GB0088, GB0208, GB0156)."
     instead = "Use metadata instead (`x.numel() * x.element_size()` for the byte size), or do it outside the region."
     examples = (
@@ -480,23 +482,35 @@ def f(x):
 """, breaks=False),
         Example("""import torch
 
+
+@torch.compile(fullgraph=True)
+def f(x):
+    p = x.data_ptr()
+    if p == 0:  # expect: FG308
+        return x
+    return x + 1
+"""),
+        Example("""import torch
+
 SEEN = {}
 
 
 @torch.compile(fullgraph=True)
 def f(x):
     SEEN[x.data_ptr()] = True
+    key = (x.data_ptr(), tuple(x.shape))
+    SEEN[key] = True
     return x + 1
 """, breaks=False, note="the pointer is only a dict key"),
     )
 
     def check(self, ev):
+        if ev.kind == "pointer_use":
+            return "computing with `.data_ptr()` needs real tensor memory, which does not exist while tracing"
         r = ev.recv
         if r is None:
             return None
-        if ev.method == "data_ptr" and ev.node is ev.fn.key_node:
-            return None  # `cache[t.data_ptr()]`: used as a key only, Dynamo compiles it (torch 2.13)
-        if r.kind == V.TENSOR or (r.kind == V.UNKNOWN and ev.method in ("data_ptr", "untyped_storage")):
+        if r.kind == V.TENSOR or (r.kind == V.UNKNOWN and ev.method == "untyped_storage"):
             return f"`.{ev.method}()` needs real tensor memory, which does not exist while tracing"
         return None
 

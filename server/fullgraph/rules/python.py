@@ -1,7 +1,7 @@
 """FG4xx: Python language features Dynamo does not compile."""
 from __future__ import annotations
 
-from .base import Example, Rule
+from .base import FULLGRAPH, Example, Rule
 
 
 class CompiledGenerator(Rule):
@@ -11,7 +11,9 @@ class CompiledGenerator(Rule):
     gb_codes = ("GB0003",)
     fixes = ()
     what = "Finds `torch.compile` on a function that contains `yield`."
-    why = "Generators cannot be compiled directly (\"Attempt to trace generator\", GB0003). Generators *called* inside compiled code are fine."
+    why = """Generators cannot be compiled directly ("Attempt to trace generator", GB0003): under
+`fullgraph=True` the call raises.  Without it Dynamo runs the generator uncompiled and logs no graph
+break, so it is reported for fullgraph roots only.  Generators *called* inside compiled code are fine."""
     instead = "Compile the per-item computation and keep the generator in Python, or return a list."
     examples = (
         Example("""import torch
@@ -34,6 +36,9 @@ def f(x):
     return sum(gen(x))
 """, breaks=False),
     )
+
+    def modes(self, torch):
+        return frozenset({FULLGRAPH})
 
     def check(self, ev):  # reported by the project for roots
         return None
@@ -116,3 +121,41 @@ out = f(xs)
 
     def check(self, ev):  # reported by the project from call sites
         return None
+
+
+class ClassInRegion(Rule):
+    code = "FG404"
+    name = "class-definition-in-region"
+    summary = "a `class` statement inside a compiled region"
+    gb_codes = ("GB8977",)
+    hooks = ("class_def",)
+    fixes = ()
+    what = "Finds class definitions executed inside compiled code (a `class` statement in a compiled function)."
+    why = """Defining a class calls `__build_class__`, which Dynamo does not trace ("Invalid call to
+__build_class__", GB8977)."""
+    instead = "Define the class at module level (or in `__init__`) and only use it inside the compiled function."
+    examples = (
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    class Section:  # expect: FG404
+        name = "embed"
+    return x + len(Section.name)
+"""),
+        Example("""import torch
+
+
+class Section:
+    name = "embed"
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return x + len(Section.name)
+""", breaks=False),
+    )
+
+    def check(self, ev):
+        return "a `class` statement inside a compiled region breaks the graph (Dynamo does not trace `__build_class__`)"
