@@ -1342,7 +1342,7 @@ class FunctionAnalyzer:
             return U
         if k == V.INSTANCE and fval.q and fval.attr is None:
             self.edge("module_call", fval.q, None, node)
-            return U
+            return V.TENSOR_V if V.is_torch_module_class(fval.q) else U  # a torch layer: a tensor
         if k == V.INSTANCE and fval.q and fval.attr == "factory":
             self.edge("factory_call", fval.q, None, node)
             return U
@@ -1446,6 +1446,8 @@ class FunctionAnalyzer:
                 return Val(V.INSTANCE, V.EXTENSION_MODULE)
             if V.torch_call_returns_tensor(q):
                 return Val(V.TENSOR, float_dtype=q in V.FLOAT_FACTORIES or q.startswith("torch.nn.functional."))
+            if q[6:] in V.TORCH_TENSOR_TUPLES and node.args:
+                return V.TENSOR_V
             last = q.rsplit(".", 1)[-1]
             if last[:1].isupper():
                 if q in V.MODULE_CONTAINERS:
@@ -1584,7 +1586,13 @@ class FunctionAnalyzer:
         if k == V.SELF:
             self.edge("method", recv.q, method, node, arg_kinds, kw_kinds)
             mod.summary.call_sites.append(CallSite(f"{recv.q}.{method}", True, arg_kinds, kw_kinds, mod.span(node)))
-            return recv if method in V.MODULE_SELF_METHODS else U
+            if method in V.MODULE_SELF_METHODS:
+                return recv
+            cs = mod.summary.classes.get(recv.q or "")
+            types = cs.attrs.get(method, ()) if cs is not None and method not in cs.methods else ()
+            if types and all(V.is_torch_module_class(t) for t in types):
+                return V.TENSOR_V  # `self.norm(x)` with self.norm = nn.LayerNorm(...): a tensor
+            return U
         if k == V.SUPER:
             if recv.q:
                 self.edge("super", recv.q, method, node, arg_kinds, kw_kinds)

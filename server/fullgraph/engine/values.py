@@ -106,6 +106,12 @@ TORCH_NON_TENSOR = frozenset({
     "std_mean", "var_mean", "unique", "unique_consecutive", "frexp", "lu", "qr", "svd", "eig",
     "slogdet", "histogram", "where",
 })
+# ... of which these return tensors or tuples of tensors: unpacked or iterated, each part is a tensor
+TORCH_TENSOR_TUPLES = frozenset({
+    "split", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit", "meshgrid", "broadcast_tensors",
+    "sort", "topk", "max", "min", "median", "mode", "kthvalue", "aminmax", "std_mean", "var_mean", "unique",
+    "unique_consecutive",
+})
 TENSOR_NAMESPACES = ("torch.nn.functional.", "torch.special.", "torch.linalg.", "torch.fft.")
 TORCH_SUBPACKAGES_NON_TENSOR = (
     "torch.cuda.", "torch.backends.", "torch.jit.", "torch.compiler.", "torch._dynamo.", "torch.library.",
