@@ -565,6 +565,8 @@ def static_pass(names: list[str], timeout: int, explain: bool) -> None:
     meta = {"date": time.strftime("%Y-%m-%d %H:%M"), "versions": versions(),
             "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                                      cwd=str(REPO), check=False).stdout.strip(),
+            "server_dirty": subprocess.run(["git", "diff", "--quiet", "HEAD", "--", "server"], cwd=str(REPO),
+                                           check=False).returncode != 0,
             "last_pass_seconds": round(time.perf_counter() - t0), "last_pass_checks": len(secs),
             "last_pass_check_seconds": round(sum(secs), 1), "timeout": timeout}
     STATIC_JSON.write_text(json.dumps({"meta": meta, "checks": dict(sorted(checks.items())),
@@ -725,6 +727,7 @@ B_LOGGER = "logger method (logging.Logger / warning_once) not recognised"
 B_TORCH = "break inside torch internals (no rule for the call into torch)"
 B_OTHER = "call not resolved"
 B_PROPERTY = "@property getter not analysed (`self.x(...)` where x is a property)"
+B_PROPERTY_RET = "call of a function returned by a @property (`self.loss_function(...)`): callee unknown"
 B_NOFRAME = "no frame on Dynamo's stack reached by the static walk"
 B_USER = "break outside the followed library (user script / other package)"
 
@@ -804,6 +807,8 @@ def hop_blocker(caller: dict, callee: dict, between: list[dict], eng: dict, src:
                 if re.search(r"ALL_ATTENTION_FUNCTIONS|_attn_implementation|attention_interface", m.group(1)):
                     return B_REGISTRY, where
                 return B_LOCAL, where + f" (`{base} = {m.group(1)[:40]}`)"
+    if re.fullmatch(r"self\.\w+", expr) and property_defined(caller["path"], expr.split(".")[1]):
+        return B_PROPERTY_RET, where + f" (`{expr}` is a property: {property_defined(caller['path'], expr[5:])})"
     if expr.startswith("self."):
         attr = expr.split(".")[1]
         text = "\n".join(src.lines(caller["path"]))
@@ -812,6 +817,33 @@ def hop_blocker(caller: dict, callee: dict, between: list[dict], eng: dict, src:
                 return B_IFEXP, where + f" (`self.{attr} = {m.group(1)}(...)`)"
         return B_SELF, where
     return B_OTHER, where
+
+
+_PROPS: dict[tuple[str, str], str | None] = {}
+
+
+def property_defined(path: str, attr: str) -> str | None:
+    """Where `attr` is defined as a @property in the package of `path` (the first file found), or None."""
+    top = rel(path).split("/")[0]
+    key = (top, attr)
+    if key not in _PROPS:
+        _PROPS[key] = None
+        pat = re.compile(rf"^\s*@(?:property|cached_property|functools\.cached_property)\s*\n\s*def {re.escape(attr)}\(",
+                         re.MULTILINE)
+        for dirpath, _dirs, files in os.walk(os.path.join(site_dir(), top)):
+            for f in sorted(files):
+                if f.endswith(".py"):
+                    fp = os.path.join(dirpath, f)
+                    try:
+                        text = Path(fp).read_text(encoding="utf-8")
+                    except (OSError, UnicodeDecodeError):
+                        continue
+                    if f"def {attr}(" in text:
+                        m = pat.search(text)
+                        if m:
+                            _PROPS[key] = f"{rel(fp)}:{text.count(chr(10), 0, m.end()) + 1}"
+                            return _PROPS[key]
+    return _PROPS[key]
 
 
 def site_blocker(s: dict, site: dict, inner: dict, eng: dict, src: Sources) -> tuple[str, str] | None:
@@ -841,8 +873,8 @@ def site_blocker(s: dict, site: dict, inner: dict, eng: dict, src: Sources) -> t
     lo, hi = next(((x[1], x[2]) for x in eng["functions"].get(site["path"], []) if x[0] == fa), (a, b))
     if gb in ("Data dependent operator", "Data-dependent branching", "Failed to trace builtin operator",
               "torch.* op returned non-Tensor") and any("np." in src.line(site["path"], n) for n in range(lo, hi + 1)):
-        return "no rule: NumPy values computed in compiled code used as Python ints/bools", txt
-    return f"no rule: {gb}", txt
+        return "no rule fired: NumPy values computed in compiled code used as Python ints/bools", txt
+    return f"no rule fired at the statement: {gb}", txt
 
 
 def analyse_miss(s: dict, eng: dict, libdir: str, src: Sources) -> list[tuple[str, str]]:
@@ -914,7 +946,8 @@ def render(truth: dict, static: dict) -> str:
              f"Versions: " + ", ".join(f"{k} {x}" for k, x in v.items()) + ". "
              f"Runtime truth (`truth.json`) of {tm.get('date', '?')} (last runtime pass {tm.get('last_pass_seconds', '?')} s "
              f"for {tm.get('last_pass_models', '?')} models); static pass (`static.json`) of {sm.get('date', '?')} on "
-             f"commit {sm.get('commit', '?')}: {sm.get('last_pass_checks', '?')} checks, "
+             f"commit {sm.get('commit', '?')}{' (+ uncommitted changes in server/)' if sm.get('server_dirty') else ''}: "
+             f"{sm.get('last_pass_checks', '?')} checks, "
              f"{sm.get('last_pass_check_seconds', '?')} s in `fullgraph check`, {sm.get('last_pass_seconds', '?')} s "
              f"with the miss explanations. Machine: 2 shared cores, every process under `nice -n 10`.\n")
     good = [r for r in rows if r["ok"] and r["check"]]
@@ -965,8 +998,14 @@ def render(truth: dict, static: dict) -> str:
              f"compiles without a break in both modes; {clean_diags} top-level diagnostics over their "
              f"{len(clean) * len(MODES)} scripts, {clean_cond} more marked `conditional`).")
     if times:
+        per_lib = defaultdict(list)
+        for r in rows:
+            if r.get("check_seconds") is not None:
+                per_lib[r["library"]].append(r["check_seconds"])
         L.append(f"- `fullgraph check` per script: median {times[len(times) // 2]:.1f} s, max {times[-1]:.1f} s, "
-                 f"total {sum(times):.0f} s over {len(times)} checks.")
+                 f"total {sum(times):.0f} s over {len(times)} checks ("
+                 + "; ".join(f"{lib}: median {sorted(t)[len(t) // 2]:.1f} s, max {max(t):.1f} s"
+                             for lib, t in sorted(per_lib.items())) + ").")
     if failed:
         L.append(f"- Runs whose script failed under `fullgraph trace` (not scored): " +
                  ", ".join(f"{r['key']} ({(r['error'] or '')[:80]})" for r in failed) + ".")
