@@ -280,8 +280,9 @@ def compare_results(a: str, b: str) -> str:
         return "no result"
     proc = subprocess.run([collect.PYTHON, "-c", COMPARE, a, b], capture_output=True, text=True,
                           env=collect._env())
-    return (proc.stdout.strip() or proc.stderr.strip().splitlines()[-1:] or ["?"])[0] if proc.returncode == 0 \
-        else "compare failed: " + (proc.stderr.strip().splitlines() or ["?"])[-1]
+    if proc.returncode != 0:
+        return "compare failed: " + (proc.stderr.strip().splitlines() or ["?"])[-1]
+    return proc.stdout.strip() or "?"
 
 
 def _parses(path: str) -> bool:
