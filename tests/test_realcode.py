@@ -261,8 +261,8 @@ def all_flags_on():  # not what main() does: run by the test, outside the analys
     return torch.compile(block)
 
 
-def build(debug):
-    return Block(debug=debug)  # a construction passing its own value: `self.debug` is not assumed False
+def build():
+    return Block(debug=True)  # a construction turning the flag on: `self.debug` holds
 '''
 
 
@@ -278,7 +278,7 @@ def test_path_conditions_drop_what_never_runs_and_mark_what_runs_only_when_a_fla
     want = {i: ln.split("# when: ")[1] for i, ln in enumerate(lines, 1) if "# when: " in ln}
     assert conditional == want
     assert all(f.severity == "info" and "(only when " in f.message for f in findings if f.condition)
-    # a construction somewhere in the project that passes `debug` makes `self.debug` unknown: reported
+    # a construction somewhere in the project that passes debug=True makes `self.debug` true: reported
     other = tmp_path / "other"
     other.mkdir()
     assert {f.span.start.line + 1: f.condition for f in check_code(CONDITIONS, other, name="passed")

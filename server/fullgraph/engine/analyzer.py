@@ -509,6 +509,10 @@ class FunctionAnalyzer:
                 out.append((key, ("inst", v.q)))
             elif v is not None and v.kind == V.TENSOR:
                 out.append((key, ("inst", V.TENSOR_CLASS)))
+            elif v is not None and v.kind == V.INSTANCE and v.q and (v.attr or "").startswith("method:"):
+                out.append((key, ("field", v.q, v.attr[7:])))  # `cfg.debug`: the class's default, maybe
+            else:
+                out.append((key, ("unknown",)))  # passed, with a value the analysis does not know
         return tuple(out)
 
     def _is_flag_param(self, name: str) -> bool:
@@ -904,6 +908,8 @@ class FunctionAnalyzer:
                 cs.methods[st.name] = f"{qual}.{st.name}"
                 body_an._def(st)
             elif isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name):
+                if isinstance(st.value, ast.Constant):  # a dataclass field's default: `debug: bool = True`
+                    _set_value(cs, st.target.id, ("const", st.value.value))
                 q = body_an.resolve_dotted_node(st.annotation)
                 if q and not q.startswith(("builtins.", "typing.")):
                     cs.attrs.setdefault(st.target.id, (q,))
@@ -1338,7 +1344,9 @@ class FunctionAnalyzer:
             return U
         if k == V.LOCALFN and fval.q:
             self.edge("call", fval.q, None, node, arg_kinds, kw_kinds)
-            self.mod.summary.call_sites.append(CallSite(fval.q, False, arg_kinds, kw_kinds, self.mod.span(node), vals=self._passed(node)))
+            self.mod.summary.call_sites.append(CallSite(fval.q, False, arg_kinds, kw_kinds, self.mod.span(node),
+                                                        vals=self._passed(node),
+                                                        caller=self.fs.qualname if self.fs else None))
             return U
         if k == V.INSTANCE and fval.q and fval.attr is None:
             self.edge("module_call", fval.q, None, node)
@@ -1409,7 +1417,8 @@ class FunctionAnalyzer:
                     self.edge("call", v.q, None, a)
         if not q.startswith(("builtins.", "torch.")):
             self.edge("call", q, None, node, arg_kinds, kw_kinds)
-            mod.summary.call_sites.append(CallSite(q, False, arg_kinds, kw_kinds, mod.span(node), vals=self._passed(node)))
+            mod.summary.call_sites.append(CallSite(q, False, arg_kinds, kw_kinds, mod.span(node), vals=self._passed(node),
+                                                        caller=self.fs.qualname if self.fs else None))
         return self._ref_result(q, node, args, kwargs)
 
     def _ref_result(self, q: str, node: ast.Call, args: list[Val], kwargs: dict) -> Val:

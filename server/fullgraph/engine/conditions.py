@@ -36,7 +36,16 @@ class Instance:
     q: str
 
 
+@dataclass(frozen=True)
+class Choices:
+    """A parameter the visible calls pass different values to: ((value, certainty), ...)."""
+
+    options: tuple
+
+
 TENSOR = Instance("torch.Tensor")  # a tensor argument (values.TENSOR_CLASS)
+ANY = Instance("")  # passed, and nothing known of it: a test on it is assumed to hold
+UNKNOWN = Instance("?")  # a flag set from a value the analysis does not know (a CLI option, a variable)
 
 
 def entry_env(defaults: dict[str, Any], calls: list[tuple] | None = None, params: list[str] = (),
@@ -53,20 +62,31 @@ def entry_env(defaults: dict[str, Any], calls: list[tuple] | None = None, params
             if name not in defaults and name not in annotated:
                 env[name] = (TENSOR, DEFAULT)
         return env
-    seen: dict[str, list] = {}
+    # each visible call is one way the root runs: a parameter's value is one of what they pass
+    options: dict[str, list] = {name: [] for name in names}
     for vals in calls:
         if vals is None:  # a call through *args/**kwargs: it may pass anything
             return {}
+        passed = {}
         for key, v in vals:
             name = names[key] if isinstance(key, int) and key < len(names) else key
             if isinstance(name, str):
-                seen.setdefault(name, []).append(v)
-    for name, vs in seen.items():
-        v = vs[0]
-        if len(vs) == len(calls) and all(x == v for x in vs) and v[0] in ("const", "inst"):
-            env[name] = ((v[1] if v[0] == "const" else Instance(v[1])), KNOWN)
-        else:
-            env.pop(name, None)
+                passed[name] = v
+        for name in names:
+            v = passed.get(name)
+            if v is None:
+                options[name].append((defaults[name], KNOWN) if name in defaults else (ANY, KNOWN))
+            elif v[0] == "const":
+                options[name].append((v[1], KNOWN))
+            elif v[0] == "dconst":
+                options[name].append((v[1], DEFAULT))
+            elif v[0] == "inst":
+                options[name].append((Instance(v[1]), KNOWN))
+            else:  # a value the analysis does not know: a flag may be off, a required argument is there
+                options[name].append((UNKNOWN, DEFAULT) if name in defaults else (ANY, KNOWN))
+    for name, opts in options.items():
+        distinct = tuple(dict.fromkeys(opts))
+        env[name] = distinct[0] if len(distinct) == 1 else (Choices(distinct), KNOWN)
     return env
 
 
@@ -90,8 +110,13 @@ def callee_env(vals: tuple | None, caller: Env, params: list[str], is_method: bo
         if v is not None:
             if v[0] == "const":
                 env[name] = (v[1], KNOWN)
+            elif v[0] == "dconst":  # a config field's default (Project.resolve_fields)
+                env[name] = (v[1], DEFAULT)
             elif v[0] == "inst":
                 env[name] = (Instance(v[1]), KNOWN)
+            elif v[0] in ("unknown", "field"):
+                if name in defaults:
+                    env[name] = (UNKNOWN, DEFAULT)
             elif v[1] in caller:
                 env[name] = caller[v[1]]
         elif name in defaults and name not in positional and name not in keywords:
@@ -100,7 +125,8 @@ def callee_env(vals: tuple | None, caller: Env, params: list[str], is_method: bo
 
 
 def attr_value(value: tuple | None) -> tuple[Any, str] | None:
-    """ClassSummary.values entry -> (value, certainty), None when unknown."""
+    """ClassSummary.values entry -> (value, certainty), None when unknown ("set_unknown": an
+    `__init__` flag some construction sets from a value the analysis does not know)."""
     if value is None:
         return None
     kind = value[0]
@@ -110,6 +136,8 @@ def attr_value(value: tuple | None) -> tuple[Any, str] | None:
         return True, KNOWN
     if kind == "init_param":
         return value[2], DEFAULT
+    if kind == "set_unknown":
+        return UNKNOWN, DEFAULT
     return None
 
 
@@ -133,7 +161,18 @@ def evaluate(atom: tuple, env: Env, self_attr: Callable[[str], tuple | None], li
             if name != "training":
                 return "true"  # set from a value the analysis does not know: assumed taken (no guessing)
             got = (True, DEFAULT)  # nn.Module: training until .eval()
+    return _holds(got, test, want)
+
+
+def _holds(got: tuple, test: str, want: bool) -> str:
     value, how = got
+    if isinstance(value, Choices):  # true when some visible call makes it true
+        results = {_holds(o, test, want) for o in value.options}
+        return "true" if "true" in results else "default" if "default" in results else "false"
+    if value is ANY:
+        return "true"
+    if value is UNKNOWN:
+        return "default"  # may be off: the condition is reported
     holds = (value is None) if test == "none" else bool(value)
     if holds == want:
         return "true"

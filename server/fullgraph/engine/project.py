@@ -24,7 +24,8 @@ from . import conditions as C
 from . import values as V
 from .summary import ClassSummary, Edge, FunctionSummary, ModuleSummary, RootDecl, Site
 
-_MAX_DEPTH = 64  # call-path depth limit (recursion, generated code)
+_MAX_DEPTH = 64
+_NO_VALUE = object()  # call-path depth limit (recursion, generated code)
 
 
 @dataclass
@@ -718,7 +719,7 @@ class Project:
         fg = root.decl.fullgraph
         severity = ERROR if fg else WARNING
         for fs, mod in root.entries[:1]:
-            if fs.is_generator:
+            if fs.is_generator and _applies(registry.BY_CODE["FG401"], version, fg):
                 emit(self._make(registry.BY_CODE["FG401"], root.mod.path, root.decl.span,
                                 f"`{fs.name}` is a generator; torch.compile cannot compile generators",
                                 severity, root, [Step(fs.qualname, None)]))
@@ -836,7 +837,8 @@ class Project:
                     if tfs.compiled is not None and q != r.fs.qualname:
                         continue  # another compiled region: its own root covers it
                     seen.add(q)
-                    env = C.callee_env(e.vals, r.env, tfs.params, tfs.is_method, tfs.defaults)
+                    env = C.callee_env(self.resolve_fields(e.vals, r.mod.path), r.env, tfs.params, tfs.is_method,
+                                       tfs.defaults)
                     tfs = self._with_tensor_params(tfs, tmod, env)
                     # one of a registry's functions: inside a library the lookup's key (configuration)
                     # selects which, a condition like any other unknown test there (conditions.evaluate)
@@ -959,7 +961,7 @@ class Project:
         """What the user's visible calls pass to the root (their Edge.vals): calls of the compiled
         object (`compiled(model, x)`), or of a function compiled by its decorator."""
         if root.decl.calls or root.decl.kind != "function" or fs.compiled is None:
-            return list(root.decl.calls)
+            return [self.resolve_fields(c, root.mod.path) for c in root.decl.calls]
         out = []
         for mod in list(self.modules.values()):
             for cs in mod.call_sites:
@@ -967,8 +969,37 @@ class Project:
                     continue
                 hit = self.function(cs.target, mod.path)
                 if hit is not None and hit[0] is fs:
-                    out.append(cs.vals)
+                    out.append(self.resolve_fields(cs.vals, mod.path))
         return out
+
+    def resolve_fields(self, vals: tuple | None, near: str) -> tuple | None:
+        """Edge.vals with `cfg.debug` (a field of a config object) read as its class's default when
+        no construction of the class passes that field: ("dconst", value); else unknown."""
+        if not vals or not any(v[0] == "field" for _, v in vals):
+            return vals
+        out = []
+        for key, v in vals:
+            if v[0] == "field":
+                got = self._field_default(v[1], v[2], near)
+                v = ("dconst", got) if got is not _NO_VALUE else ("unknown",)
+            out.append((key, v))
+        return tuple(out)
+
+    def _field_default(self, class_q: str, field: str, near: str):
+        c = self.class_(class_q, near)
+        if c is None:
+            return _NO_VALUE
+        for cs, cmod in self.mro(c[0].qualname, c[1].path):
+            value = cs.values.get(field)
+            if value is None:
+                continue
+            if value[0] != "const":
+                return _NO_VALUE
+            for site in self._constructions().get(c[0].qualname, ()):
+                if site.args or any(k in (field, "**") for k, _ in site.kwargs):
+                    return _NO_VALUE  # some construction sets it (or passes fields by position)
+            return value[1]
+        return _NO_VALUE
 
     def _self_attr_reader(self, fs: FunctionSummary, mod: ModuleSummary):
         """`self.<attr>` -> (value, certainty) or None, for the class that defines `fs` (its MRO)."""
@@ -980,23 +1011,56 @@ class Project:
             for cs, cmod in self.mro(cls, mod.path):
                 if attr in cs.values:
                     value = cs.values[attr]
-                    if value[0] == "init_param" and self._ctor_passes(cs, cmod, value[1]):
-                        return None  # some construction passes its own value: no default to rely on
+                    if value[0] == "init_param":
+                        passed = self._ctor_passes(cs, cmod, value[1])
+                        if passed is not None:  # what the constructions pass instead of the default
+                            return passed
                     return C.attr_value(value)
             return None
         return read
 
-    def _ctor_passes(self, cs: ClassSummary, mod: ModuleSummary, param: str) -> bool:
-        """Does a call in the project constructing `cs` (or a subclass) pass `__init__`'s `param`?"""
+    def _init_param_passed(self, init_q: str | None, param: str, near: str, depth: int) -> tuple | None:
+        """The value an `__init__` parameter has, as its class's constructions pass it: ("const", v),
+        ("dconst", v) for its default, or ("unknown",)."""
+        hit = self.function(init_q or "", near)
+        if hit is None or hit[0].name != "__init__" or hit[0].class_qualname is None:
+            return ("unknown",)
+        owner = self.class_(hit[0].class_qualname, hit[1].path)
+        if owner is None:
+            return ("unknown",)
+        got = self._ctor_passes(owner[0], owner[1], param, depth + 1)
+        if got is None:
+            return ("dconst", hit[0].defaults[param]) if param in hit[0].defaults else ("unknown",)
+        value, how = got
+        if value is C.UNKNOWN:
+            return ("unknown",)
+        return ("const", value) if how == C.KNOWN else ("dconst", value)
+
+    def _ctor_passes(self, cs: ClassSummary, mod: ModuleSummary, param: str, _depth: int = 0) -> tuple | None:
+        """What the project's constructions of `cs` (or a subclass) pass for `__init__`'s `param`:
+        None when none passes it (the default holds), (value, KNOWN) when all that do pass one
+        constant, else an unknown flag."""
         init = self.function(cs.methods.get("__init__", ""), mod.path)
         if init is None:
-            return True
+            return C.UNKNOWN, C.DEFAULT
         names = init[0].params[1:]
         pos = names.index(param) if param in names else len(names)
+        found = []
         for site in self._constructions().get(cs.qualname, ()):
-            if len(site.args) > pos or any(k in (param, "**") for k, _ in site.kwargs):
-                return True
-        return False
+            if site.vals is None or any(k == "**" for k, _ in site.kwargs):
+                return C.UNKNOWN, C.DEFAULT
+            vals = dict(self.resolve_fields(site.vals, mod.path) or ())
+            v = vals.get(pos, vals.get(param)) if len(site.args) > pos or param in vals else None
+            if v is not None and v[0] == "param" and _depth < 8:
+                # `CausalSelfAttention(n, debug=debug)` in Block.__init__: what Block's constructions pass
+                v = self._init_param_passed(site.caller, v[1], mod.path, _depth)
+            if v is not None:
+                found.append(v)
+        if not found:
+            return None
+        if all(v == found[0] for v in found) and found[0][0] in ("const", "dconst"):
+            return found[0][1], (C.KNOWN if found[0][0] == "const" else C.DEFAULT)
+        return C.UNKNOWN, C.DEFAULT
 
     def _constructions(self) -> dict[str, list]:
         """Class qualname -> the calls constructing it or a subclass (CallSites; memoised)."""

@@ -152,6 +152,7 @@ class CallSite:
     span: Span
     arg_spans: tuple = ()
     vals: tuple | None = ()  # as Edge.vals
+    caller: str | None = None  # the function the call is in (its ("param", name) values are its own)
 
 
 @dataclass
