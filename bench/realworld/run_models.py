@@ -546,6 +546,10 @@ def static_pass(names: list[str], timeout: int, explain: bool) -> None:
     explains = dict(old.get("explain", {})) if old else {}
     t0 = time.perf_counter()
     secs = []
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=str(REPO),
+                            check=False).stdout.strip()
+    dirty = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", "server"], cwd=str(REPO), check=False).returncode != 0
+    analyzer = commit + ("+dirty" if dirty else "")  # the analyzer each entry was scored with
     for k, name in enumerate(names):
         for mode in MODES:
             key = f"{name}/{mode}"
@@ -553,6 +557,7 @@ def static_pass(names: list[str], timeout: int, explain: bool) -> None:
             sites = run_t["sites"] if explain and run_t and run_t.get("ok") and run_t["sites"] else None
             e = static_one(name, mode, timeout, sites)
             eng = e.pop("_engine", None)
+            e["analyzer"] = analyzer
             checks[key] = e
             secs.append(e["seconds"])
             explains.pop(key, None)
@@ -562,12 +567,8 @@ def static_pass(names: list[str], timeout: int, explain: bool) -> None:
                     explains[key] = explain_misses(name, eng, missed)
             print(f"[{time.perf_counter() - t0:6.0f}s] {k + 1}/{len(names)} {key}: check {e['seconds']:.1f} s, "
                   f"{len(e.get('diagnostics', []))} diagnostics {e.get('error', '')}", flush=True)
-    meta = {"date": time.strftime("%Y-%m-%d %H:%M"), "versions": versions(),
-            "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                                     cwd=str(REPO), check=False).stdout.strip(),
-            "server_dirty": subprocess.run(["git", "diff", "--quiet", "HEAD", "--", "server"], cwd=str(REPO),
-                                           check=False).returncode != 0,
-            "last_pass_seconds": round(time.perf_counter() - t0), "last_pass_checks": len(secs),
+    meta = {"date": time.strftime("%Y-%m-%d %H:%M"), "versions": versions(), "commit": commit,
+            "server_dirty": dirty, "last_pass_seconds": round(time.perf_counter() - t0), "last_pass_checks": len(secs),
             "last_pass_check_seconds": round(sum(secs), 1), "timeout": timeout}
     STATIC_JSON.write_text(json.dumps({"meta": meta, "checks": dict(sorted(checks.items())),
                                        "explain": dict(sorted(explains.items()))}, indent=None,
@@ -616,16 +617,11 @@ def executed(loc: dict, run_t: dict, src: Sources) -> bool | None:
     if cov is None:
         return None
     lines = cov.get(loc["path"])
-    if lines is None:
-        lib = BY_NAME[run_t_name(run_t)].library if run_t_name(run_t) else None
-        return False if lib and loc["path"].startswith(lib + "/") else None
+    if lines is None:  # a library file the call never entered; nothing known of other files
+        return False if loc["path"].startswith(run_t["library"] + "/") else None
     a, b = src.statement(loc["path"], loc["line"])
     ls = unranges(lines)
     return any(n in ls for n in range(a, b + 1))
-
-
-def run_t_name(run_t: dict) -> str | None:
-    return run_t.get("_name")
 
 
 def score(truth: dict, static: dict) -> dict:
@@ -635,7 +631,6 @@ def score(truth: dict, static: dict) -> dict:
         name, mode = key.split("/")
         if name not in BY_NAME:
             continue
-        run_t = dict(run_t, _name=name)
         chk = static.get("checks", {}).get(key)
         row = {"key": key, "model": name, "mode": mode, "library": run_t["library"], "family": run_t["family"],
                "ok": run_t["ok"], "error": run_t.get("error"), "sites": run_t["sites"], "events": run_t["events"],
@@ -945,11 +940,14 @@ def render(truth: dict, static: dict) -> str:
              f"{n_models} models ({', '.join(f'{k} {n}' for k, n in libs.most_common())}) x {len(MODES)} modes. "
              f"Versions: " + ", ".join(f"{k} {x}" for k, x in v.items()) + ". "
              f"Runtime truth (`truth.json`) of {tm.get('date', '?')} (last runtime pass {tm.get('last_pass_seconds', '?')} s "
-             f"for {tm.get('last_pass_models', '?')} models); static pass (`static.json`) of {sm.get('date', '?')} on "
+             f"for {tm.get('last_pass_models', '?')} models); last static pass (`static.json`) {sm.get('date', '?')} on "
              f"commit {sm.get('commit', '?')}{' (+ uncommitted changes in server/)' if sm.get('server_dirty') else ''}: "
              f"{sm.get('last_pass_checks', '?')} checks, "
              f"{sm.get('last_pass_check_seconds', '?')} s in `fullgraph check`, {sm.get('last_pass_seconds', '?')} s "
-             f"with the miss explanations. Machine: 2 shared cores, every process under `nice -n 10`.\n")
+             f"with the miss explanations; analyzer of the scored checks: "
+             + ", ".join(f"{a} ({n})" for a, n in Counter(c.get("analyzer", "?") for c in static.get("checks", {}).values())
+                         .most_common()) +
+             ". Machine: 2 shared cores, every process under `nice -n 10`.\n")
     good = [r for r in rows if r["ok"] and r["check"]]
     failed = [r for r in rows if not r["ok"]]
     unchecked = [r for r in rows if r["ok"] and not r["check"]]
