@@ -25,15 +25,16 @@ How to reproduce (from the repository root, after ``bash scripts/setup.sh``)::
 
     echo "torch==2.13.0" > /tmp/c.txt
     .venv/bin/pip install -c /tmp/c.txt transformers==5.24.0 x-transformers==2.31.10 diffusers==0.42.1
-    OMP_NUM_THREADS=1 nice -n 10 .venv/bin/python bench/realworld/run_models.py --runtime-only  # ~40 min
-    nice -n 10 .venv/bin/python bench/realworld/run_models.py --static-only   # re-score the analyzer
+    OMP_NUM_THREADS=1 nice -n 10 .venv/bin/python bench/realworld/run_models.py --runtime-only  # ~36 min
+    nice -n 10 .venv/bin/python bench/realworld/run_models.py --static-only   # re-score the analyzer, ~4 min
     .venv/bin/python bench/realworld/run_models.py --report-only              # re-render RESULTS.md
     .venv/bin/python bench/realworld/run_models.py --static-only --models llama,bert --no-explain
 
 Scoring (what the CLI/JSON shows):
 
 * a Dynamo site is **found** when a shown JSON diagnostic (not ``"conditional": true``) is in the site's file
-  with its start line inside the site's statement, or lists such a location in its ``library_sites``;
+  with its start line inside the site's statement, or lists such a location in its ``library_sites`` (the
+  JSON's ``range`` lines are 1-based, as ``fullgraph/positions.py`` ``Span.to_json`` writes them);
   found only by a conditional diagnostic is counted apart; *at a caller*: a shown location inside the
   statement of an outer library frame of the same Dynamo stack (informative, not recall);
 * a diagnostic's **locations** are its ``library_sites`` (the library breaks behind an echo at the user's
