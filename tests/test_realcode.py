@@ -716,3 +716,56 @@ def test_what_a_branch_on_tensor_data_guards_is_conditional(tmp_path):
         sys.modules.pop("data_branch", None)
     mine = os.path.realpath(tmp_path / "data_branch.py")
     assert {line for path, line in seen if path == mine} == {line for line, _ in shown}
+
+
+PROPERTY_LOSS = '''\
+import torch
+
+
+def loss_a(logits):
+    print("loss a")  # expect: FG101
+    return logits.sum()
+
+
+def loss_b(logits):
+    return logits.mean()
+
+
+LOSSES = {"a": loss_a, "b": loss_b}
+
+
+class Model(torch.nn.Module):
+    loss_type = "a"
+
+    @property
+    def loss_function(self):
+        return LOSSES[self.loss_type]
+
+    @loss_function.setter
+    def loss_function(self, value):
+        self._loss = value
+
+    def forward(self, x):
+        return self.loss_function(x)
+
+
+def main():
+    return torch.compile(Model())(torch.randn(3))
+'''
+
+
+def test_a_function_returned_by_a_property_is_followed(tmp_path):
+    """transformers' `self.loss_function(...)`: a @property returning an entry of a module-level
+    dict of functions; calling it calls one of them (the setter is not the getter)."""
+    assert found(check_code(PROPERTY_LOSS, tmp_path, name="property_loss")) == expected(PROPERTY_LOSS)
+    pytest.importorskip("torch")
+    import importlib
+
+    sys.path.insert(0, str(tmp_path))
+    try:
+        seen = dynamo_breaks_of_run(lambda: importlib.import_module("property_loss").main())
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("property_loss", None)
+    mine = os.path.realpath(tmp_path / "property_loss.py")
+    assert {line for path, line in seen if path == mine} == {line for line, _ in expected(PROPERTY_LOSS)}

@@ -655,6 +655,12 @@ class FunctionAnalyzer:
             v = self.value(s.value)
             for target in s.targets:
                 self.assign(target, v, s.value)
+            if self.module_level and isinstance(s.value, ast.Dict) and s.value.values:
+                fns = [self.resolve_dotted_node(x) for x in s.value.values]
+                if all(fns):  # LOSS_MAPPING = {"ForCausalLM": ForCausalLMLoss, ...}
+                    for target in s.targets:
+                        if isinstance(target, ast.Name):
+                            self.mod.summary.registries[target.id] = tuple(dict.fromkeys(fns))
             return False
         if t is ast.AnnAssign:
             v = self.value(s.value) if s.value is not None else U
@@ -671,6 +677,9 @@ class FunctionAnalyzer:
         if t is ast.Return:
             if s.value is not None:
                 rv = self.value(s.value)
+                reg = self._registry_read(s.value)
+                if reg and self.fs is not None:
+                    self.fs.returns_registry = (*self.fs.returns_registry, reg)
                 if rv.kind == V.INSTANCE and rv.q and rv.attr is None and self.fs is not None:
                     self.fs.returns_instance = rv.q
                 if self.fs is not None:
@@ -905,7 +914,12 @@ class FunctionAnalyzer:
         body_an = FunctionAnalyzer(self.mod, self, s, qualname=qual, cls=qual)
         for st in s.body:
             if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if any(isinstance(d, ast.Attribute) and d.attr in ("setter", "deleter") for d in st.decorator_list):
+                    continue  # a property's setter: runs on assignment, and would shadow the getter
                 cs.methods[st.name] = f"{qual}.{st.name}"
+                if any(body_an._decorator_q(d) in ("builtins.property", "functools.cached_property")
+                       for d in st.decorator_list):
+                    cs.properties.add(st.name)
                 body_an._def(st)
             elif isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name):
                 if isinstance(st.value, ast.Constant):  # a dataclass field's default: `debug: bool = True`
@@ -1019,6 +1033,20 @@ class FunctionAnalyzer:
             if data is not None:
                 return data
         return out[-1] if out and all(x.kind == out[0].kind for x in out) else U
+
+    def _registry_read(self, node: ast.AST) -> str | None:
+        """`REGISTRY[key]` / `REGISTRY.get(key, ...)` with REGISTRY a module-level name: its qualified name."""
+        if isinstance(node, ast.Subscript):
+            base = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+            base = node.func.value
+        else:
+            return None
+        if not isinstance(base, ast.Name) or base.id in self.local_names:
+            return None
+        if base.id in self.mod.bindings and self.mod.bindings[base.id].kind == V.REF:
+            return self.mod.bindings[base.id].q
+        return f"{self.mod.modname}.{base.id}"
 
     def _maybe_guard(self, node: ast.AST) -> bool:
         while isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
@@ -1470,7 +1498,11 @@ class FunctionAnalyzer:
         last = q.rsplit(".", 1)[-1]
         if last[:1].isupper():
             return Val(V.INSTANCE, q)  # PEP 8 class name: the project checks it really is a class
-        if q.startswith("numpy.") or q.startswith("math."):
+        if q.startswith("numpy."):
+            # Dynamo traces NumPy calls as tensor code (torch._numpy): their values, even from
+            # constants, are data to it (`int(np.sum(...))`, `if k > 2`, `range(np.int64(3))` break)
+            return V.NUMPY_V
+        if q.startswith("math."):
             if any(a.kind == V.DDSCALAR for a in args):
                 return V.DDSCALAR_V
             return U

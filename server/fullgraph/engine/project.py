@@ -386,7 +386,8 @@ class Project:
             else:
                 m = self.find_method(e.target, e.attr or "", near)
             if m is not None:
-                return [m]
+                # `self.loss_function(...)`, a @property: its getter runs, then what it returns is called
+                return [m, *self._property_results(e, mod)]
             # self.sub(x) where self.sub = Sub(...): calling a module held in an attribute; calling an
             # nn.Sequential (a container attribute) calls each of its modules
             out = []
@@ -450,6 +451,24 @@ class Project:
                     f = self.function(q, cmod.path)
                     if f is not None and f not in out:
                         out.append(f)
+        return out
+
+    def _property_results(self, e: Edge, mod: ModuleSummary) -> list[tuple[FunctionSummary, ModuleSummary]]:
+        """The functions a @property getter returns, when a call `self.name(...)` calls its value: those
+        of the module-level dicts it returns an entry of (`return LOSS_MAPPING[key]`)."""
+        if e.kind != "method" or not any(e.attr in cs.properties for cs, _ in self.mro(e.target, mod.path)):
+            return []
+        m = self.find_method(e.target, e.attr or "", mod.path)
+        out: list = []
+        for reg in (m[0].returns_registry if m is not None else ()):
+            owner = self._module(reg.rpartition(".")[0], m[1].path)
+            if owner is None and self.module_loader is not None:
+                self.lookup(reg, m[1].path)  # loads a followed library's module
+                owner = self._module(reg.rpartition(".")[0], m[1].path)
+            for q in (owner.registries.get(reg.rpartition(".")[2], ()) if owner is not None else ()):
+                f = self.function(q, owner.path)
+                if f is not None and f not in out:
+                    out.append(f)
         return out
 
     def wrappers(self, fs: FunctionSummary, mod: ModuleSummary) -> list[tuple[FunctionSummary, ModuleSummary,
@@ -829,7 +848,8 @@ class Project:
                 if when is None:
                     continue  # the call sits behind a flag known false
                 picked = {f.qualname for f, _ in self._registry_targets(e, r.mod)} \
-                    if e.kind in ("factory_call", "registry_call") else ()
+                    if e.kind in ("factory_call", "registry_call") else \
+                    {f.qualname for f, _ in self._property_results(e, r.mod)} if e.kind == "method" else ()
                 for tfs, tmod in self._edge_targets(e, r):
                     q = tfs.qualname
                     if q in seen or tfs.opaque or tfs.disabled or q in allowed or q in ignored:

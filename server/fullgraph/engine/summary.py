@@ -102,6 +102,7 @@ class FunctionSummary:
     returns_fns: list[tuple[str, str]] = field(default_factory=list)
     defaults: dict[str, Any] = field(default_factory=dict)  # parameter -> its literal default value
     positional: int = 0  # how many of `params` are positional (self included), before *args/kw-only
+    returns_registry: tuple[str, ...] = ()  # `return LOSS_MAPPING[key]`: module-level dicts of functions
     annotated: frozenset = frozenset()  # parameters with a type annotation
 
 
@@ -122,6 +123,7 @@ class ClassSummary:
     # class-level dicts of functions (`_global_mapping = {"sdpa": sdpa_forward, ...}`): attr -> functions;
     # what a lookup method of the class returns may be any of them
     registries: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    properties: set[str] = field(default_factory=set)  # methods that are @property getters
     # self.<attr> that hold tensors (`self.length = torch.zeros(())`, nn.Parameter, register_buffer)
     tensor_attrs: set[str] = field(default_factory=set)
 
@@ -175,6 +177,7 @@ class ModuleSummary:
     # register_forward_hook(...): ((owner kind "class"|"attr", class q, attr), (kind, q, attr))
     hooks: list[tuple[tuple, tuple]] = field(default_factory=list)
     unresolved_roots: list[tuple[str, Span]] = field(default_factory=list)
+    registries: dict[str, tuple[str, ...]] = field(default_factory=dict)  # module-level dicts of functions
     syntax_error: tuple[str, Span] | None = None
     suppressions: dict[int, frozenset | None] = field(default_factory=dict)  # line -> codes (None: all)
     line_count: int = 0

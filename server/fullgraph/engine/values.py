@@ -51,6 +51,7 @@ DDSCALAR_V = Val(DDSCALAR)
 BOOL_TENSOR_V = Val(TENSOR, attr="bool")  # a comparison of tensors: a mask
 PARAM_TENSOR_V = Val(TENSOR, attr="param")  # a module's parameter or buffer (a leaf)
 POINTER_V = Val(DDSCALAR, q="data_ptr")  # what t.data_ptr() returns
+NUMPY_V = Val(TENSOR, attr="numpy")  # what a NumPy call returns: Dynamo traces it as a tensor
 
 # Classes an object imported from another project module, or returned by a function, is tried as
 # when a method rule has something to say about them (the project keeps the finding only if the
