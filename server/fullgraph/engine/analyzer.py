@@ -507,6 +507,8 @@ class FunctionAnalyzer:
                 out.append((key, ("param", a.id)))
             elif v is not None and v.kind == V.INSTANCE and v.q and v.attr is None:
                 out.append((key, ("inst", v.q)))
+            elif v is not None and v.kind == V.INSTANCE and v.attr == "container":
+                out.append((key, ("inst", V.NN_MODULE)))  # nn.Sequential(...) / nn.ModuleList(...)
             elif v is not None and v.kind == V.TENSOR:
                 out.append((key, ("inst", V.TENSOR_CLASS)))
             elif v is not None and v.kind == V.INSTANCE and v.q and (v.attr or "").startswith("method:"):
@@ -983,8 +985,10 @@ class FunctionAnalyzer:
         if isinstance(value_node, ast.Constant):
             _set_value(cs, attr, ("const", value_node.value))
         elif isinstance(value_node, ast.Name) and fs is not None and fs.name == "__init__" and \
-                value_node.id in fs.defaults and self._param_untouched(value_node.id):
-            _set_value(cs, attr, ("init_param", value_node.id, fs.defaults[value_node.id]))
+                value_node.id in fs.params and self._param_untouched(value_node.id):
+            # ("init_param", name, default) or, for a required argument, ("init_param", name)
+            _set_value(cs, attr, ("init_param", value_node.id, fs.defaults[value_node.id])
+                       if value_node.id in fs.defaults else ("init_param", value_node.id))
         elif v.kind == V.INSTANCE and v.q and v.attr is None:
             _set_value(cs, attr, ("object",))
         else:
@@ -1018,6 +1022,7 @@ class FunctionAnalyzer:
         # `not is_tracing(t) and <tensor test>`: a call of the project's may be a compile check the
         # analysis cannot read; then the last operand is left alone (no guessing)
         as_cond = as_cond and not any(self._maybe_guard(v) for v in node.values[:-1])
+        saved_conds = self.conds
         for operand in node.values:
             out.append(self.cond(operand) if as_cond or operand is not last else self.value(operand))
             tr, atoms = self.truth(operand)
@@ -1025,7 +1030,12 @@ class FunctionAnalyzer:
                 if not atoms:
                     break
                 self.dead_if = self._with_dead(atoms)
-        self.dead_if = saved
+            # `x.dtype == torch.float16 and torch.isinf(x).any()`: the next operand runs only when this
+            # one lets it (a condition, as for an `if`)
+            a = self._atom(operand)
+            if a is not None and out[-1].kind not in (V.TENSOR, V.DDSCALAR):
+                self.conds = self.conds + ((a,) if want == "F" else (a[:3] + (not a[3],),))
+        self.dead_if, self.conds = saved, saved_conds
         if any(x.kind == V.GUARD for x in out):
             return U
         if as_cond:  # `flag and not torch.isfinite(loss)`: the outcome depends on tensor data

@@ -135,7 +135,7 @@ def attr_value(value: tuple | None) -> tuple[Any, str] | None:
     if kind == "object":
         return True, KNOWN
     if kind == "init_param":
-        return value[2], DEFAULT
+        return (value[2], DEFAULT) if len(value) > 2 else None  # a required argument: what callers pass
     if kind == "set_unknown":
         return UNKNOWN, DEFAULT
     return None

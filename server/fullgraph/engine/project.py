@@ -772,6 +772,8 @@ class Project:
                         data = {**data, "receiver": f"{obj[0]}\x00{m}"}
                         if f"{obj[0]}.{m}" in ignored or f"{q}.{m}" in ignored:
                             continue
+                if "module_attr" in data and not self._attr_holds_module(r.fs, r.mod, data["module_attr"]):
+                    continue  # the rule's break needs `self.<attr>` to be a module (Report data)
                 if site.callee and (site.callee in ignored or data.get("receiver") in ignored):
                     continue
                 if site.callee and site.callee in reorderable and site.data.get("reorderable"):
@@ -1039,6 +1041,22 @@ class Project:
             return None
         return read
 
+    def _attr_holds_module(self, fs: FunctionSummary, mod: ModuleSummary, attr: str) -> bool:
+        """Does `self.<attr>` hold an nn.Module: a module class assigned to it, or an `__init__`
+        argument that every construction passes a module to."""
+        cls = fs.class_qualname
+        if cls is None:
+            return False
+        if any(self.is_nn_module(t, mod.path) or V.is_torch_module_class(t) for t in self.attr_types(cls, attr, mod.path)):
+            return True
+        for cs, cmod in self.mro(cls, mod.path):
+            value = cs.values.get(attr)
+            if value is not None and value[0] == "init_param":
+                got = self._ctor_passes(cs, cmod, value[1])
+                return got is not None and isinstance(got[0], C.Instance) and bool(got[0].q) and \
+                    (V.is_torch_module_class(got[0].q) or self.is_nn_module(got[0].q, cmod.path))
+        return False
+
     def _init_param_passed(self, init_q: str | None, param: str, near: str, depth: int) -> tuple | None:
         """The value an `__init__` parameter has, as its class's constructions pass it: ("const", v),
         ("dconst", v) for its default, or ("unknown",)."""
@@ -1080,6 +1098,8 @@ class Project:
             return None
         if all(v == found[0] for v in found) and found[0][0] in ("const", "dconst"):
             return found[0][1], (C.KNOWN if found[0][0] == "const" else C.DEFAULT)
+        if all(v == found[0] for v in found) and found[0][0] == "inst":
+            return C.Instance(found[0][1]), C.KNOWN
         return C.UNKNOWN, C.DEFAULT
 
     def _constructions(self) -> dict[str, list]:

@@ -117,8 +117,9 @@ class ClassSummary:
     attrs: dict[str, tuple[str, ...]] = field(default_factory=dict)  # self.<attr> -> class qualnames
     containers: dict[str, tuple[str, ...]] = field(default_factory=dict)  # self.<attr> -> element classes
     # self.<attr> -> what it holds once built: ("const", value) (a literal in the class body or
-    # assigned in a method), ("init_param", name, default) (`self.x = x`, x an `__init__` parameter with a
-    # literal default), ("object",) (an instance: not None, true); ("unknown",) when assigned differently
+    # assigned in a method), ("init_param", name[, default]) (`self.x = x`, x an `__init__` parameter,
+    # with its literal default if it has one), ("object",) (an instance: not None, true); ("unknown",)
+    # when assigned differently
     values: dict[str, tuple] = field(default_factory=dict)
     # class-level dicts of functions (`_global_mapping = {"sdpa": sdpa_forward, ...}`): attr -> functions;
     # what a lookup method of the class returns may be any of them

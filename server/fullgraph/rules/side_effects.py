@@ -722,8 +722,15 @@ def f(x):
         if ev.q == "copy.deepcopy" and tensor:
             return Report("`copy.deepcopy()` of a tensor breaks the graph; use `.clone()`",
                           data={"tensor_arg": True, "arg_kind": V.TENSOR})
+        if ev.q == "copy.deepcopy" and ev.args and ev.args[0].kind == V.SELFATTR and ev.args[0].attr:
+            # `copy.deepcopy(self.model)` breaks, `copy.deepcopy(self.config)` does not (whisper, torch
+            # 2.13): the project keeps it only when the attribute holds a module
+            return Report("`copy.deepcopy()` of a module breaks the graph",
+                          data={"tensor_arg": False, "arg_kind": V.SELFATTR, "module_attr": ev.args[0].attr})
         if ev.q == "copy.deepcopy" and (not ev.args or ev.args[0].kind in (V.UNKNOWN, V.CONST, V.STATIC)):
-            return None  # Dynamo deep-copies containers of constants (torch 2.13); unknown is not the worst
+            # Dynamo deep-copies containers of constants (torch 2.13); what the analysis cannot tell is
+            # not assumed the worst
+            return None
         return Report(f"`{ev.q}()` breaks the graph",
                       data={"tensor_arg": tensor, "arg_kind": ev.args[0].kind if ev.args else None})
 
