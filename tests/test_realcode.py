@@ -254,11 +254,10 @@ def main():
     return torch.compile(Block())(torch.randn(2, 4))
 
 
-def all_flags_on():  # not what main() does: run by the test, outside the analysed program
+def all_flags_on():  # not what main() does: the test compiles it, outside the analysed program
     block = Block()
     block.debug = True
-    block.eval()
-    return torch.compile(block)
+    return block
 
 
 def build():
@@ -292,7 +291,8 @@ def test_path_conditions_drop_what_never_runs_and_mark_what_runs_only_when_a_fla
     try:
         mod = importlib.import_module("conditions")
         default = dynamo_breaks_of_run(lambda: mod.main())
-        flags_on = dynamo_breaks_of_run(lambda: mod.all_flags_on()(torch.randn(2, 4), verbose=True))
+        flags_on = dynamo_breaks_of_run(lambda: torch.compile(mod.all_flags_on().eval())(torch.randn(2, 4),
+                                                                                          verbose=True))
     finally:
         sys.path.remove(str(tmp_path))
         sys.modules.pop("conditions", None)
@@ -769,3 +769,41 @@ def test_a_function_returned_by_a_property_is_followed(tmp_path):
         sys.modules.pop("property_loss", None)
     mine = os.path.realpath(tmp_path / "property_loss.py")
     assert {line for path, line in seen if path == mine} == {line for line, _ in expected(PROPERTY_LOSS)}
+
+
+MODES = '''\
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        if self.training:
+            print("train only")
+        else:
+            print("eval only")  # expect: FG101
+        return x + 1
+
+
+def main():
+    model = Net()
+    model.eval()
+    return torch.compile(model)(torch.randn(2))
+'''
+
+
+def test_the_mode_set_before_compiling_decides_self_training(tmp_path):
+    """`model.eval()` before `torch.compile(model)`: `self.training` is False in what it runs."""
+    findings = check_code(MODES, tmp_path, name="modes")
+    assert found(findings) == expected(MODES) and all(f.condition is None for f in findings)
+    pytest.importorskip("torch")
+    import importlib
+
+    sys.path.insert(0, str(tmp_path))
+    try:
+        seen = dynamo_breaks_of_run(lambda: importlib.import_module("modes").main())
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("modes", None)
+    mine = os.path.realpath(tmp_path / "modes.py")
+    assert {line for path, line in seen if path == mine} == {line for line, _ in expected(MODES)}

@@ -1541,7 +1541,8 @@ class FunctionAnalyzer:
         if tv.kind in (V.REF, V.LOCALFN) and tv.q:
             decl = RootDecl(kind="function", target=tv.q, attr=None, fullgraph=fg, label=label, span=span)
         elif tv.kind == V.INSTANCE and tv.q and tv.attr is None:
-            decl = RootDecl(kind="module", target=tv.q, attr=None, fullgraph=fg, label=label, span=span)
+            decl = RootDecl(kind="module", target=tv.q, attr=None, fullgraph=fg, label=label, span=span,
+                            training=tv.training)
         elif tv.kind == V.INSTANCE and tv.q and tv.attr == "factory":
             decl = RootDecl(kind="factory", target=tv.q, attr=None, fullgraph=fg, label=label, span=span)
         elif tv.kind == V.INSTANCE and tv.q and tv.attr == "container":
@@ -1607,7 +1608,8 @@ class FunctionAnalyzer:
             fg = self._fullgraph_flag(node)
             label = mod.text_of(node)
             if k == V.INSTANCE:
-                mod.summary.roots.append(RootDecl("module", recv.q, None, fg, label, mod.span(node)))
+                mod.summary.roots.append(RootDecl("module", recv.q, None, fg, label, mod.span(node),
+                                                  training=recv.training))
             else:
                 mod.summary.roots.append(RootDecl("attr", recv.q, recv.attr, fg, label, mod.span(node)))
             return U
@@ -1659,7 +1661,8 @@ class FunctionAnalyzer:
                 mod.summary.call_sites.append(CallSite(f"{recv.q}.{method}", True, arg_kinds, kw_kinds,
                                                        mod.span(node)))
                 if method in V.MODULE_SELF_METHODS:
-                    return recv  # `Net().to(device).eval()`: nn.Module methods return the module itself
+                    # `Net().to(device).eval()`: nn.Module methods return the module itself
+                    return self._mode_change(node, recv, method, args)
                 # what the method returns, as the project can tell (a factory; a registry's function)
                 return Val(V.INSTANCE, f"{recv.q}.{method}", attr="factory")
             return U
@@ -1688,6 +1691,24 @@ class FunctionAnalyzer:
         if k == V.STATIC:
             return V.STATIC_V
         return U
+
+    def _mode_change(self, node: ast.Call, recv: Val, method: str, args: list[Val]) -> Val:
+        """`.eval()` / `.train(False)` / `.train()` on a module: the same module, in that mode (the name
+        it is bound to is rebound, so that `torch.compile(model)` knows the mode: self.training)."""
+        if method not in ("eval", "train"):
+            return recv
+        training = method == "train"
+        given = node.args[0] if node.args else next((kw.value for kw in node.keywords if kw.arg == "mode"), None)
+        if method == "train" and given is not None:
+            flag = _const_bool(given)
+            if flag is None:
+                return recv  # .train(flag): unknown mode
+            training = flag
+        moded = Val(recv.kind, recv.q, recv.attr, training=training)
+        base = node.func.value if isinstance(node.func, ast.Attribute) else None
+        if isinstance(base, ast.Name) and self.lookup(base.id) == recv:
+            self.bind(base.id, moded)
+        return moded
 
     def _registered(self, node: ast.AST, v: Val, method: str) -> set[str]:
         """Functions named in ignore_logging_functions.add(x) / .update([...])."""

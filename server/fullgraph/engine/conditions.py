@@ -43,6 +43,7 @@ class Choices:
     options: tuple
 
 
+TRAINING = "@training"  # Env key: the compiled module's mode, inherited by what it calls
 TENSOR = Instance("torch.Tensor")  # a tensor argument (values.TENSOR_CLASS)
 ANY = Instance("")  # passed, and nothing known of it: a test on it is assumed to hold
 UNKNOWN = Instance("?")  # a flag set from a value the analysis does not know (a CLI option, a variable)
@@ -74,8 +75,8 @@ def entry_env(defaults: dict[str, Any], calls: list[tuple] | None = None, params
                 passed[name] = v
         for name in names:
             v = passed.get(name)
-            if v is None:
-                options[name].append((defaults[name], KNOWN) if name in defaults else (ANY, KNOWN))
+            if v is None:  # left at its default by this call (other code may pass it: by default only)
+                options[name].append((defaults[name], DEFAULT) if name in defaults else (ANY, KNOWN))
             elif v[0] == "const":
                 options[name].append((v[1], KNOWN))
             elif v[0] == "dconst":
@@ -94,15 +95,16 @@ def callee_env(vals: tuple | None, caller: Env, params: list[str], is_method: bo
                defaults: dict[str, Any]) -> Env:
     """The callee's flags at one call: what the call passes, else the callee's defaults (known: the
     call is visible).  A call through *args/**kwargs tells nothing."""
+    inherited = {TRAINING: caller[TRAINING]} if TRAINING in caller else {}
     if vals is None:
-        return {}
+        return inherited
     names = params[1:] if is_method else params
     passed: dict[str, tuple] = {}
     for key, v in vals:
         name = names[key] if isinstance(key, int) and key < len(names) else key
         if isinstance(name, str):
             passed[name] = v
-    env: Env = {}
+    env: Env = dict(inherited)
     positional = {names[k] for k, _ in vals if isinstance(k, int) and k < len(names)}
     keywords = {k for k, _ in vals if isinstance(k, str)}
     for name in names:
@@ -155,6 +157,8 @@ def evaluate(atom: tuple, env: Env, self_attr: Callable[[str], tuple | None], li
         got = env.get(name)
         if got is None:
             return "true"  # a parameter the caller passes: assumed to take the path (no guessing)
+    elif kind == "self" and name == "training" and TRAINING in env:
+        got = env[TRAINING]  # the mode the user set before compiling (`model.eval()`)
     else:
         got = self_attr(name)
         if got is None:

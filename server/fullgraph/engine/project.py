@@ -829,6 +829,8 @@ class Project:
                 seen.add(fs.qualname)
                 env = C.entry_env(fs.defaults, self._root_calls(root, fs), fs.params, fs.is_method, fs.positional,
                                   fs.annotated)
+                if root.decl.training is not None:
+                    env[C.TRAINING] = (root.decl.training, C.KNOWN)
                 queue.append(Reached(self._with_tensor_params(fs, mod, env), mod, [Step(fs.qualname, None)], env))
         while queue:
             r = queue.popleft()
@@ -840,7 +842,7 @@ class Project:
                 if w.qualname not in seen and not (w.opaque or w.disabled):
                     seen.add(w.qualname)
                     queue.append(Reached(w, wmod, r.path + [Step(w.qualname, Location(r.mod.path, span))],
-                                         cond=r.cond))
+                                         C.callee_env(None, r.env, [], False, {}), r.cond))
             attr_of = self._self_attr_reader(r.fs, r.mod)
             lib = getattr(r.mod, "library", False)
             for e in r.fs.edges:
@@ -1184,7 +1186,7 @@ __all__ = ["Project", "Site"]
 
 def _root_key(root: RootRecord) -> tuple:
     d = root.decl
-    return (root.mod.path, d.kind, d.target, d.attr, d.fullgraph, d.label, d.span, root.info, d.calls)
+    return (root.mod.path, d.kind, d.target, d.attr, d.fullgraph, d.label, d.span, root.info, d.calls, d.training)
 
 
 def interface_of(mod: ModuleSummary) -> tuple:

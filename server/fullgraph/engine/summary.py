@@ -142,6 +142,7 @@ class RootDecl:
     span: Span
     # what each visible call of the compiled object passes (Edge.vals per call)
     calls: tuple = ()
+    training: bool | None = None  # the module was put in train/eval mode before compiling (None: unknown)
 
 
 @dataclass

@@ -37,6 +37,7 @@ class Val:
     atoms: frozenset = frozenset()  # for GUARD: functions that must all be guards
     negated: bool = False  # for GUARD: `not guard`
     float_dtype: bool = False  # for TENSOR: known floating point
+    training: bool | None = None  # for a module INSTANCE: after .train() (True) / .eval() (False)
 
     def is_tensor(self) -> bool:
         return self.kind == TENSOR
