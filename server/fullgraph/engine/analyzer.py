@@ -546,7 +546,8 @@ class FunctionAnalyzer:
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)) \
                 and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None:
             f = self._flag(node.left)
-            return (*f, "none", isinstance(node.ops[0], ast.Is)) if f else None
+            if f:
+                return (*f, "none", isinstance(node.ops[0], ast.Is))
         f = self._flag(node)
         if f:
             return (*f, "truth", True)

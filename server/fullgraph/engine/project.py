@@ -700,12 +700,12 @@ class Project:
                 best[(f.path, f.code, f.span)] = dataclasses.replace(f, data={**f.data, "shown_in_library": True})
                 continue
             site = LibrarySite(f.path, f.span, f.code, f.message, f.condition)
-            key = (where.path, where.span, f.code)
+            # one finding per line, code and kind: the library's unconditional breaks apart from those on
+            # conditional paths (a shown finding lists only sites that break in the default call)
+            key = (where.path, where.span, f.code, f.condition is None)
             echo = echoes.get(key)
             if echo is not None:
                 echo.library_sites.append(site)
-                if f.condition is None and echo.condition is not None:  # shown once any site is unconditional
-                    echo.condition, echo.severity = None, f.severity
                 continue
             echoes[key] = Finding(path=where.path, code=f.code, name=f.name, severity=f.severity, span=where.span,
                                   message="", root=f.root, call_path=f.call_path, gb_codes=f.gb_codes, url=f.url,
