@@ -807,3 +807,71 @@ def test_the_mode_set_before_compiling_decides_self_training(tmp_path):
         sys.modules.pop("modes", None)
     mine = os.path.realpath(tmp_path / "modes.py")
     assert {line for path, line in seen if path == mine} == {line for line, _ in expected(MODES)}
+
+
+def test_a_class_decorator_that_replaces_forward_is_followed(tmp_path):
+    """transformers' @use_experts_implementation: the decorator sets `cls.forward` to a dispatcher; the
+    class's own forward (an eager loop) runs only when the dispatcher falls back to it."""
+    code = CLASS_DECORATOR
+    findings = check_code(code, tmp_path, name="class_decorator")
+    assert found(findings) == expected(code)
+    pytest.importorskip("torch")
+    import importlib
+
+    sys.path.insert(0, str(tmp_path))
+    try:
+        seen = dynamo_breaks_of_run(lambda: importlib.import_module("class_decorator").main())
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("class_decorator", None)
+    mine = os.path.realpath(tmp_path / "class_decorator.py")
+    assert {line for path, line in seen if path == mine} == {line for line, _ in expected(code)}
+
+
+CLASS_DECORATOR = '''\
+import torch
+
+
+def fast_forward(self, x):
+    torch._dynamo.graph_break()  # expect: FG201
+    return x * 2
+
+
+class Interface:
+    _global_mapping = {"fast": fast_forward}
+
+    def get_interface(self, key, default):
+        return self._global_mapping.get(key, default)
+
+
+ALL = Interface()
+
+
+def use_impl(cls=None):
+    def wrapper(klass):
+        original = klass.forward
+
+        def forward(self, x):
+            fn = ALL.get_interface(self.impl, original)
+            return fn(self, x)
+
+        klass.forward = forward
+        return klass
+
+    if cls is not None:
+        return wrapper(cls)
+    return wrapper
+
+
+@use_impl
+class Experts(torch.nn.Module):
+    impl = "fast"
+
+    def forward(self, x):
+        print("eager loop")
+        return x
+
+
+def main():
+    return torch.compile(Experts())(torch.randn(2))
+'''

@@ -900,8 +900,12 @@ class FunctionAnalyzer:
             qual = f"{self.qualname}.<locals>.{s.name}"
         else:
             qual = f"{self.qualname}.{s.name}"
+        decorators = []
         for d in s.decorator_list:
             self.value(d)
+            dq = self._decorator_q(d)
+            if dq and not dq.startswith(("builtins.", "dataclasses.", "functools.", "typing.", "torch.", "abc.")):
+                decorators.append((dq, isinstance(d, ast.Call)))
         bases = []
         for b in s.bases:
             self.value(b)
@@ -912,6 +916,7 @@ class FunctionAnalyzer:
         cs = ClassSummary(qualname=qual, name=s.name, span=self.mod.span(s),
                           name_span=Span.of(s.lineno - 1, max(col, 0), s.lineno - 1, max(col, 0) + len(s.name)),
                           bases=bases)
+        cs.decorators = decorators
         self.mod.summary.classes[qual] = cs
         self.bind(s.name, Val(V.REF, qual))
         body_an = FunctionAnalyzer(self.mod, self, s, qualname=qual, cls=qual)
@@ -966,6 +971,10 @@ class FunctionAnalyzer:
                     self.mod.summary.dynamo_config.add((q.rsplit(".", 1)[1], value_node.value))
             if isinstance(base, ast.Name) and self.lookup(base.id).kind == V.SELF and self.cls:
                 self._self_attr(target.attr, v, value_node)
+            elif isinstance(base, ast.Name) and self.fs is not None and self.fs.params and \
+                    base.id == self.fs.params[0] and v.kind == V.LOCALFN and v.q:
+                # a class decorator: `cls.forward = forward` (a local function) replaces the method
+                self.fs.replaces[target.attr] = v.q
             else:
                 bv = self.value(base)
                 if target.attr == "requires_grad" and bv.kind == V.TENSOR:

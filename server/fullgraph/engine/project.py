@@ -276,7 +276,24 @@ class Project:
         for cs, mod in chain:
             fq = cs.methods.get(name)
             if fq and fq in mod.functions:
-                return mod.functions[fq], mod
+                replaced = self._replaced_by_decorator(cs, mod, name) if cs.decorators else None
+                return replaced or (mod.functions[fq], mod)
+        return None
+
+    def _replaced_by_decorator(self, cs: ClassSummary, mod: ModuleSummary, name: str):
+        """A class decorator that sets `cls.<name> = <its local function>` (transformers'
+        @use_experts_implementation replaces `forward` by a dispatcher): that function."""
+        for q, called in cs.decorators:
+            hit = self.function(q, mod.path)
+            todo, seen = ([hit] if hit is not None else []), set()
+            while todo:  # the decorator, and what it returns (`@deco(...)`, the optional-argument idiom)
+                fs, fmod = todo.pop()
+                if fs.qualname in seen or len(seen) > 8:
+                    continue
+                seen.add(fs.qualname)
+                if name in fs.replaces:
+                    return self._local_fn(fs.replaces[name], fmod)
+                todo.extend(x for x in (self._local_fn(g, fmod) for _, g in fs.returns_fns) if x is not None)
         return None
 
     def attr_types(self, class_q: str, attr: str, near: str | None = None, containers: bool = False) -> list[str]:
@@ -1203,6 +1220,7 @@ def interface_of(mod: ModuleSummary) -> tuple:
         (q, c.name, tuple(c.bases), tuple(c.methods.items()), tuple(c.attrs.items()), tuple(c.containers.items()))
         for q, c in mod.classes.items())
     calls = tuple((c.target, c.is_method_call, c.args, c.kwargs, c.vals) for c in mod.call_sites)
+    classes = classes + tuple((q, tuple(c.decorators)) for q, c in mod.classes.items() if c.decorators)
     return (mod.name, getattr(mod, "library", False), funcs, classes, tuple(mod.bindings.items()),
             tuple(mod.star_imports), tuple(sorted(mod.ignored)), tuple(sorted(mod.reorderable)),
             tuple(sorted(mod.allow_in_graph)), tuple(mod.hooks), calls, tuple(sorted(mod.dynamo_config, key=repr)))

@@ -103,6 +103,8 @@ class FunctionSummary:
     defaults: dict[str, Any] = field(default_factory=dict)  # parameter -> its literal default value
     positional: int = 0  # how many of `params` are positional (self included), before *args/kw-only
     returns_registry: tuple[str, ...] = ()  # `return LOSS_MAPPING[key]`: module-level dicts of functions
+    # a class decorator's `cls.<method> = <local function>`: method name -> that function's qualname
+    replaces: dict[str, str] = field(default_factory=dict)
     annotated: frozenset = frozenset()  # parameters with a type annotation
 
 
@@ -125,6 +127,7 @@ class ClassSummary:
     # what a lookup method of the class returns may be any of them
     registries: dict[str, tuple[str, ...]] = field(default_factory=dict)
     properties: set[str] = field(default_factory=set)  # methods that are @property getters
+    decorators: list[tuple[str, bool]] = field(default_factory=list)  # class decorators: (qualname, called)
     # self.<attr> that hold tensors (`self.length = torch.zeros(())`, nn.Parameter, register_buffer)
     tensor_attrs: set[str] = field(default_factory=set)
 
