@@ -22,10 +22,10 @@ def test_no_false_positive_and_no_lost_break_on_the_catalog():
     fps = {r["id"]: r["findings"] for r in result["cases"] if r["breaks"] is False and r.get("findings")}
     assert fps == {}, fps
     found = {r["id"] for r in result["cases"] if r["breaks"] and r.get("findings")}
-    # 100 of 120 on torch 2.13 (the 20 misses need run-time facts: iterator arguments, C++ extensions,
-    # dtypes, tensor arguments used as Python values); raise the bar when a rule finds more
-    assert len(found) >= 100, sorted(r["id"] for r in result["cases"] if r["breaks"] and not r.get("findings"))
-    assert s["on_marked_line"] >= 96, s
+    # 107 of 120 on torch 2.13 (the misses need run-time facts: iterator arguments, C++ extensions,
+    # dtypes); raise the bar when a rule finds more
+    assert len(found) >= 107, sorted(r["id"] for r in result["cases"] if r["breaks"] and not r.get("findings"))
+    assert s["on_marked_line"] >= 103, s
     # the breaks that are reported elsewhere than the `# BREAK` line are the documented ones: the use of
     # a data-dependent value (Dynamo reports the `if`), and a compiled generator (reported at the compile)
     elsewhere = {r["id"] for r in result["cases"] if r.get("findings") and r["breaks"] and not r["on_marked_line"]}
