@@ -10,16 +10,16 @@ import builtins
 import hashlib
 import re
 import warnings
-from dataclasses import dataclass, field
 
-from .. import tracetable
 from ..positions import LineIndex, Span
 from ..rules import registry
 from ..rules.base import Report
 from . import values as V
+from .calls import CallsMixin, _disable_mode
+from .event import Event
+from .pathconds import PathCondsMixin
 from .scopes import scope_facts
 from .summary import (
-    CallSite,
     ClassSummary,
     Edge,
     FunctionSummary,
@@ -27,35 +27,15 @@ from .summary import (
     ModuleSummary,
     RootDecl,
     Site,
+    add_elements,
+    set_value,
 )
 from .values import U, Val
 
+__all__ = ["Event", "FunctionAnalyzer", "ModuleAnalyzer", "analyze", "module_name_for"]
+
 _BUILTINS = frozenset(dir(builtins))
 _SUPPRESS_RE = re.compile(r"#\s*fullgraph:\s*ignore(?![\w-])(?:\[(?P<codes>[A-Za-z0-9_,\s]*)\])?", re.I)
-
-# every name some shipped trace table lists (which torch version's list applies is the project's call)
-TRACE_TABLE_NAMES = tracetable.all_names()
-
-
-@dataclass
-class Event:
-    """What a rule sees: one call, method call or syntactic event, with resolved values."""
-
-    kind: str  # "call" | "method" | a hook name
-    node: ast.AST
-    fn: "FunctionAnalyzer"
-    q: str | None = None  # qualified callee
-    method: str | None = None
-    recv: Val | None = None
-    args: list[Val] = field(default_factory=list)
-    kwargs: dict[str, Val] = field(default_factory=dict)
-    value: Val | None = None  # hook subject
-
-    def text(self, node: ast.AST | None = None) -> str:
-        return self.fn.mod.text_of(node or self.node)
-
-    def arg_is_tensor_like(self, v: Val) -> bool:
-        return v.kind in (V.TENSOR, V.CONST, V.FSTRING)
 
 
 def package_of(modname: str, is_package: bool) -> list[str]:
@@ -261,12 +241,6 @@ class ModuleAnalyzer:
 
 
 _TERMINATORS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
-# Calls whose function arguments Dynamo traces as part of the caller.
-HIGHER_ORDER = frozenset({
-    "torch.cond", "torch.utils.checkpoint.checkpoint", "torch.func.vmap", "torch.vmap",
-    "builtins.map", "builtins.filter", "builtins.sorted", "functools.reduce", "functools.partial",
-    "torch._higher_order_ops.while_loop", "torch.func.grad",
-})
 
 
 # Decorators that never wrap a function in Python code Dynamo would trace (or that fullgraph
@@ -279,15 +253,7 @@ def _ends_with(stmts: list[ast.stmt], kinds) -> bool:
     return bool(stmts) and isinstance(stmts[-1], kinds)
 
 
-def _const_bool(node: ast.AST | None) -> bool | None:
-    if node is None:
-        return None
-    if isinstance(node, ast.Constant) and isinstance(node.value, bool):
-        return node.value
-    return None
-
-
-class FunctionAnalyzer:
+class FunctionAnalyzer(CallsMixin, PathCondsMixin):
     """Walks one function body (or the module body) in statement order."""
 
     def __init__(self, mod: ModuleAnalyzer, parent: "FunctionAnalyzer | None", node: ast.AST, qualname: str,
@@ -489,82 +455,7 @@ class FunctionAnalyzer:
                                   dead_if=self.dead_if, args=args, kwargs=kwargs, conds=self.conds,
                                   vals=self._passed(node) if isinstance(node, ast.Call) else ()))
 
-    def _passed(self, node: ast.Call) -> tuple | None:
-        """Edge.vals: the constants, own parameters and instances of project or torch classes a call
-        passes (None: * or ** hide the mapping)."""
-        out = []
-        items = [*enumerate(node.args), *((kw.arg, kw.value) for kw in node.keywords)]
-        vals = self._call_vals if self._call_vals is not None and self._call_vals[0] is node else None
-        for key, a in items:
-            if key is None or isinstance(a, ast.Starred):
-                return None
-            v = None
-            if vals is not None:
-                v = vals[1][key] if isinstance(key, int) and key < len(vals[1]) else vals[2].get(key)
-            if isinstance(a, ast.Constant):
-                out.append((key, ("const", a.value)))
-            elif isinstance(a, ast.Name) and self._is_flag_param(a.id):
-                out.append((key, ("param", a.id)))
-            elif v is not None and v.kind == V.INSTANCE and v.q and v.attr is None:
-                out.append((key, ("inst", v.q)))
-            elif v is not None and v.kind == V.INSTANCE and v.attr == "container":
-                out.append((key, ("inst", V.NN_MODULE)))  # nn.Sequential(...) / nn.ModuleList(...)
-            elif v is not None and v.kind == V.TENSOR:
-                out.append((key, ("inst", V.TENSOR_CLASS)))
-            elif v is not None and v.kind == V.INSTANCE and v.q and (v.attr or "").startswith("method:"):
-                out.append((key, ("field", v.q, v.attr[7:])))  # `cfg.debug`: the class's default, maybe
-            else:
-                out.append((key, ("unknown",)))  # passed, with a value the analysis does not know
-        return tuple(out)
-
-    def _is_flag_param(self, name: str) -> bool:
-        """A parameter whose value at a test is the value passed in (never reassigned in the function)."""
-        return self.fs is not None and name in self.fs.params and self._param_untouched(name) and \
-            name in self.env and self.env[name].kind not in (V.SELF, V.REF)
-
     # ---- path conditions -----------------------------------------------------------------------
-    def _flag(self, node: ast.AST) -> tuple | None:
-        """(kind, name) of a flag the analysis can evaluate per call: a parameter or `self.attr`."""
-        if isinstance(node, ast.Name) and self._is_flag_param(node.id):
-            return ("param", node.id)
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
-                self.lookup(node.value.id).kind == V.SELF:
-            return ("self", node.attr)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" and \
-                self.lookup("getattr").kind == V.REF and len(node.args) in (2, 3) and \
-                isinstance(node.args[0], ast.Name) and self.lookup(node.args[0].id).kind == V.SELF and \
-                isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
-            return ("self", node.args[1].value)
-        return None
-
-    def _atom(self, node: ast.AST) -> tuple | None:
-        """The Cond atom `node` is true exactly when, or None for a compile guard.  A test that is no
-        flag is kept as its text ("expr": the project decides what an unknown test means)."""
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-            a = self._atom(node.operand)
-            return a[:3] + (not a[3],) if a else None
-        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)) \
-                and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None:
-            f = self._flag(node.left)
-            if f:
-                return (*f, "none", isinstance(node.ops[0], ast.Is))
-        f = self._flag(node)
-        if f:
-            return (*f, "truth", True)
-        if self.truth(node)[0] != "U":
-            return None  # a compile guard: dead_if's business
-        text = " ".join(self.mod.text_of(node).split())
-        return ("expr", text if len(text) <= 60 else text[:57] + "...", "truth", True)
-
-    def _branch_conds(self, test: ast.AST) -> tuple[tuple, tuple]:
-        """Cond atoms that hold in the body and in the else branch of `if test:` (what is known)."""
-        if isinstance(test, ast.BoolOp):
-            atoms = [self._atom(v) for v in test.values]
-            if isinstance(test.op, ast.And):
-                return tuple(a for a in atoms if a), ()
-            return (), (tuple(a[:3] + (not a[3],) for a in atoms) if all(atoms) else ())
-        a = self._atom(test)
-        return ((a,), (a[:3] + (not a[3],),)) if a else ((), ())
 
     def dispatch(self, ev: Event, rules, requires: tuple[str, str, str] | None = None) -> None:
         """Run `rules` on `ev`; their sites carry `requires` (Site.requires) when given."""
@@ -931,7 +822,7 @@ class FunctionAnalyzer:
                 body_an._def(st)
             elif isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name):
                 if isinstance(st.value, ast.Constant):  # a dataclass field's default: `debug: bool = True`
-                    _set_value(cs, st.target.id, ("const", st.value.value))
+                    set_value(cs, st.target.id, ("const", st.value.value))
                 q = body_an.resolve_dotted_node(st.annotation)
                 if q and not q.startswith(("builtins.", "typing.")):
                     cs.attrs.setdefault(st.target.id, (q,))
@@ -944,7 +835,7 @@ class FunctionAnalyzer:
             elif isinstance(st, ast.Assign) and isinstance(st.value, ast.Constant):
                 for tg in st.targets:
                     if isinstance(tg, ast.Name):
-                        _set_value(cs, tg.id, ("const", st.value.value))
+                        set_value(cs, tg.id, ("const", st.value.value))
             elif isinstance(st, ast.Assign):
                 # class-level aliases such as `forward = _forward_impl`
                 if isinstance(st.value, ast.Name) and st.value.id in cs.methods:
@@ -993,19 +884,19 @@ class FunctionAnalyzer:
         if v.kind == V.TENSOR or (v.kind == V.INSTANCE and v.q in V.PARAMETER_CLASSES):
             cs.tensor_attrs.add(attr)
         if isinstance(value_node, ast.Constant):
-            _set_value(cs, attr, ("const", value_node.value))
+            set_value(cs, attr, ("const", value_node.value))
         elif isinstance(value_node, ast.Name) and fs is not None and fs.name == "__init__" and \
                 value_node.id in fs.params and self._param_untouched(value_node.id):
             # ("init_param", name, default) or, for a required argument, ("init_param", name)
-            _set_value(cs, attr, ("init_param", value_node.id, fs.defaults[value_node.id])
+            set_value(cs, attr, ("init_param", value_node.id, fs.defaults[value_node.id])
                        if value_node.id in fs.defaults else ("init_param", value_node.id))
         elif v.kind == V.INSTANCE and v.q and v.attr is None:
-            _set_value(cs, attr, ("object",))
+            set_value(cs, attr, ("object",))
         else:
-            _set_value(cs, attr, ("unknown",))
+            set_value(cs, attr, ("unknown",))
         if v.kind == V.INSTANCE and v.q:
             if v.attr in ("container", "list"):
-                _add_elements(cs, attr, v.q.split("|"))
+                add_elements(cs, attr, v.q.split("|"))
             else:
                 cs.attrs[attr] = tuple(sorted(set(cs.attrs.get(attr, ())) | {v.q}))
         elif v.kind in (V.LOCALFN, V.REF) and v.q:
@@ -1053,20 +944,6 @@ class FunctionAnalyzer:
             if data is not None:
                 return data
         return out[-1] if out and all(x.kind == out[0].kind for x in out) else U
-
-    def _registry_read(self, node: ast.AST) -> str | None:
-        """`REGISTRY[key]` / `REGISTRY.get(key, ...)` with REGISTRY a module-level name: its qualified name."""
-        if isinstance(node, ast.Subscript):
-            base = node.value
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
-            base = node.func.value
-        else:
-            return None
-        if not isinstance(base, ast.Name) or base.id in self.local_names:
-            return None
-        if base.id in self.mod.bindings and self.mod.bindings[base.id].kind == V.REF:
-            return self.mod.bindings[base.id].q
-        return f"{self.mod.modname}.{base.id}"
 
     def _maybe_guard(self, node: ast.AST) -> bool:
         while isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
@@ -1323,444 +1200,19 @@ class FunctionAnalyzer:
         return r
 
     # ---- calls ---------------------------------------------------------------------------------
-    def _arg_kind(self, node: ast.AST, v: Val) -> str:
-        """How an argument may feed next()/for in the callee: an iterator, or a call's result."""
-        if v.kind == V.ITERATOR:
-            return "iter"
-        if isinstance(node, ast.Call):
-            q = self.resolve_dotted_node(node.func)
-            if q is None and isinstance(node.func, ast.Name):
-                lv = self.lookup(node.func.id)
-                q = lv.q if lv.kind == V.LOCALFN else None
-            if q and not q.startswith("builtins."):
-                return f"call:{q}"
-        return ""
-
-    def call(self, node: ast.Call) -> Val:
-        func = node.func
-        recv: Val | None = None
-        method = None
-        fval: Val
-        if isinstance(func, ast.Attribute):
-            recv = self.value(func.value)
-            method = func.attr
-            fval = self._attr(recv, method)
-        else:
-            fval = self.value(func)
-        args = [self.value(a.value if isinstance(a, ast.Starred) else a) for a in node.args]
-        kwargs = {kw.arg: self.value(kw.value) for kw in node.keywords if kw.arg}
-        for kw in node.keywords:
-            if kw.arg is None:
-                self.value(kw.value)
-        arg_kinds = tuple(self._arg_kind(a, v) for a, v in zip(node.args, args))
-        kw_kinds = tuple((kw.arg, self._arg_kind(kw.value, kwargs[kw.arg])) if kw.arg else ("**", "")
-                         for kw in node.keywords)
-        saved_vals, self._call_vals = self._call_vals, (node, args, kwargs)
-        try:
-            return self._call(node, func, recv, method, fval, args, kwargs, arg_kinds, kw_kinds)
-        finally:
-            self._call_vals = saved_vals
-
-    def _call(self, node, func, recv, method, fval, args, kwargs, arg_kinds, kw_kinds) -> Val:
-        gen = kwargs.get("generator")
-        if gen is not None and gen.kind == V.INSTANCE and gen.q == "torch.Generator":
-            self.hook("generator_kwarg", node, gen)
-        # a nested function handed to another call (checkpoint, cond, map, ...) is traced with it
-        for a, v in zip(node.args, args):
-            if v.kind == V.LOCALFN and v.q and not isinstance(a, ast.Lambda):
-                self.edge("call", v.q, None, a)
-
-        if recv is not None and recv.kind == V.REF and method in ("add", "update") and args and \
-                (recv.q in V.IGNORE_LOGGING_SETS or recv.q in V.REORDERABLE_SETS):
-            # torch._dynamo.config.ignore_logging_functions.add(fn): calls to fn are skipped
-            dest = self.mod.summary.ignored if recv.q in V.IGNORE_LOGGING_SETS else self.mod.summary.reorderable
-            dest.update(self._registered(node.args[0], args[0], method))
-            return U
-        if fval.kind == V.REF and fval.q:
-            if recv is not None and recv.kind == V.REF and recv.q and "." in recv.q and \
-                    method in registry.METHODS and not recv.q.startswith(("torch.", "builtins.")):
-                self._imported_instance_call(node, "bound", recv.q, method, args, kwargs)
-            q = fval.q
-            return self._call_ref(node, q, args, kwargs, arg_kinds, kw_kinds)
-        if recv is not None and method is not None:
-            return self._call_method(node, recv, method, args, kwargs, arg_kinds, kw_kinds)
-        k = fval.kind
-        if k == V.OPAQUE and fval.attr in V.DISABLE_GB:
-            self.site("FG202", node, f"`{self.mod.text_of(node.func)}` is wrapped by torch.compiler.disable; calling "
-                                     f"it from compiled code breaks the graph ({V.DISABLE_GB[fval.attr]})",
-                      data={"callee": fval.q} if fval.q else None)
-            return U
-        if k == V.LOCALFN and fval.q:
-            self.edge("call", fval.q, None, node, arg_kinds, kw_kinds)
-            self.mod.summary.call_sites.append(CallSite(fval.q, False, arg_kinds, kw_kinds, self.mod.span(node),
-                                                        vals=self._passed(node),
-                                                        caller=self.fs.qualname if self.fs else None))
-            return U
-        if k == V.INSTANCE and fval.q and fval.attr is None:
-            self.edge("module_call", fval.q, None, node)
-            return V.TENSOR_V if V.is_torch_module_class(fval.q) else U  # a torch layer: a tensor
-        if k == V.INSTANCE and fval.q and fval.attr == "factory":
-            self.edge("factory_call", fval.q, None, node)
-            return U
-        if k == V.SELFATTR:
-            self.edge("attr_call", fval.q, fval.attr, node)
-            return U
-        if k == V.ITEMOF:
-            self.edge("item_call", fval.q, fval.attr, node)
-            return U
-        if k == V.COMPILED and fval.attr == "decorator":
-            return U
-        if k == V.COMPILED and fval.q and fval.q.isdigit():
-            # compiled(model, x, flag=True): what the user's own call passes, for the root's analysis
-            decl = self.mod.summary.roots[int(fval.q)]
-            decl.calls = (*decl.calls, self._passed(node))
-            return U
-        if k == V.UNKNOWN and isinstance(func, ast.Name) and self._is_param(func.id):
-            self.edge("param_call", func.id, None, node, arg_kinds, kw_kinds)  # the caller tells what it is
-        return U
-
-    def _is_param(self, name: str) -> bool:
-        """An own parameter still holding what the caller passed (never reassigned)."""
-        return self.fs is not None and name in self.fs.params and self._param_untouched(name) and \
-            self.env.get(name, U).kind == V.UNKNOWN
-
-    def _fullgraph_flag(self, node: ast.Call) -> bool | None:
-        for kw in node.keywords:
-            if kw.arg == "fullgraph":
-                return _const_bool(kw.value)
-        return False
-
-    def _call_ref(self, node, q, args, kwargs, arg_kinds, kw_kinds) -> Val:
-        mod = self.mod
-        if q == V.COMPILE:
-            fg = self._fullgraph_flag(node)
-            if not node.args:
-                return Val(V.COMPILED, "True" if fg else ("False" if fg is False else "None"), attr="decorator")
-            root = self._root_from(node, node.args[0], args[0], fg)
-            return Val(V.COMPILED, None if root is None else str(root))
-        if q in V.GUARD_FUNCTIONS:
-            return Val(V.GUARD)
-        if q in V.NONSTRICT_TRACE or q in V.ALLOW_IN_GRAPH:
-            if node.args and self.module_level and q in V.ALLOW_IN_GRAPH:
-                tq = self._callable_q(node.args[0], args[0])
-                if tq:
-                    mod.summary.allow_in_graph.add(tq)
-            return Val(V.OPAQUE, self._callable_q(node.args[0], args[0]) if node.args else None)
-        if q in V.DISABLE and node.args:
-            # fast = torch.compiler.disable(fn): calling `fast` from compiled code breaks the graph
-            return Val(V.OPAQUE, self._callable_q(node.args[0], args[0]), attr=_disable_mode(node))
-        if q == "functools.partial" and node.args and args[0].kind in (V.REF, V.LOCALFN) and args[0].q:
-            return args[0]  # Dynamo calls through a partial: compiling or calling it runs the function
-        if q == "builtins.next" and node.args:
-            self._iterate_hook(node.args[0], args[0], "next")
-        rules = registry.call_rules(q)
-        if rules:
-            self.dispatch(Event(kind="call", node=node, fn=self, q=q, args=args, kwargs=kwargs), rules)
-        elif q in TRACE_TABLE_NAMES:  # Dynamo's own list of what it skips (per torch version: the project checks)
-            self.dispatch(Event(kind="skipped_call", node=node, fn=self, q=q, args=args, kwargs=kwargs),
-                          registry.HOOKS["skipped_call"])
-        if q in HIGHER_ORDER:
-            for a, v in zip(node.args, args):
-                if v.kind == V.REF and v.q and not v.q.startswith(("builtins.", "torch.")):
-                    self.edge("call", v.q, None, a)
-        if not q.startswith(("builtins.", "torch.")):
-            self.edge("call", q, None, node, arg_kinds, kw_kinds)
-            mod.summary.call_sites.append(CallSite(q, False, arg_kinds, kw_kinds, mod.span(node), vals=self._passed(node),
-                                                        caller=self.fs.qualname if self.fs else None))
-        return self._ref_result(q, node, args, kwargs)
-
-    def _ref_result(self, q: str, node: ast.Call, args: list[Val], kwargs: dict) -> Val:
-        if q.startswith("builtins."):
-            name = q[9:]
-            if name in ("iter", "zip", "map", "filter", "enumerate", "reversed"):
-                return Val(V.ITERATOR)
-            if name in ("int", "float", "bool") and args and args[0].kind == V.TENSOR:
-                return V.DDSCALAR_V
-            if name in ("int", "float", "abs", "round", "min", "max", "sum") and args and \
-                    all(a.kind in (V.DDSCALAR, V.CONST, V.STATIC) for a in args) and \
-                    any(a.kind == V.DDSCALAR for a in args):
-                return V.DDSCALAR_V
-            if name in ("len",):
-                return V.STATIC_V
-            if name in ("int", "float", "bool", "str", "tuple") and args and \
-                    all(a.kind in (V.STATIC, V.CONST) for a in args):
-                return V.STATIC_V
-            if name == "super":
-                return Val(V.SUPER, self.cls)
-            return U
-        if q.startswith("torch."):
-            if q == "torch.where" and len(node.args) == 1:
-                return U
-            if q in ("torch.max", "torch.min") and len(node.args) + len(node.keywords) == 1:
-                return V.TENSOR_V
-            if q == "torch.where" and len(node.args) == 3:
-                return V.TENSOR_V
-            if q in ("torch.equal", "torch.allclose", "torch.is_nonzero"):
-                return Val(V.DDSCALAR, q)
-            if q == "torch.Generator":
-                return Val(V.INSTANCE, q)
-            if q in V.EXTENSION_LOADERS:
-                return Val(V.INSTANCE, V.EXTENSION_MODULE)
-            if V.torch_call_returns_tensor(q):
-                return Val(V.TENSOR, float_dtype=q in V.FLOAT_FACTORIES or q.startswith("torch.nn.functional."))
-            if q[6:] in V.TORCH_TENSOR_TUPLES and node.args:
-                return V.TENSOR_V
-            last = q.rsplit(".", 1)[-1]
-            if last[:1].isupper():
-                if q in V.MODULE_CONTAINERS:
-                    return self._container(node, args, kwargs)
-                return Val(V.INSTANCE, q)
-            return U
-        if q == "logging.getLogger":
-            return Val(V.INSTANCE, "logging.Logger")
-        if q in V.EXTENSION_LOADERS:
-            return Val(V.INSTANCE, V.EXTENSION_MODULE)
-        last = q.rsplit(".", 1)[-1]
-        if last[:1].isupper():
-            return Val(V.INSTANCE, q)  # PEP 8 class name: the project checks it really is a class
-        if q.startswith("numpy."):
-            # Dynamo traces NumPy calls as tensor code (torch._numpy): their values, even from
-            # constants, are data to it (`int(np.sum(...))`, `if k > 2`, `range(np.int64(3))` break)
-            return V.NUMPY_V
-        if q.startswith("math."):
-            if any(a.kind == V.DDSCALAR for a in args):
-                return V.DDSCALAR_V
-            return U
-        # a factory function (`make_model()`): the project resolves what it returns
-        return Val(V.INSTANCE, q, attr="factory")
-
-    def _container(self, node: ast.Call, args: list[Val], kwargs: dict) -> Val:
-        classes: set[str] = set()
-        for a in args:
-            if a.kind == V.INSTANCE and a.q and a.attr in (None, "list"):
-                classes.update(a.q.split("|"))
-        if classes:
-            return Val(V.INSTANCE, "|".join(sorted(classes)), attr="container")
-        return Val(V.INSTANCE, "torch.nn.Module", attr="container")
-
-    def _callable_q(self, node: ast.AST, v: Val) -> str | None:
-        if v.kind in (V.REF, V.LOCALFN) and v.q:
-            return v.q
-        return None
-
-    def _root_from(self, call: ast.Call, target: ast.AST, tv: Val, fg: bool | None) -> int | None:
-        mod = self.mod
-        label = mod.text_of(call)
-        span = mod.span(call)
-        decl = None
-        if tv.kind in (V.REF, V.LOCALFN) and tv.q:
-            decl = RootDecl(kind="function", target=tv.q, attr=None, fullgraph=fg, label=label, span=span)
-        elif tv.kind == V.INSTANCE and tv.q and tv.attr is None:
-            decl = RootDecl(kind="module", target=tv.q, attr=None, fullgraph=fg, label=label, span=span,
-                            training=tv.training)
-        elif tv.kind == V.INSTANCE and tv.q and tv.attr == "factory":
-            decl = RootDecl(kind="factory", target=tv.q, attr=None, fullgraph=fg, label=label, span=span)
-        elif tv.kind == V.INSTANCE and tv.q and tv.attr == "container":
-            # torch.compile(nn.Sequential(A(), B())): calling it calls each of its modules
-            decl = RootDecl(kind="container", target=tv.q, attr=None, fullgraph=fg, label=label, span=span)
-        elif tv.kind == V.INSTANCE and tv.q and (tv.attr or "").startswith("method:"):
-            decl = RootDecl(kind="method", target=tv.q, attr=tv.attr[7:], fullgraph=fg, label=label, span=span)
-        elif tv.kind == V.SELFATTR:
-            decl = RootDecl(kind="attr", target=tv.q, attr=tv.attr, fullgraph=fg, label=label, span=span)
-        elif isinstance(target, ast.Attribute):
-            base = target.value
-            bv = self.lookup(base.id) if isinstance(base, ast.Name) else U
-            if bv.kind == V.INSTANCE and bv.q:
-                decl = RootDecl(kind="method", target=bv.q, attr=target.attr, fullgraph=fg, label=label, span=span)
-            elif bv.kind == V.SELF:
-                decl = RootDecl(kind="method", target=bv.q, attr=target.attr, fullgraph=fg, label=label, span=span)
-        if decl is not None:
-            mod.summary.roots.append(decl)
-            return len(mod.summary.roots) - 1
-        mod.summary.unresolved_roots.append((label, span))
-        return None
-
-    def _imported_instance_call(self, node: ast.Call, how: str, q: str, method: str, args, kwargs) -> None:
-        """`logger.info(...)` with `logger` imported from another module (`from .utils import
-        logger`, how="bound") or made by a function (`logger = get_logger(__name__)`, how="returns"):
-        what it is, only the project knows.  The method's rules see each candidate class, and their
-        sites carry the condition, checked when a root reaches them."""
-        for cls in V.IMPORTED_INSTANCE_CLASSES:
-            self.dispatch(Event(kind="method", node=node, fn=self, method=method, recv=Val(V.INSTANCE, cls),
-                                args=args, kwargs=kwargs), registry.METHODS[method], requires=(how, q, cls))
-
-    def _call_method(self, node, recv: Val, method: str, args, kwargs, arg_kinds, kw_kinds) -> Val:
-        mod = self.mod
-        factory = recv if recv.kind == V.INSTANCE and recv.attr == "factory" else None
-        if factory is not None:
-            if factory.q and method in registry.METHODS:
-                self._imported_instance_call(node, "returns", factory.q, method, args, kwargs)
-            recv = U  # what a function returned: unknown here (a tensor, most often)
-        k = recv.kind
-        # rules keyed on method names see every receiver; they decide on its kind
-        rules = registry.METHODS.get(method)
-        if rules:
-            self.dispatch(Event(kind="method", node=node, fn=self, method=method, recv=recv, args=args,
-                                kwargs=kwargs), rules)
-        elif k == V.INSTANCE and recv.q and recv.attr is None and f"{recv.q}.{method}" in TRACE_TABLE_NAMES:
-            # `opt.zero_grad()` on a torch.optim optimizer: Dynamo's own list of what it skips
-            self.dispatch(Event(kind="skipped_call", node=node, fn=self, q=f"{recv.q}.{method}", args=args,
-                                kwargs=kwargs), registry.HOOKS["skipped_call"])
-        if k == V.SELF and method in ("register_buffer", "register_parameter") and node.args and \
-                isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
-            cs = mod.summary.classes.get(recv.q or "")
-            if cs is not None:
-                cs.tensor_attrs.add(node.args[0].value)
-        if method == "data_ptr" and k in (V.TENSOR, V.UNKNOWN) and not args:
-            return V.POINTER_V  # a key or a stored value compiles; arithmetic on it does not (FG308)
-        if method in ("parameters", "buffers") and k in (V.SELF, V.SELFATTR, V.INSTANCE) and not args:
-            return Val(V.INSTANCE, V.TENSOR_CLASS, attr="list")  # iterating gives the module's tensors
-        if method == "compile" and factory is not None:
-            mod.summary.roots.append(RootDecl("factory", factory.q, None, self._fullgraph_flag(node),
-                                              mod.text_of(node), mod.span(node)))
-            return U
-        if method == "compile" and k in (V.INSTANCE, V.SELFATTR) and recv.q and recv.attr is None:
-            fg = self._fullgraph_flag(node)
-            label = mod.text_of(node)
-            if k == V.INSTANCE:
-                mod.summary.roots.append(RootDecl("module", recv.q, None, fg, label, mod.span(node),
-                                                  training=recv.training))
-            else:
-                mod.summary.roots.append(RootDecl("attr", recv.q, recv.attr, fg, label, mod.span(node)))
-            return U
-        if k == V.SELFATTR and recv.q and recv.q == self.cls and recv.attr and method in ("append", "insert") \
-                and args and args[-1].kind == V.INSTANCE and args[-1].q and args[-1].attr is None:
-            # self.layers.append(Block()): iterating self.layers calls Block
-            cs = mod.summary.classes.get(self.cls)
-            if cs is not None:
-                _add_elements(cs, recv.attr, [args[-1].q])
-        if method in V.HOOK_METHODS and args:
-            hv = args[0]
-            target = None
-            if hv.kind in (V.REF, V.LOCALFN) and hv.q:
-                target = ("call", hv.q, None)
-            elif hv.kind == V.SELFATTR and hv.q:
-                target = ("method", hv.q, hv.attr)
-            owner = None
-            if k == V.SELF:
-                owner = ("class", self.cls, None)
-            elif k == V.INSTANCE and recv.q and recv.attr is None:
-                owner = ("class", recv.q, None)
-            elif k == V.SELFATTR and recv.q:
-                owner = ("attr", recv.q, recv.attr)
-            if owner and target:
-                mod.summary.hooks.append((owner, target))
-            return U
-        if k == V.SELF:
-            self.edge("method", recv.q, method, node, arg_kinds, kw_kinds)
-            mod.summary.call_sites.append(CallSite(f"{recv.q}.{method}", True, arg_kinds, kw_kinds, mod.span(node)))
-            if method in V.MODULE_SELF_METHODS:
-                return recv
-            cs = mod.summary.classes.get(recv.q or "")
-            types = cs.attrs.get(method, ()) if cs is not None and method not in cs.methods else ()
-            if types and all(V.is_torch_module_class(t) for t in types):
-                return V.TENSOR_V  # `self.norm(x)` with self.norm = nn.LayerNorm(...): a tensor
-            return U
-        if k == V.SUPER:
-            if recv.q:
-                self.edge("super", recv.q, method, node, arg_kinds, kw_kinds)
-            return U
-        if k == V.INSTANCE and recv.q:
-            if recv.q == V.EXTENSION_MODULE:
-                self.hook("extension_call", node, recv)
-                return U
-            if recv.q == "torch.Generator" and method == "manual_seed":
-                return recv  # returns the generator itself
-            if recv.attr is None and not recv.q.startswith(("torch.", "logging.", "builtins.")):
-                self.edge("method", recv.q, method, node, arg_kinds, kw_kinds)
-                mod.summary.call_sites.append(CallSite(f"{recv.q}.{method}", True, arg_kinds, kw_kinds,
-                                                       mod.span(node)))
-                if method in V.MODULE_SELF_METHODS:
-                    # `Net().to(device).eval()`: nn.Module methods return the module itself
-                    return self._mode_change(node, recv, method, args)
-                # what the method returns, as the project can tell (a factory; a registry's function)
-                return Val(V.INSTANCE, f"{recv.q}.{method}", attr="factory")
-            return U
-        if k == V.SELFATTR:
-            self.edge("attr_method", recv.q, f"{recv.attr}.{method}", node)
-            return U
-        if k == V.UNKNOWN and factory is None and isinstance(node.func.value, ast.Name) and \
-                self._is_param(node.func.value.id) and method not in V.TENSOR_DISTINCTIVE_METHODS:
-            # `opt.zero_grad()`, `model.encode(x)` on a parameter: the caller's argument tells the class
-            self.edge("param_method", node.func.value.id, method, node, arg_kinds, kw_kinds)
-        if k == V.TENSOR or (k == V.UNKNOWN and method in V.TENSOR_DISTINCTIVE_METHODS):
-            if method in ("item",):
-                return V.DDSCALAR_V
-            if method == "tolist":
-                return V.DDSCALAR_V
-            if method in ("size", "dim", "numel", "nelement", "element_size", "stride", "ndimension"):
-                return V.STATIC_V
-            if method in V.TENSOR_STATIC_METHODS:
-                return U
-            if method in ("split", "chunk", "unbind", "sort", "topk", "max", "min") and \
-                    (args or kwargs):
-                return V.TENSOR_V  # tensors (values and indices): unpacked or iterated, each is one
-            return Val(V.TENSOR, float_dtype=recv.float_dtype or method in V.FLOAT_METHODS)
-        if k == V.UNKNOWN and method == "item":
-            return V.DDSCALAR_V
-        if k == V.STATIC:
-            return V.STATIC_V
-        return U
-
-    def _mode_change(self, node: ast.Call, recv: Val, method: str, args: list[Val]) -> Val:
-        """`.eval()` / `.train(False)` / `.train()` on a module: the same module, in that mode (the name
-        it is bound to is rebound, so that `torch.compile(model)` knows the mode: self.training)."""
-        if method not in ("eval", "train"):
-            return recv
-        training = method == "train"
-        given = node.args[0] if node.args else next((kw.value for kw in node.keywords if kw.arg == "mode"), None)
-        if method == "train" and given is not None:
-            flag = _const_bool(given)
-            if flag is None:
-                return recv  # .train(flag): unknown mode
-            training = flag
-        moded = Val(recv.kind, recv.q, recv.attr, training=training)
-        base = node.func.value if isinstance(node.func, ast.Attribute) else None
-        if isinstance(base, ast.Name) and self.lookup(base.id) == recv:
-            self.bind(base.id, moded)
-        return moded
-
-    def _registered(self, node: ast.AST, v: Val, method: str) -> set[str]:
-        """Functions named in ignore_logging_functions.add(x) / .update([...])."""
-        out: set[str] = set()
-        items = [node]
-        if method == "update" and isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-            items = list(node.elts)
-        for it in items:
-            q = self.resolve_dotted_node(it)
-            if q:
-                out.add(q)
-                continue
-            if isinstance(it, ast.Attribute) and isinstance(it.value, ast.Name):
-                bv = self.lookup(it.value.id)
-                if bv.kind == V.INSTANCE and bv.q:
-                    # a bound method of a module-level object, e.g. logger.info
-                    out.add(f"{self.mod.modname}.{it.value.id}\x00{it.attr}")
-            elif isinstance(it, ast.Name):
-                lv = self.lookup(it.id)
-                if lv.q:
-                    out.add(lv.q)
-        return out
 
 
-def _disable_mode(node: ast.AST) -> str:
-    """"recursive" or "nonrecursive" for `torch.compiler.disable` as written in `node` (a bare
-    decorator, `disable(recursive=False)`, or `disable(fn, recursive=False)`)."""
-    if isinstance(node, ast.Call) and any(kw.arg == "recursive" and _const_bool(kw.value) is False
-                                          for kw in node.keywords):
-        return "nonrecursive"
-    return "recursive"
 
 
-def _set_value(cs: ClassSummary, attr: str, value: tuple) -> None:
-    """ClassSummary.values: one value per attribute, ("unknown",) once two places disagree."""
-    old = cs.values.get(attr)
-    cs.values[attr] = value if old is None or old == value else ("unknown",)
 
 
-def _add_elements(cs: ClassSummary, attr: str, classes) -> None:
-    """Record that the container self.<attr> of class `cs` holds instances of `classes`."""
-    cs.containers[attr] = tuple(sorted(set(cs.containers.get(attr, ())) | set(classes)))
+
+
+
+
+
+
+
 
 
 def _is_match(s: ast.AST) -> bool:

@@ -186,3 +186,14 @@ class ModuleSummary:
     syntax_error: tuple[str, Span] | None = None
     suppressions: dict[int, frozenset | None] = field(default_factory=dict)  # line -> codes (None: all)
     line_count: int = 0
+
+
+def set_value(cs: ClassSummary, attr: str, value: tuple) -> None:
+    """ClassSummary.values: one value per attribute, ("unknown",) once two places disagree."""
+    old = cs.values.get(attr)
+    cs.values[attr] = value if old is None or old == value else ("unknown",)
+
+
+def add_elements(cs: ClassSummary, attr: str, classes) -> None:
+    """Record that the container self.<attr> of class `cs` holds instances of `classes`."""
+    cs.containers[attr] = tuple(sorted(set(cs.containers.get(attr, ())) | set(classes)))

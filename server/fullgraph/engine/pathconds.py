@@ -1,0 +1,105 @@
+"""Path conditions, as the function analyzer records them: the flag tests of the `if`s around a
+statement (summary.Cond atoms), and what a call passes (Edge.vals) for the project to evaluate them
+with (engine/conditions.py).
+
+A mixin of FunctionAnalyzer (engine/analyzer.py).
+"""
+from __future__ import annotations
+
+import ast
+
+from . import values as V
+
+
+class PathCondsMixin:
+    """Atoms of path conditions and the values calls pass (FunctionAnalyzer's part that reads them)."""
+
+    def _passed(self, node: ast.Call) -> tuple | None:
+        """Edge.vals: the constants, own parameters and instances of project or torch classes a call
+        passes (None: * or ** hide the mapping)."""
+        out = []
+        items = [*enumerate(node.args), *((kw.arg, kw.value) for kw in node.keywords)]
+        vals = self._call_vals if self._call_vals is not None and self._call_vals[0] is node else None
+        for key, a in items:
+            if key is None or isinstance(a, ast.Starred):
+                return None
+            v = None
+            if vals is not None:
+                v = vals[1][key] if isinstance(key, int) and key < len(vals[1]) else vals[2].get(key)
+            if isinstance(a, ast.Constant):
+                out.append((key, ("const", a.value)))
+            elif isinstance(a, ast.Name) and self._is_flag_param(a.id):
+                out.append((key, ("param", a.id)))
+            elif v is not None and v.kind == V.INSTANCE and v.q and v.attr is None:
+                out.append((key, ("inst", v.q)))
+            elif v is not None and v.kind == V.INSTANCE and v.attr == "container":
+                out.append((key, ("inst", V.NN_MODULE)))  # nn.Sequential(...) / nn.ModuleList(...)
+            elif v is not None and v.kind == V.TENSOR:
+                out.append((key, ("inst", V.TENSOR_CLASS)))
+            elif v is not None and v.kind == V.INSTANCE and v.q and (v.attr or "").startswith("method:"):
+                out.append((key, ("field", v.q, v.attr[7:])))  # `cfg.debug`: the class's default, maybe
+            else:
+                out.append((key, ("unknown",)))  # passed, with a value the analysis does not know
+        return tuple(out)
+
+    def _is_flag_param(self, name: str) -> bool:
+        """A parameter whose value at a test is the value passed in (never reassigned in the function)."""
+        return self.fs is not None and name in self.fs.params and self._param_untouched(name) and \
+            name in self.env and self.env[name].kind not in (V.SELF, V.REF)
+
+    def _flag(self, node: ast.AST) -> tuple | None:
+        """(kind, name) of a flag the analysis can evaluate per call: a parameter or `self.attr`."""
+        if isinstance(node, ast.Name) and self._is_flag_param(node.id):
+            return ("param", node.id)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
+                self.lookup(node.value.id).kind == V.SELF:
+            return ("self", node.attr)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" and \
+                self.lookup("getattr").kind == V.REF and len(node.args) in (2, 3) and \
+                isinstance(node.args[0], ast.Name) and self.lookup(node.args[0].id).kind == V.SELF and \
+                isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+            return ("self", node.args[1].value)
+        return None
+
+    def _atom(self, node: ast.AST) -> tuple | None:
+        """The Cond atom `node` is true exactly when, or None for a compile guard.  A test that is no
+        flag is kept as its text ("expr": the project decides what an unknown test means)."""
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            a = self._atom(node.operand)
+            return a[:3] + (not a[3],) if a else None
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)) \
+                and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None:
+            f = self._flag(node.left)
+            if f:
+                return (*f, "none", isinstance(node.ops[0], ast.Is))
+        f = self._flag(node)
+        if f:
+            return (*f, "truth", True)
+        if self.truth(node)[0] != "U":
+            return None  # a compile guard: dead_if's business
+        text = " ".join(self.mod.text_of(node).split())
+        return ("expr", text if len(text) <= 60 else text[:57] + "...", "truth", True)
+
+    def _branch_conds(self, test: ast.AST) -> tuple[tuple, tuple]:
+        """Cond atoms that hold in the body and in the else branch of `if test:` (what is known)."""
+        if isinstance(test, ast.BoolOp):
+            atoms = [self._atom(v) for v in test.values]
+            if isinstance(test.op, ast.And):
+                return tuple(a for a in atoms if a), ()
+            return (), (tuple(a[:3] + (not a[3],) for a in atoms) if all(atoms) else ())
+        a = self._atom(test)
+        return ((a,), (a[:3] + (not a[3],),)) if a else ((), ())
+
+    def _registry_read(self, node: ast.AST) -> str | None:
+        """`REGISTRY[key]` / `REGISTRY.get(key, ...)` with REGISTRY a module-level name: its qualified name."""
+        if isinstance(node, ast.Subscript):
+            base = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+            base = node.func.value
+        else:
+            return None
+        if not isinstance(base, ast.Name) or base.id in self.local_names:
+            return None
+        if base.id in self.mod.bindings and self.mod.bindings[base.id].kind == V.REF:
+            return self.mod.bindings[base.id].q
+        return f"{self.mod.modname}.{base.id}"
