@@ -27,10 +27,8 @@ from pygls.uris import from_fs_path, to_fs_path
 from .. import __version__
 from ..api import Workspace, decode_source, SourceError
 from ..config import MAX_FILE_BYTES, Config, apply_settings, discover
-from ..model import ERROR, Finding
-from ..positions import LineIndex, Pos, Span
-from ..rules import registry
-from ..torchinfo import load_gb_registry
+from ..model import Finding
+from ..positions import LineIndex
 from . import convert as cv
 from .engine import BACKGROUND, FIXES, NOW, REFRESH, Engine
 
@@ -49,7 +47,6 @@ INDEX_CHUNK = 32  # workspace files analysed per engine job while indexing
 # through a finding (tens of ms), so one running while the user types delays the next keystroke's
 # squiggles.  The lightbulb does not wait for the phase (code actions compute what they need).
 FIX_IDLE = 0.3
-_SUPPRESS_CODE_RE = re.compile(r"#\s*fullgraph:\s*ignore\[([^\]]*)\]")
 
 
 @dataclass
@@ -819,159 +816,6 @@ def _fix_all_edits(diagnostics: list[t.Diagnostic], known: dict[tuple, list[dict
     return chosen
 
 
-# ---- hover ---------------------------------------------------------------------------------------------
-@server.feature(t.TEXT_DOCUMENT_HOVER)
-async def hover(ls: FullgraphServer, params: t.HoverParams):
-    uri = params.text_document.uri
-    res = await ls.result_for(uri)
-    if res is None:
-        return None
-    pos = cv.from_position(res.index, params.position, ls.encoding)
-    for f in res.findings:
-        if f.span.start <= pos <= f.span.end and (f.span.start != f.span.end or f.span.start == pos):
-            return t.Hover(contents=t.MarkupContent(kind=t.MarkupKind.Markdown, value=_finding_hover(ls, f)),
-                           range=cv.to_range(res.index, f.span, ls.encoding))
-    line = res.index.line(pos.line)
-    m = None
-    for m_ in _SUPPRESS_CODE_RE.finditer(line):
-        if m_.start() <= pos.col <= m_.end():
-            m = m_
-    if m is not None:
-        for cm in re.finditer(r"[A-Za-z0-9_]+", m.group(1)):
-            a, b = m.start(1) + cm.start(), m.start(1) + cm.end()
-            if a <= pos.col <= b:
-                rule = registry.get(cm.group(0))
-                if rule is not None:
-                    return t.Hover(contents=t.MarkupContent(kind=t.MarkupKind.Markdown, value=rule.docs_markdown()),
-                                   range=cv.to_range(res.index, Span.of(pos.line, a, pos.line, b), ls.encoding))
-    root_md = await ls.engine.submit((NOW, 0), _root_hover, ls, ls.path_of(uri), pos)
-    if root_md:
-        md, span = root_md
-        return t.Hover(contents=t.MarkupContent(kind=t.MarkupKind.Markdown, value=md),
-                       range=cv.to_range(res.index, span, ls.encoding))
-    return None
-
-
-def _finding_hover(ls: FullgraphServer, f: Finding) -> str:
-    rule = registry.BY_CODE.get(f.code)
-    if f.condition is not None:
-        kind = f"conditional: a graph break only when {f.condition}"
-    elif f.severity == ERROR:
-        kind = "error: this raises under `fullgraph=True`"
-    else:
-        kind = "warning: a graph break (slowdown)"
-    parts = [f"**fullgraph {f.code}** `{f.name}` — {kind}", "", f.message, ""]
-    rt = f.data.get("runtime")
-    if f.origin == "confirmed" and rt:
-        parts += [f"**Confirmed at runtime** (`fullgraph trace`): Dynamo reported *{rt.get('gb_type')}* here.", ""]
-    elif f.origin == "runtime":
-        parts += ["**Observed at runtime** (`fullgraph trace`); static analysis did not find it.", ""]
-        if f.data.get("explanation"):
-            parts += [str(f.data["explanation"]).strip(), ""]
-        parts += [f"- {h}" for h in (f.data.get("hints") or [])[:4]]
-        parts.append("")
-    if f.root is not None:
-        where = f"{os.path.basename(f.root.location.path)}:{f.root.location.span.start.line + 1}"
-        parts.append(f"Reached from {cv.path_description(f)} (compiled by `{f.root.label}` at {where}).")
-        parts.append("")
-    gb = load_gb_registry()
-    callee = str(f.data.get("callee") or "")
-    known = {"fn.__name__": callee.rpartition(".")[2].replace("builtins.", ""), "qualname": callee,
-             "module_name": callee.rpartition(".")[0]} if callee else {}
-    for code in f.gb_codes:
-        entry = gb.get(code)
-        if entry is None:
-            continue
-        explanation, hints = entry.filled(known)
-        parts.append(f"**Dynamo [{code}]({entry.url}): {entry.gb_type}**  ")
-        if explanation:
-            parts.append(explanation.replace("\n", " "))
-        for h in hints[:4]:
-            parts.append(f"- {h}")
-        parts.append("")
-    if f.fixes:
-        parts.append("**Fixes:** " + "; ".join(f"{x.title}{'' if x.safe else ' (changes behaviour)'}" for x in f.fixes))
-        parts.append("")
-    if rule is not None:
-        parts += ["---", f"**Why it breaks the graph.** {' '.join(rule.why.split())}", "",
-                  f"**Use instead.** {' '.join(rule.instead.split())}"]
-    return "\n".join(parts)
-
-
-def _root_hover(ls: FullgraphServer, path: str, pos: Pos):
-    proj = ls.ws.project
-    for root in proj.roots():
-        if root.mod.path != path or not root.decl.span.contains(pos):
-            continue
-        findings = [f for f in proj.findings() if f.root is not None and f.root.location.path == path
-                    and f.root.location.span == root.decl.span]
-        fg = "fullgraph=True" if root.decl.fullgraph else "without fullgraph=True"
-        if root.info is None:
-            return (f"**fullgraph**: `{root.decl.label}` — fullgraph cannot see what it compiles.", root.decl.span)
-        lines = [f"**fullgraph**: `{root.decl.label}` compiles `{root.info.qualname}` ({fg})", ""]
-        if not findings:
-            lines.append("No graph breaks reachable from here (fullgraph-clean).")
-        else:
-            lines.append(f"{len(findings)} graph break{'s' if len(findings) != 1 else ''} reachable:")
-            for f in findings[:20]:
-                lines.append(f"- `{f.code}` {os.path.basename(f.path)}:{f.span.start.line + 1} — {f.message}")
-            if len(findings) > 20:
-                lines.append(f"- … and {len(findings) - 20} more")
-        return "\n".join(lines), root.decl.span
-    return None
-
-
-# ---- code lens -----------------------------------------------------------------------------------------
-@server.feature(t.TEXT_DOCUMENT_CODE_LENS)
-async def code_lens(ls: FullgraphServer, params: t.CodeLensParams):
-    if not ls.code_lens_enabled():
-        return []
-    uri = params.text_document.uri
-    res = await ls.result_for(uri)
-    if res is None:
-        return []
-    path = ls.path_of(uri)
-
-    def compute():
-        proj = ls.ws.project
-        out = []
-        roots = [r for r in proj.roots() if r.mod.path == path]
-        if not roots:
-            return out
-        all_findings = proj.findings()
-        for r in roots:
-            mine = [f for f in all_findings if f.root is not None and f.root.location.path == path
-                    and f.root.location.span == r.decl.span]
-            out.append((r.decl.span, "fullgraph: target not found" if r.info is None else _lens_title(mine)))
-        return out
-
-    items = await ls.engine.submit((NOW, 0), compute)
-    return [t.CodeLens(range=cv.to_range(res.index, span, ls.encoding),
-                       command=t.Command(title=title, command=NOOP_COMMAND)) for span, title in items]
-
-
-NOOP_COMMAND = "fullgraph.codeLens"
-
-
-def _lens_title(findings: list[Finding]) -> str:
-    """"3 graph breaks reachable, 5 more when `output_attentions=True`" (the commonest condition)."""
-    n = sum(1 for f in findings if f.condition is None)
-    conditional = [f.condition for f in findings if f.condition is not None]
-    title = f"{n} graph break{'s' if n != 1 else ''} reachable" if n else "fullgraph-clean"
-    if conditional:
-        common = max(set(conditional), key=conditional.count)
-        more = len(conditional)
-        title += f", {more} more when {common}" if conditional.count(common) == more else \
-            f", {more} more on conditional paths (e.g. when {common})"
-    return title
-
-
-@server.command(NOOP_COMMAND)
-def _code_lens_command(ls: FullgraphServer, *args):
-    """Code lenses are informational; clicking one does nothing."""
-    return None
-
-
 def run(tcp: bool = False, port: int = 2087) -> None:
     # stderr is shown as errors by editors: only real errors go there; the rest is window/logMessage
     logging.basicConfig(level=logging.ERROR)
@@ -981,3 +825,7 @@ def run(tcp: bool = False, port: int = 2087) -> None:
         server.start_tcp("127.0.0.1", port)
     else:
         server.start_io()
+
+
+# Features in modules of their own register on `server` when imported (after it exists).
+from . import codelens, hover  # noqa: E402,F401

@@ -1,0 +1,119 @@
+"""Hover: the rule, the call path from the compiled root, Dynamo's own text for the GB code (filled as
+it would print it), the fixes; on a root, the breaks it reaches; on a code in a suppression comment,
+the rule's docs."""
+from __future__ import annotations
+
+import os
+import re
+
+from lsprotocol import types as t
+
+from ..model import ERROR, Finding
+from ..positions import Pos, Span
+from ..rules import registry
+from ..torchinfo import load_gb_registry
+from . import convert as cv
+from .engine import NOW
+from .server import FullgraphServer, server
+
+_SUPPRESS_CODE_RE = re.compile(r"#\s*fullgraph:\s*ignore\[([^\]]*)\]")
+
+@server.feature(t.TEXT_DOCUMENT_HOVER)
+async def hover(ls: FullgraphServer, params: t.HoverParams):
+    uri = params.text_document.uri
+    res = await ls.result_for(uri)
+    if res is None:
+        return None
+    pos = cv.from_position(res.index, params.position, ls.encoding)
+    for f in res.findings:
+        if f.span.start <= pos <= f.span.end and (f.span.start != f.span.end or f.span.start == pos):
+            return t.Hover(contents=t.MarkupContent(kind=t.MarkupKind.Markdown, value=_finding_hover(ls, f)),
+                           range=cv.to_range(res.index, f.span, ls.encoding))
+    line = res.index.line(pos.line)
+    m = None
+    for m_ in _SUPPRESS_CODE_RE.finditer(line):
+        if m_.start() <= pos.col <= m_.end():
+            m = m_
+    if m is not None:
+        for cm in re.finditer(r"[A-Za-z0-9_]+", m.group(1)):
+            a, b = m.start(1) + cm.start(), m.start(1) + cm.end()
+            if a <= pos.col <= b:
+                rule = registry.get(cm.group(0))
+                if rule is not None:
+                    return t.Hover(contents=t.MarkupContent(kind=t.MarkupKind.Markdown, value=rule.docs_markdown()),
+                                   range=cv.to_range(res.index, Span.of(pos.line, a, pos.line, b), ls.encoding))
+    root_md = await ls.engine.submit((NOW, 0), _root_hover, ls, ls.path_of(uri), pos)
+    if root_md:
+        md, span = root_md
+        return t.Hover(contents=t.MarkupContent(kind=t.MarkupKind.Markdown, value=md),
+                       range=cv.to_range(res.index, span, ls.encoding))
+    return None
+
+
+def _finding_hover(ls: FullgraphServer, f: Finding) -> str:
+    rule = registry.BY_CODE.get(f.code)
+    if f.condition is not None:
+        kind = f"conditional: a graph break only when {f.condition}"
+    elif f.severity == ERROR:
+        kind = "error: this raises under `fullgraph=True`"
+    else:
+        kind = "warning: a graph break (slowdown)"
+    parts = [f"**fullgraph {f.code}** `{f.name}` — {kind}", "", f.message, ""]
+    rt = f.data.get("runtime")
+    if f.origin == "confirmed" and rt:
+        parts += [f"**Confirmed at runtime** (`fullgraph trace`): Dynamo reported *{rt.get('gb_type')}* here.", ""]
+    elif f.origin == "runtime":
+        parts += ["**Observed at runtime** (`fullgraph trace`); static analysis did not find it.", ""]
+        if f.data.get("explanation"):
+            parts += [str(f.data["explanation"]).strip(), ""]
+        parts += [f"- {h}" for h in (f.data.get("hints") or [])[:4]]
+        parts.append("")
+    if f.root is not None:
+        where = f"{os.path.basename(f.root.location.path)}:{f.root.location.span.start.line + 1}"
+        parts.append(f"Reached from {cv.path_description(f)} (compiled by `{f.root.label}` at {where}).")
+        parts.append("")
+    gb = load_gb_registry()
+    callee = str(f.data.get("callee") or "")
+    known = {"fn.__name__": callee.rpartition(".")[2].replace("builtins.", ""), "qualname": callee,
+             "module_name": callee.rpartition(".")[0]} if callee else {}
+    for code in f.gb_codes:
+        entry = gb.get(code)
+        if entry is None:
+            continue
+        explanation, hints = entry.filled(known)
+        parts.append(f"**Dynamo [{code}]({entry.url}): {entry.gb_type}**  ")
+        if explanation:
+            parts.append(explanation.replace("\n", " "))
+        for h in hints[:4]:
+            parts.append(f"- {h}")
+        parts.append("")
+    if f.fixes:
+        parts.append("**Fixes:** " + "; ".join(f"{x.title}{'' if x.safe else ' (changes behaviour)'}" for x in f.fixes))
+        parts.append("")
+    if rule is not None:
+        parts += ["---", f"**Why it breaks the graph.** {' '.join(rule.why.split())}", "",
+                  f"**Use instead.** {' '.join(rule.instead.split())}"]
+    return "\n".join(parts)
+
+
+def _root_hover(ls: FullgraphServer, path: str, pos: Pos):
+    proj = ls.ws.project
+    for root in proj.roots():
+        if root.mod.path != path or not root.decl.span.contains(pos):
+            continue
+        findings = [f for f in proj.findings() if f.root is not None and f.root.location.path == path
+                    and f.root.location.span == root.decl.span]
+        fg = "fullgraph=True" if root.decl.fullgraph else "without fullgraph=True"
+        if root.info is None:
+            return (f"**fullgraph**: `{root.decl.label}` — fullgraph cannot see what it compiles.", root.decl.span)
+        lines = [f"**fullgraph**: `{root.decl.label}` compiles `{root.info.qualname}` ({fg})", ""]
+        if not findings:
+            lines.append("No graph breaks reachable from here (fullgraph-clean).")
+        else:
+            lines.append(f"{len(findings)} graph break{'s' if len(findings) != 1 else ''} reachable:")
+            for f in findings[:20]:
+                lines.append(f"- `{f.code}` {os.path.basename(f.path)}:{f.span.start.line + 1} — {f.message}")
+            if len(findings) > 20:
+                lines.append(f"- … and {len(findings) - 20} more")
+        return "\n".join(lines), root.decl.span
+    return None
