@@ -10,6 +10,8 @@ import tempfile
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from fullgraph.api import Workspace
 from fullgraph.config import Config
 
@@ -201,3 +203,26 @@ def record_publications(lsp_client) -> None:
         return original(params)
 
     fm.features[t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = record
+
+
+def dynamo_breaks_of_main(root: Path, module: str) -> set[tuple[str, int]]:
+    """Import `module` from the project at `root` and run its main() with every torch.compile under
+    Dynamo's eye: the (file, line) of every graph break (tests/harness.py); the project's modules are
+    forgotten afterwards."""
+    pytest.importorskip("torch")
+    import importlib
+
+    top = module.split(".")[0]
+    sys.path.insert(0, str(root))
+    try:
+        return dynamo_breaks_of_run(lambda: importlib.import_module(module).main())
+    finally:
+        sys.path.remove(str(root))
+        for name in [m for m in sys.modules if m == top or m.startswith(top + ".")]:
+            sys.modules.pop(name)
+
+
+def dynamo_lines(root: Path, module: str) -> set[int]:
+    """The lines of `root/<module>.py` where Dynamo breaks when the module's main() runs."""
+    mine = os.path.realpath(root / (module.replace(".", "/") + ".py"))
+    return {line for path, line in dynamo_breaks_of_main(root, module) if path == mine}

@@ -9,7 +9,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from harness import check_code, dynamo_breaks_of_run, dynamo_user_lines, expected, is_dynamo_error, run_example
+from harness import (check_code, dynamo_breaks_of_main, dynamo_breaks_of_run, dynamo_user_lines, expected,
+                     is_dynamo_error, run_example)
 
 from fullgraph.api import Workspace
 from fullgraph.config import Config, discover
@@ -388,23 +389,6 @@ def test_incremental_findings_equal_a_fresh_workspace_after_random_edits(tree, t
             f"step {step}: {op:.2f} at {os.path.basename(p)}:{i + 1}"
 
 
-def _dynamo_breaks_of_main(root: Path, module: str) -> set[tuple[str, int]]:
-    """Import `module` from the project at `root` and run its main() with every torch.compile under
-    Dynamo's eye: the (file, line) of every graph break (tests/harness.py); the project's modules are
-    forgotten afterwards."""
-    pytest.importorskip("torch")
-    import importlib
-
-    top = module.split(".")[0]
-    sys.path.insert(0, str(root))
-    try:
-        return dynamo_breaks_of_run(lambda: importlib.import_module(module).main())
-    finally:
-        sys.path.remove(str(root))
-        for name in [m for m in sys.modules if m == top or m.startswith(top + ".")]:
-            sys.modules.pop(name)
-
-
 DECORATED = '''\
 import functools
 
@@ -493,7 +477,7 @@ def test_decorator_wrappers_run_under_compile_and_dynamo_agrees(tmp_path):
     wrapper = [f for f in res.findings if f.span.start.line + 1 == 19][0]
     assert [s.qualname for s in wrapper.call_path][-1] == "decorated.capture.<locals>.wrapped_fn.<locals>.wrapper"
     assert wrapper.call_path[-1].call.span.start.line + 1 == DECORATED.splitlines().index("    @capture") + 1
-    seen = _dynamo_breaks_of_main(tmp_path, "decorated")
+    seen = dynamo_breaks_of_main(tmp_path, "decorated")
     assert {line for path, line in seen if path == os.path.realpath(p)} == {line for line, _ in got}
 
 
@@ -584,7 +568,7 @@ def test_loggers_imported_from_another_module_and_dynamo_agrees(tmp_path):
     got = {(f.span.start.line + 1, f.code) for f in res.findings}
     assert got == expected(IMPORTED_LOGGERS["proj/model.py"])
     assert all(f.path == str(model) for f in res.findings)
-    seen = _dynamo_breaks_of_main(tmp_path, "proj.model")
+    seen = dynamo_breaks_of_main(tmp_path, "proj.model")
     assert {line for path, line in seen if path == os.path.realpath(model)} == {line for line, _ in got}
     # the offered registration, as this module names the logger, makes Dynamo skip each call
     from fullgraph.fixes import edits_for
@@ -603,7 +587,7 @@ def test_loggers_imported_from_another_module_and_dynamo_agrees(tmp_path):
                             "torch._dynamo.config.ignore_logging_functions.add(made.error)"]
     model.write_text(text)
     assert Workspace(Config(project_root=str(tmp_path))).check([tmp_path / "proj"]).findings == []
-    assert _dynamo_breaks_of_main(tmp_path, "proj.model") == set()
+    assert dynamo_breaks_of_main(tmp_path, "proj.model") == set()
 
 
 LOOPS = '''\
@@ -663,7 +647,7 @@ def test_modules_reached_through_enumerate_append_and_insert(tmp_path):
     res = Workspace(Config(project_root=str(tmp_path))).check([p])
     got = {(f.span.start.line + 1, f.code) for f in res.findings}
     assert got == expected(LOOPS)
-    seen = _dynamo_breaks_of_main(tmp_path, "loops")
+    seen = dynamo_breaks_of_main(tmp_path, "loops")
     assert {line for path, line in seen if path == os.path.realpath(p)} == {line for line, _ in got}
 
 

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from harness import check_code, dynamo_breaks_of_run, expected, found
+from harness import check_code, dynamo_breaks_of_run, dynamo_lines, expected, found
 
 IDIOMS = '''\
 import functools
@@ -90,17 +90,7 @@ def test_compiled_roots_in_everyday_idioms_and_optional_tensors(tmp_path):
     annotated Optional[Tensor] / `Tensor | None` / Union[Tensor, None], and `a and <tensor cond>`."""
     findings = check_code(IDIOMS, tmp_path, name="idioms")
     assert found(findings) == expected(IDIOMS)
-    pytest.importorskip("torch")
-    import importlib
-
-    sys.path.insert(0, str(tmp_path))
-    try:
-        seen = dynamo_breaks_of_run(lambda: importlib.import_module("idioms").main())
-    finally:
-        sys.path.remove(str(tmp_path))
-        sys.modules.pop("idioms", None)
-    mine = os.path.realpath(tmp_path / "idioms.py")
-    assert {line for path, line in seen if path == mine} == {line for line, _ in expected(IDIOMS)}
+    assert dynamo_lines(tmp_path, "idioms") == {line for line, _ in expected(IDIOMS)}
 
 
 def _cli(*args, cwd, env=None):
@@ -446,17 +436,7 @@ def test_context_managers_recurrent_modules_optimizers_and_requires_grad(tmp_pat
     """A user context manager's __enter__ runs under compile; nn.GRU, an optimizer's zero_grad()
     (from Dynamo's own table) and `.requires_grad = True` break, through attributes set in __init__."""
     assert found(check_code(TRAINING_BITS, tmp_path, name="bits")) == expected(TRAINING_BITS)
-    pytest.importorskip("torch")
-    import importlib
-
-    sys.path.insert(0, str(tmp_path))
-    try:
-        seen = dynamo_breaks_of_run(lambda: importlib.import_module("bits").main())
-    finally:
-        sys.path.remove(str(tmp_path))
-        sys.modules.pop("bits", None)
-    mine = os.path.realpath(tmp_path / "bits.py")
-    assert {line for path, line in seen if path == mine} == {line for line, _ in expected(TRAINING_BITS)}
+    assert dynamo_lines(tmp_path, "bits") == {line for line, _ in expected(TRAINING_BITS)}
 
 
 SWITCHED = '''\
@@ -605,17 +585,7 @@ def test_what_the_users_call_passes_decides_the_path_and_the_callee(tmp_path):
     parameter `model` an Encoder, whose forward is then followed."""
     findings = check_code(PASSED, tmp_path, name="passed_args")
     assert found(findings) == expected(PASSED) and all(f.condition is None for f in findings)
-    pytest.importorskip("torch")
-    import importlib
-
-    sys.path.insert(0, str(tmp_path))
-    try:
-        seen = dynamo_breaks_of_run(lambda: importlib.import_module("passed_args").main())
-    finally:
-        sys.path.remove(str(tmp_path))
-        sys.modules.pop("passed_args", None)
-    mine = os.path.realpath(tmp_path / "passed_args.py")
-    assert {line for path, line in seen if path == mine} == {line for line, _ in expected(PASSED)}
+    assert dynamo_lines(tmp_path, "passed_args") == {line for line, _ in expected(PASSED)}
 
 
 TENSORS_EVERYWHERE = '''\
@@ -664,17 +634,7 @@ def test_tensors_held_in_attributes_and_passed_to_helpers(tmp_path):
     unannotated helper are tensors there: their breaks are found (the helper is analysed again with
     what its caller passes)."""
     assert found(check_code(TENSORS_EVERYWHERE, tmp_path, name="tensors_everywhere")) == expected(TENSORS_EVERYWHERE)
-    pytest.importorskip("torch")
-    import importlib
-
-    sys.path.insert(0, str(tmp_path))
-    try:
-        seen = dynamo_breaks_of_run(lambda: importlib.import_module("tensors_everywhere").main())
-    finally:
-        sys.path.remove(str(tmp_path))
-        sys.modules.pop("tensors_everywhere", None)
-    mine = os.path.realpath(tmp_path / "tensors_everywhere.py")
-    assert {line for path, line in seen if path == mine} == {line for line, _ in expected(TENSORS_EVERYWHERE)}
+    assert dynamo_lines(tmp_path, "tensors_everywhere") == {line for line, _ in expected(TENSORS_EVERYWHERE)}
 
 
 DATA_BRANCH = '''\
@@ -705,17 +665,7 @@ def test_what_a_branch_on_tensor_data_guards_is_conditional(tmp_path):
     lines = DATA_BRANCH.splitlines()
     want = {i: ln.split("# when: ")[1] for i, ln in enumerate(lines, 1) if "# when: " in ln}
     assert {f.span.start.line + 1: f.condition for f in findings if f.condition} == want
-    pytest.importorskip("torch")
-    import importlib
-
-    sys.path.insert(0, str(tmp_path))
-    try:
-        seen = dynamo_breaks_of_run(lambda: importlib.import_module("data_branch").main())
-    finally:
-        sys.path.remove(str(tmp_path))
-        sys.modules.pop("data_branch", None)
-    mine = os.path.realpath(tmp_path / "data_branch.py")
-    assert {line for path, line in seen if path == mine} == {line for line, _ in shown}
+    assert dynamo_lines(tmp_path, "data_branch") == {line for line, _ in shown}
 
 
 PROPERTY_LOSS = '''\
@@ -758,17 +708,7 @@ def test_a_function_returned_by_a_property_is_followed(tmp_path):
     """transformers' `self.loss_function(...)`: a @property returning an entry of a module-level
     dict of functions; calling it calls one of them (the setter is not the getter)."""
     assert found(check_code(PROPERTY_LOSS, tmp_path, name="property_loss")) == expected(PROPERTY_LOSS)
-    pytest.importorskip("torch")
-    import importlib
-
-    sys.path.insert(0, str(tmp_path))
-    try:
-        seen = dynamo_breaks_of_run(lambda: importlib.import_module("property_loss").main())
-    finally:
-        sys.path.remove(str(tmp_path))
-        sys.modules.pop("property_loss", None)
-    mine = os.path.realpath(tmp_path / "property_loss.py")
-    assert {line for path, line in seen if path == mine} == {line for line, _ in expected(PROPERTY_LOSS)}
+    assert dynamo_lines(tmp_path, "property_loss") == {line for line, _ in expected(PROPERTY_LOSS)}
 
 
 MODES = '''\
@@ -796,17 +736,7 @@ def test_the_mode_set_before_compiling_decides_self_training(tmp_path):
     """`model.eval()` before `torch.compile(model)`: `self.training` is False in what it runs."""
     findings = check_code(MODES, tmp_path, name="modes")
     assert found(findings) == expected(MODES) and all(f.condition is None for f in findings)
-    pytest.importorskip("torch")
-    import importlib
-
-    sys.path.insert(0, str(tmp_path))
-    try:
-        seen = dynamo_breaks_of_run(lambda: importlib.import_module("modes").main())
-    finally:
-        sys.path.remove(str(tmp_path))
-        sys.modules.pop("modes", None)
-    mine = os.path.realpath(tmp_path / "modes.py")
-    assert {line for path, line in seen if path == mine} == {line for line, _ in expected(MODES)}
+    assert dynamo_lines(tmp_path, "modes") == {line for line, _ in expected(MODES)}
 
 
 def test_a_class_decorator_that_replaces_forward_is_followed(tmp_path):
@@ -815,17 +745,7 @@ def test_a_class_decorator_that_replaces_forward_is_followed(tmp_path):
     code = CLASS_DECORATOR
     findings = check_code(code, tmp_path, name="class_decorator")
     assert found(findings) == expected(code)
-    pytest.importorskip("torch")
-    import importlib
-
-    sys.path.insert(0, str(tmp_path))
-    try:
-        seen = dynamo_breaks_of_run(lambda: importlib.import_module("class_decorator").main())
-    finally:
-        sys.path.remove(str(tmp_path))
-        sys.modules.pop("class_decorator", None)
-    mine = os.path.realpath(tmp_path / "class_decorator.py")
-    assert {line for path, line in seen if path == mine} == {line for line, _ in expected(code)}
+    assert dynamo_lines(tmp_path, "class_decorator") == {line for line, _ in expected(code)}
 
 
 CLASS_DECORATOR = '''\
