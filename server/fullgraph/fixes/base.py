@@ -601,14 +601,21 @@ class FixContext:
                 if r is None or t.line > r[1]:
                     ast.parse(apply_edits(src.text, edits, src.starts))
                     return True
+                # inside one method of a top-level class: that method alone (a class of thousands of
+                # lines is not parsed again for each offer)
+                m = src._method_range(r[0], r[1], s.line)
+                if m is not None and m[0] <= s.line and t.line <= m[1]:
+                    r = (m[0], m[1], True)
                 groups.setdefault(r, []).append(e)
-            for (a, b), eds in groups.items():
+            for key, eds in groups.items():
+                a, b = key[0], key[1]
                 s_off = src.starts[a]
                 e_off = src.starts[b + 1] if b + 1 < len(src.starts) else len(src.text)
                 seg = src.text[s_off:e_off]
                 shifted = [TextEdit(Span(Pos(x.range.start.line - a, x.range.start.col),
                                          Pos(x.range.end.line - a, x.range.end.col)), x.new_text) for x in eds]
-                ast.parse(apply_edits(seg, shifted))
+                new = apply_edits(seg, shifted)
+                ast.parse(f"class _:{src.newline}{new}" if len(key) == 3 else new)
         except (SyntaxError, ValueError):
             return False
         return True
