@@ -73,8 +73,11 @@ def entry_env(defaults: dict[str, Any], calls: list[tuple] | None = None, params
             name = names[key] if isinstance(key, int) and key < len(names) else key
             if isinstance(name, str):
                 passed[name] = v
+        starred = "**" in passed
         for name in names:
             v = passed.get(name)
+            if v is None and starred:  # `compiled(**inputs)`: it may be passed
+                v = ("unknown",)
             if v is None:  # left at its default by this call (other code may pass it: by default only)
                 options[name].append((defaults[name], DEFAULT) if name in defaults else (ANY, KNOWN))
             elif v[0] == "const":
@@ -99,6 +102,7 @@ def callee_env(vals: tuple | None, caller: Env, params: list[str], is_method: bo
     if vals is None:
         return inherited
     names = params[1:] if is_method else params
+    starred = any(k == "**" for k, _ in vals)  # *args/**kwargs: what is not named may be passed too
     passed: dict[str, tuple] = {}
     for key, v in vals:
         name = names[key] if isinstance(key, int) and key < len(names) else key
@@ -121,7 +125,7 @@ def callee_env(vals: tuple | None, caller: Env, params: list[str], is_method: bo
                     env[name] = (UNKNOWN, DEFAULT)
             elif v[1] in caller:
                 env[name] = caller[v[1]]
-        elif name in defaults and name not in positional and name not in keywords:
+        elif name in defaults and name not in positional and name not in keywords and not starred:
             env[name] = (defaults[name], KNOWN)
     return env
 

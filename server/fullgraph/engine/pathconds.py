@@ -16,13 +16,21 @@ class PathCondsMixin:
 
     def _passed(self, node: ast.Call) -> tuple | None:
         """Edge.vals: the constants, own parameters and instances of project or torch classes a call
-        passes (None: * or ** hide the mapping)."""
+        passes; ("**", ("star",)) when *args/**kwargs may pass more."""
         out = []
         items = [*enumerate(node.args), *((kw.arg, kw.value) for kw in node.keywords)]
         vals = self._call_vals if self._call_vals is not None and self._call_vals[0] is node else None
+        positional = True
         for key, a in items:
             if key is None or isinstance(a, ast.Starred):
-                return None
+                # `f(x, *args, **kwargs)`: what is passed by name or before the star still counts; the
+                # rest is unknown ("**"), and positions after a *args are not known any more
+                positional = positional and not isinstance(a, ast.Starred)
+                if ("**", ("star",)) not in out:
+                    out.append(("**", ("star",)))
+                continue
+            if isinstance(key, int) and not positional:
+                continue
             v = None
             if vals is not None:
                 v = vals[1][key] if isinstance(key, int) and key < len(vals[1]) else vals[2].get(key)
