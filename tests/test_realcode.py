@@ -795,3 +795,25 @@ class Experts(torch.nn.Module):
 def main():
     return torch.compile(Experts())(torch.randn(2))
 '''
+
+
+STARRED = '''\
+import torch
+
+
+def helper(x, verbose=False, scale=1.0):
+    if verbose:
+        print("verbose helper")  # expect: FG101
+    return x * scale
+
+
+def main(**options):
+    return torch.compile(lambda x: helper(x, verbose=True, **options))(torch.randn(2))
+'''
+
+
+def test_a_call_with_kwargs_still_passes_what_it_names(tmp_path):
+    """`helper(x, verbose=True, **options)`: `verbose` is True in the helper, whatever `options` holds."""
+    findings = check_code(STARRED, tmp_path, name="starred")
+    assert found(findings) == expected(STARRED) and all(f.condition is None for f in findings)
+    assert dynamo_lines(tmp_path, "starred") == {line for line, _ in expected(STARRED)}
