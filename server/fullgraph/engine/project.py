@@ -24,8 +24,8 @@ from . import conditions as C
 from . import values as V
 from .summary import ClassSummary, Edge, FunctionSummary, ModuleSummary, RootDecl, Site
 
-_MAX_DEPTH = 64
-_NO_VALUE = object()  # call-path depth limit (recursion, generated code)
+_MAX_DEPTH = 64  # call-path depth limit (recursion, generated code)
+_NO_VALUE = object()  # a config field without a default the analysis can rely on
 
 
 @dataclass
