@@ -817,3 +817,36 @@ def test_a_call_with_kwargs_still_passes_what_it_names(tmp_path):
     findings = check_code(STARRED, tmp_path, name="starred")
     assert found(findings) == expected(STARRED) and all(f.condition is None for f in findings)
     assert dynamo_lines(tmp_path, "starred") == {line for line, _ in expected(STARRED)}
+
+
+CLOSURE = '''\
+import torch
+import torch.nn as nn
+
+
+def make_step(model, optimizer, scheduler):
+    def step(x):
+        optimizer.zero_grad()  # expect: FG207
+        loss = model(x).sum()
+        loss.backward()  # expect: FG501
+        optimizer.step()  # expect: FG502
+        scheduler.step()  # expect: FG207
+        return loss.detach()
+
+    return torch.compile(step)
+
+
+def main():
+    model = nn.Linear(4, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1)
+    step = make_step(model, optimizer, scheduler)
+    return step(torch.randn(2, 4))
+'''
+
+
+def test_a_compiled_closure_knows_what_its_factory_was_given(tmp_path):
+    """`make_step(model, optimizer, scheduler)` returning `torch.compile(step)`: the closure's free
+    variables are what make_step's callers pass (an optimizer, a scheduler)."""
+    assert found(check_code(CLOSURE, tmp_path, name="closure")) == expected(CLOSURE)
+    assert dynamo_lines(tmp_path, "closure") == {line for line, _ in expected(CLOSURE)}

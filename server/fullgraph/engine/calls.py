@@ -139,14 +139,30 @@ class CallsMixin:
             decl = self.mod.summary.roots[int(fval.q)]
             decl.calls = (*decl.calls, self._passed(node))
             return U
-        if k == V.UNKNOWN and isinstance(func, ast.Name) and self._is_param(func.id):
-            self.edge("param_call", func.id, None, node, arg_kinds, kw_kinds)  # the caller tells what it is
+        if k == V.UNKNOWN and isinstance(func, ast.Name) and self._param_ref(func.id):
+            # the caller tells what it is
+            self.edge("param_call", self._param_ref(func.id), None, node, arg_kinds, kw_kinds)
         return U
 
     def _is_param(self, name: str) -> bool:
         """An own parameter still holding what the caller passed (never reassigned)."""
         return self.fs is not None and name in self.fs.params and self._param_untouched(name) and \
             self.env.get(name, U).kind == V.UNKNOWN
+
+    def _param_ref(self, name: str) -> str | None:
+        """How a param_call/param_method edge names the parameter `name` reads: an own parameter by
+        its name, a parameter of an enclosing function (a closure: `def make_step(model, opt): def
+        step(x): ... opt.zero_grad()`) as "<enclosing qualname>:<name>"."""
+        if self._is_param(name):
+            return name
+        if name in self.local_names or name in self.env:
+            return None
+        p = self.parent
+        while p is not None and not p.module_level:
+            if name in p.env or name in p.local_names:
+                return f"{p.qualname}:{name}" if p._is_param(name) else None
+            p = p.parent
+        return None
 
     def _fullgraph_flag(self, node: ast.Call) -> bool | None:
         for kw in node.keywords:
@@ -404,9 +420,9 @@ class CallsMixin:
             self.edge("attr_method", recv.q, f"{recv.attr}.{method}", node)
             return U
         if k == V.UNKNOWN and factory is None and isinstance(node.func.value, ast.Name) and \
-                self._is_param(node.func.value.id) and method not in V.TENSOR_DISTINCTIVE_METHODS:
+                self._param_ref(node.func.value.id) and method not in V.TENSOR_DISTINCTIVE_METHODS:
             # `opt.zero_grad()`, `model.encode(x)` on a parameter: the caller's argument tells the class
-            self.edge("param_method", node.func.value.id, method, node, arg_kinds, kw_kinds)
+            self.edge("param_method", self._param_ref(node.func.value.id), method, node, arg_kinds, kw_kinds)
         if k == V.TENSOR or (k == V.UNKNOWN and method in V.TENSOR_DISTINCTIVE_METHODS):
             if method in ("item",):
                 return V.DDSCALAR_V

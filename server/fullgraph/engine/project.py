@@ -848,6 +848,7 @@ class Project:
                                   fs.annotated)
                 if root.decl.training is not None:
                     env[C.TRAINING] = (root.decl.training, C.KNOWN)
+                env.update(self._closure_env(fs))
                 queue.append(Reached(self._with_tensor_params(fs, mod, env), mod, [Step(fs.qualname, None)], env))
         while queue:
             r = queue.popleft()
@@ -991,12 +992,40 @@ class Project:
                 yield registry.BY_CODE["FG208"], (f"`{e.text}(...)` calls a `{t.rsplit('.', 1)[1]}` module, which "
                                                   "Dynamo does not trace (unless torch._dynamo.config.allow_rnn = "
                                                   "True)"), {"module": t}
+            elif method_call and meth == "step" and t.startswith("torch.optim.") and ".lr_scheduler." not in t \
+                    and e.kind == "param_method":
+                # FG502's own check sees the receiver's class only when the analyzer knows it
+                from ..rules.autograd import STEP_MESSAGE
+
+                yield registry.BY_CODE["FG502"], STEP_MESSAGE, {}
             elif method_call and (e.kind == "param_method" or not registry.METHODS.get(meth)):
                 # (a rule of the method's own saw only an unknown receiver when it is a parameter)
                 gb = tracetable.breaks(version).get(f"{t}.{meth}")
                 if gb:
                     rule = registry.BY_CODE["FG207"]
                     yield rule, rule.describe(f"{e.text}", gb), {"callee": f"{t}.{meth}"}
+
+    def _closure_env(self, fs: FunctionSummary) -> dict:
+        """A compiled closure's free parameters: `def make_step(model, opt): def step(x): ...;
+        return torch.compile(step)` -- what the calls of make_step pass, as "<make_step>:<name>"."""
+        outer_q = fs.qualname.rpartition(".<locals>.")[0]
+        if not outer_q:
+            return {}
+        hit = self.function(outer_q)
+        if hit is None:
+            return {}
+        outer = hit[0]
+        calls = []
+        for mod in list(self.modules.values()):
+            for cs in mod.call_sites:
+                if not cs.is_method_call and cs.target.rpartition(".")[2] == outer.name:
+                    found = self.function(cs.target, mod.path)
+                    if found is not None and found[0] is outer:
+                        calls.append(self.resolve_fields(cs.vals, mod.path))
+        if not calls:
+            return {}
+        env = C.entry_env(outer.defaults, calls, outer.params, outer.is_method, outer.positional, outer.annotated)
+        return {f"{outer_q}:{name}": v for name, v in env.items() if name != C.TRAINING}
 
     def _root_calls(self, root: RootRecord, fs: FunctionSummary) -> list[tuple]:
         """What the user's visible calls pass to the root (their Edge.vals): calls of the compiled

@@ -58,6 +58,9 @@ def train_step(x):
         return None
 
 
+STEP_MESSAGE = "`optimizer.step()` calls graph_break() by design; run it outside the compiled region"
+
+
 class OptimizerStep(Rule):
     code = "FG502"
     name = "optimizer-step-in-region"
@@ -105,7 +108,7 @@ def step(x):
         r = ev.recv
         if r is not None and r.kind == V.INSTANCE and r.q and r.q.startswith("torch.optim.") \
                 and ".lr_scheduler." not in r.q:
-            return "`optimizer.step()` calls graph_break() by design; run it outside the compiled region"
+            return STEP_MESSAGE
         return None
 
 
