@@ -17,7 +17,7 @@ from ..rules.base import Report
 from . import values as V
 from .calls import CallsMixin, _disable_mode
 from .event import Event
-from .pathconds import PathCondsMixin
+from .pathconds import PathCondsMixin, negated
 from .scopes import scope_facts
 from .summary import (
     ClassSummary,
@@ -706,8 +706,7 @@ class FunctionAnalyzer(CallsMixin, PathCondsMixin):
         if test_val.kind in (V.TENSOR, V.DDSCALAR):
             # a branch on tensor data (itself a break, FG301/FG302): what it guards runs only when the
             # data says so
-            text = " ".join(self.mod.text_of(s.test).split())
-            text = text if len(text) <= 60 else text[:57] + "..."
+            text = self._test_text(s.test)
             body_conds, else_conds = (("data", text, "truth", True),), (("data", text, "truth", False),)
         stop_body = stop_else = False
         if not (body_dead and not atoms) and not body_err:
@@ -935,7 +934,7 @@ class FunctionAnalyzer(CallsMixin, PathCondsMixin):
             # one lets it (a condition, as for an `if`)
             a = self._atom(operand)
             if a is not None and out[-1].kind not in (V.TENSOR, V.DDSCALAR):
-                self.conds = self.conds + ((a,) if want == "F" else (a[:3] + (not a[3],),))
+                self.conds = self.conds + ((a,) if want == "F" else (negated(a),))
         self.dead_if, self.conds = saved, saved_conds
         if any(x.kind == V.GUARD for x in out):
             return U

@@ -26,7 +26,6 @@ KNOWN = "known"  # the value is certain at this point (a constant passed, a clas
 DEFAULT = "default"  # the value holds unless the user passes or sets another one
 
 Env = dict  # parameter name -> (value, KNOWN | DEFAULT)
-_MISSING = object()
 
 
 @dataclass(frozen=True)
@@ -66,67 +65,64 @@ def entry_env(defaults: dict[str, Any], calls: list[tuple] | None = None, params
     # each visible call is one way the root runs: a parameter's value is one of what they pass
     options: dict[str, list] = {name: [] for name in names}
     for vals in calls:
-        if vals is None:  # a call through *args/**kwargs: it may pass anything
-            return {}
-        passed = {}
-        for key, v in vals:
-            name = names[key] if isinstance(key, int) and key < len(names) else key
-            if isinstance(name, str):
-                passed[name] = v
-        starred = "**" in passed
+        passed = _by_name(vals, names)
         for name in names:
             v = passed.get(name)
-            if v is None and starred:  # `compiled(**inputs)`: it may be passed
+            if v is None and "**" in passed:  # `compiled(**inputs)`: it may be passed
                 v = ("unknown",)
             if v is None:  # left at its default by this call (other code may pass it: by default only)
                 options[name].append((defaults[name], DEFAULT) if name in defaults else (ANY, KNOWN))
-            elif v[0] == "const":
-                options[name].append((v[1], KNOWN))
-            elif v[0] == "dconst":
-                options[name].append((v[1], DEFAULT))
-            elif v[0] == "inst":
-                options[name].append((Instance(v[1]), KNOWN))
             else:  # a value the analysis does not know: a flag may be off, a required argument is there
-                options[name].append((UNKNOWN, DEFAULT) if name in defaults else (ANY, KNOWN))
+                options[name].append(_known(v) or ((UNKNOWN, DEFAULT) if name in defaults else (ANY, KNOWN)))
     for name, opts in options.items():
         distinct = tuple(dict.fromkeys(opts))
         env[name] = distinct[0] if len(distinct) == 1 else (Choices(distinct), KNOWN)
     return env
 
 
-def callee_env(vals: tuple | None, caller: Env, params: list[str], is_method: bool,
-               defaults: dict[str, Any]) -> Env:
-    """The callee's flags at one call: what the call passes, else the callee's defaults (known: the
-    call is visible).  A call through *args/**kwargs tells nothing."""
-    inherited = {TRAINING: caller[TRAINING]} if TRAINING in caller else {}
-    if vals is None:
-        return inherited
-    names = params[1:] if is_method else params
-    starred = any(k == "**" for k, _ in vals)  # *args/**kwargs: what is not named may be passed too
-    passed: dict[str, tuple] = {}
+def _by_name(vals: tuple, names: list[str]) -> dict[str, tuple]:
+    """Edge.vals keyed by the callee's parameter names ("**" when *args/**kwargs may pass more)."""
+    out: dict[str, tuple] = {}
     for key, v in vals:
         name = names[key] if isinstance(key, int) and key < len(names) else key
         if isinstance(name, str):
-            passed[name] = v
-    env: Env = dict(inherited)
-    positional = {names[k] for k, _ in vals if isinstance(k, int) and k < len(names)}
-    keywords = {k for k, _ in vals if isinstance(k, str)}
+            out[name] = v
+    return out
+
+
+def _known(v: tuple) -> tuple | None:
+    """(value, certainty) of a passed constant, config default ("dconst", Project.resolve_fields) or
+    instance; None for anything else."""
+    if v[0] == "const":
+        return v[1], KNOWN
+    if v[0] == "dconst":
+        return v[1], DEFAULT
+    if v[0] == "inst":
+        return Instance(v[1]), KNOWN
+    return None
+
+
+def callee_env(vals: tuple | None, caller: Env, params: list[str], is_method: bool,
+               defaults: dict[str, Any]) -> Env:
+    """The callee's flags at one call: what the call passes, else the callee's defaults (known: the
+    call is visible).  With `vals` None (a wrapper's `func(*args, **kwargs)`) only the mode is kept."""
+    env: Env = {TRAINING: caller[TRAINING]} if TRAINING in caller else {}
+    if vals is None:
+        return env
+    names = params[1:] if is_method else params
+    passed = _by_name(vals, names)
     for name in names:
         v = passed.get(name)
-        if v is not None:
-            if v[0] == "const":
-                env[name] = (v[1], KNOWN)
-            elif v[0] == "dconst":  # a config field's default (Project.resolve_fields)
-                env[name] = (v[1], DEFAULT)
-            elif v[0] == "inst":
-                env[name] = (Instance(v[1]), KNOWN)
-            elif v[0] in ("unknown", "field"):
-                if name in defaults:
-                    env[name] = (UNKNOWN, DEFAULT)
-            elif v[1] in caller:
+        if v is None:
+            if name in defaults and "**" not in passed:  # left at its default
+                env[name] = (defaults[name], KNOWN)
+        elif _known(v) is not None:
+            env[name] = _known(v)
+        elif v[0] == "param":
+            if v[1] in caller:
                 env[name] = caller[v[1]]
-        elif name in defaults and name not in positional and name not in keywords and not starred:
-            env[name] = (defaults[name], KNOWN)
+        elif name in defaults:  # passed a value the analysis does not know: the flag may be off
+            env[name] = (UNKNOWN, DEFAULT)
     return env
 
 

@@ -11,10 +11,15 @@ import ast
 from . import values as V
 
 
+def negated(atom: tuple) -> tuple:
+    """The Cond atom that holds exactly when `atom` does not."""
+    return atom[:3] + (not atom[3],)
+
+
 class PathCondsMixin:
     """Atoms of path conditions and the values calls pass (FunctionAnalyzer's part that reads them)."""
 
-    def _passed(self, node: ast.Call) -> tuple | None:
+    def _passed(self, node: ast.Call) -> tuple:
         """Edge.vals: the constants, own parameters and instances of project or torch classes a call
         passes; ("**", ("star",)) when *args/**kwargs may pass more."""
         out = []
@@ -74,7 +79,7 @@ class PathCondsMixin:
         flag is kept as its text ("expr": the project decides what an unknown test means)."""
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             a = self._atom(node.operand)
-            return a[:3] + (not a[3],) if a else None
+            return negated(a) if a else None
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)) \
                 and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None:
             f = self._flag(node.left)
@@ -85,8 +90,12 @@ class PathCondsMixin:
             return (*f, "truth", True)
         if self.truth(node)[0] != "U":
             return None  # a compile guard: dead_if's business
+        return ("expr", self._test_text(node), "truth", True)
+
+    def _test_text(self, node: ast.AST) -> str:
+        """A test's source on one line, shortened, for the condition a finding is worded with."""
         text = " ".join(self.mod.text_of(node).split())
-        return ("expr", text if len(text) <= 60 else text[:57] + "...", "truth", True)
+        return text if len(text) <= 60 else text[:57] + "..."
 
     def _branch_conds(self, test: ast.AST) -> tuple[tuple, tuple]:
         """Cond atoms that hold in the body and in the else branch of `if test:` (what is known)."""
@@ -94,9 +103,9 @@ class PathCondsMixin:
             atoms = [self._atom(v) for v in test.values]
             if isinstance(test.op, ast.And):
                 return tuple(a for a in atoms if a), ()
-            return (), (tuple(a[:3] + (not a[3],) for a in atoms) if all(atoms) else ())
+            return (), (tuple(negated(a) for a in atoms) if all(atoms) else ())
         a = self._atom(test)
-        return ((a,), (a[:3] + (not a[3],),)) if a else ((), ())
+        return ((a,), (negated(a),)) if a else ((), ())
 
     def _registry_read(self, node: ast.AST) -> str | None:
         """`REGISTRY[key]` / `REGISTRY.get(key, ...)` with REGISTRY a module-level name: its qualified name."""

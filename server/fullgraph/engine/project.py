@@ -1015,13 +1015,7 @@ class Project:
         if hit is None:
             return {}
         outer = hit[0]
-        calls = []
-        for mod in list(self.modules.values()):
-            for cs in mod.call_sites:
-                if not cs.is_method_call and cs.target.rpartition(".")[2] == outer.name:
-                    found = self.function(cs.target, mod.path)
-                    if found is not None and found[0] is outer:
-                        calls.append(self.resolve_fields(cs.vals, mod.path))
+        calls = self._calls_of(outer)
         if not calls:
             return {}
         env = C.entry_env(outer.defaults, calls, outer.params, outer.is_method, outer.positional, outer.annotated)
@@ -1032,6 +1026,10 @@ class Project:
         object (`compiled(model, x)`), or of a function compiled by its decorator."""
         if root.decl.calls or root.decl.kind != "function" or fs.compiled is None:
             return [self.resolve_fields(c, root.mod.path) for c in root.decl.calls]
+        return self._calls_of(fs)
+
+    def _calls_of(self, fs: FunctionSummary) -> list[tuple]:
+        """What each call of the function `fs` in the project passes (Edge.vals, config fields read)."""
         out = []
         for mod in list(self.modules.values()):
             for cs in mod.call_sites:
@@ -1042,7 +1040,7 @@ class Project:
                     out.append(self.resolve_fields(cs.vals, mod.path))
         return out
 
-    def resolve_fields(self, vals: tuple | None, near: str) -> tuple | None:
+    def resolve_fields(self, vals: tuple, near: str) -> tuple:
         """Edge.vals with `cfg.debug` (a field of a config object) read as its class's default when
         no construction of the class passes that field: ("dconst", value); else unknown."""
         if not vals or not any(v[0] == "field" for _, v in vals):
@@ -1133,9 +1131,9 @@ class Project:
         pos = names.index(param) if param in names else len(names)
         found = []
         for site in self._constructions().get(cs.qualname, ()):
-            if site.vals is None or any(k == "**" for k, _ in site.kwargs):
+            if any(k == "**" for k, _ in site.kwargs):
                 return C.UNKNOWN, C.DEFAULT
-            vals = dict(self.resolve_fields(site.vals, mod.path) or ())
+            vals = dict(self.resolve_fields(site.vals, mod.path))
             v = vals.get(pos, vals.get(param)) if len(site.args) > pos or param in vals else None
             if v is not None and v[0] == "param" and _depth < 8:
                 # `CausalSelfAttention(n, debug=debug)` in Block.__init__: what Block's constructions pass

@@ -51,9 +51,10 @@ class Edge:
     args: tuple[str, ...] = ()  # per positional argument: "iter", "call:<q>" or ""
     kwargs: tuple[tuple[str, str], ...] = ()
     conds: tuple = ()  # as Site.conds
-    # what the call passes, where it is a constant or a parameter of the caller: ((position or
-    # keyword, ("const", value) | ("param", name)), ...); None when *args/**kwargs hide the mapping
-    vals: tuple | None = ()
+    # what the call passes: ((position or keyword, ("const", value) | ("param", name) | ("inst", class)
+    # | ("field", class, name) | ("unknown",)), ...), and ("**", ("star",)) when *args/**kwargs may pass
+    # more (FunctionAnalyzer._passed)
+    vals: tuple = ()
 
 
 # A path-condition atom: (kind, name, test, polarity).  kind "param" (a parameter of the function,
@@ -158,7 +159,7 @@ class CallSite:
     kwargs: tuple[tuple[str, str], ...]
     span: Span
     arg_spans: tuple = ()
-    vals: tuple | None = ()  # as Edge.vals
+    vals: tuple = ()  # as Edge.vals
     caller: str | None = None  # the function the call is in (its ("param", name) values are its own)
 
 
