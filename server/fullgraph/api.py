@@ -126,7 +126,7 @@ class Workspace:
     def __init__(self, config: Config | None = None):
         self.config = config or Config()
         self.project = Project(self.config)
-        self.project.source_of = self._source_of
+        self.project.source_of = self.source_of
         self._follow: dict[str, str] | None = None
         self._library_bytes: dict[str, bytes] = {}  # followed files read for _library_may_define
         self._may_define: dict[tuple[str, str], bool] = {}
@@ -161,8 +161,8 @@ class Workspace:
             _remember(self._trees, path, (h, an.tree))
         return summary
 
-    def _source_of(self, path: str) -> str | None:
-        """The text of a module as analysed: the editor's buffer, else the file."""
+    def source_of(self, path: str) -> str | None:
+        """The text of a module as analysed: the editor's buffer, else the file (None if unreadable)."""
         text = self.texts.get(path)
         if text is not None:
             return text
@@ -306,12 +306,12 @@ class Workspace:
         """The parsed text of `path` that fixes edit (fixes.base.Source), or None when the text is not
         the one analysed.  The editor asks for fixes a few findings at a time: the last few sources
         are kept (by content) so a file is not re-parsed for each."""
-        from .fixes.base import Source, text_of
+        from .fixes.base import Source
 
         mod = self.project.modules.get(path)
         if mod is None or mod.syntax_error is not None:
             return None
-        text = text_of(self, path)
+        text = self.source_of(path)
         if text is None:
             return None
         h = hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()

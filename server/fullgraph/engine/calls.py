@@ -139,9 +139,9 @@ class CallsMixin:
             decl = self.mod.summary.roots[int(fval.q)]
             decl.calls = (*decl.calls, self._passed(node))
             return U
-        if k == V.UNKNOWN and isinstance(func, ast.Name) and self._param_ref(func.id):
-            # the caller tells what it is
-            self.edge("param_call", self._param_ref(func.id), None, node, arg_kinds, kw_kinds)
+        ref = self._param_ref(func.id) if k == V.UNKNOWN and isinstance(func, ast.Name) else None
+        if ref:
+            self.edge("param_call", ref, None, node, arg_kinds, kw_kinds)  # the caller tells what it is
         return U
 
     def _is_param(self, name: str) -> bool:
@@ -419,10 +419,11 @@ class CallsMixin:
         if k == V.SELFATTR:
             self.edge("attr_method", recv.q, f"{recv.attr}.{method}", node)
             return U
-        if k == V.UNKNOWN and factory is None and isinstance(node.func.value, ast.Name) and \
-                self._param_ref(node.func.value.id) and method not in V.TENSOR_DISTINCTIVE_METHODS:
+        ref = self._param_ref(node.func.value.id) if k == V.UNKNOWN and factory is None and \
+            isinstance(node.func.value, ast.Name) and method not in V.TENSOR_DISTINCTIVE_METHODS else None
+        if ref:
             # `opt.zero_grad()`, `model.encode(x)` on a parameter: the caller's argument tells the class
-            self.edge("param_method", self._param_ref(node.func.value.id), method, node, arg_kinds, kw_kinds)
+            self.edge("param_method", ref, method, node, arg_kinds, kw_kinds)
         if k == V.TENSOR or (k == V.UNKNOWN and method in V.TENSOR_DISTINCTIVE_METHODS):
             if method in ("item",):
                 return V.DDSCALAR_V

@@ -19,6 +19,7 @@ from ..config import Config
 from ..model import ERROR, INFO, WARNING, Finding, LibrarySite, Location, RootInfo, Step
 from ..positions import Span
 from ..rules import registry
+from ..rules.autograd import STEP_MESSAGE
 from ..rules.base import BOTH, FULLGRAPH, PARTIAL
 from . import conditions as C
 from . import values as V
@@ -995,8 +996,6 @@ class Project:
             elif method_call and meth == "step" and t.startswith("torch.optim.") and ".lr_scheduler." not in t \
                     and e.kind == "param_method":
                 # FG502's own check sees the receiver's class only when the analyzer knows it
-                from ..rules.autograd import STEP_MESSAGE
-
                 yield registry.BY_CODE["FG502"], STEP_MESSAGE, {}
             elif method_call and (e.kind == "param_method" or not registry.METHODS.get(meth)):
                 # (a rule of the method's own saw only an unknown receiver when it is a parameter)

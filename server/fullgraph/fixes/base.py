@@ -631,20 +631,7 @@ def _parses(code: str) -> bool:
 
 def text_of(workspace, path: str) -> str | None:
     """The text the workspace analysed for `path`: the editor buffer if there is one, else the file."""
-    texts = getattr(workspace, "texts", None) or {}
-    t = texts.get(path)
-    if t is not None:
-        return t
-    try:
-        data = open(path, "rb").read()
-    except OSError:
-        return None
-    from ..api import SourceError, decode_source
-
-    try:
-        return decode_source(data)
-    except SourceError:
-        return None
+    return workspace.source_of(path)
 
 
 # ---- fixes ---------------------------------------------------------------------------------------
