@@ -20,14 +20,15 @@ from .fsutil import write_bytes_atomic
 
 @functools.lru_cache(maxsize=None)
 def _engine_key() -> str:
-    """Hash of the sources whose output is cached (analyzer, summary, rules, values, tables)."""
+    """Hash of the sources whose output is cached: the analyzer and what it reads (rules, values,
+    Dynamo's tables, the position conversion)."""
     here = Path(__file__).resolve().parent
     h = hashlib.sha1()
-    for sub in ("engine", "rules", "data"):
-        for p in sorted((here / sub).glob("*")):
-            if p.suffix in (".py", ".json"):
-                h.update(p.name.encode())
-                h.update(p.read_bytes())
+    files = [p for sub in ("engine", "rules", "data") for p in sorted((here / sub).glob("*"))]
+    for p in [*files, here / "positions.py", here / "tracetable.py"]:
+        if p.suffix in (".py", ".json"):
+            h.update(p.name.encode())
+            h.update(p.read_bytes())
     return h.hexdigest()[:16]
 
 
