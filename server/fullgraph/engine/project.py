@@ -715,7 +715,7 @@ class Project:
             if where is None:
                 # a root inside the library itself (`--root pkg.mod:Cls.forward`): no user line to
                 # report it at, so the library finding is shown as it is
-                best[(f.path, f.code, f.span)] = dataclasses.replace(f, data={**f.data, "shown_in_library": True})
+                best[_place(f)] = dataclasses.replace(f, data={**f.data, "shown_in_library": True})
                 continue
             site = LibrarySite(f.path, f.span, f.code, f.message, f.condition)
             # one finding per line, code and kind: the library's unconditional breaks apart from those on
@@ -1192,9 +1192,14 @@ def _applies(rule, version, fg: bool | None) -> bool:
     return modes == BOTH
 
 
+def _place(f: Finding) -> tuple:
+    """What makes two findings the same report: the place and the code."""
+    return f.path, f.code, f.span
+
+
 def _keep_best(found: dict[tuple, Finding], f: Finding) -> None:
     """One finding per place and code: the one from the strictest root, by the shortest path."""
-    key = (f.path, f.code, f.span)
+    key = _place(f)
     cur = found.get(key)
     if cur is None or _rank(f) < _rank(cur):
         found[key] = f
