@@ -113,6 +113,142 @@ def f(x, w):
     d = a + b
     return d * w
 ''', "f(torch.randn(4), torch.randn(4))", ()),
+    # split (training step, compiled by a call with options): forward + loss compiled with the same
+    # options, zero_grad/backward/step run eagerly; the compile call becomes the function
+    "split-train-step-call": ('''import torch
+from torch import nn
+
+model = nn.Sequential(nn.Linear(6, 8), nn.Tanh(), nn.Linear(8, 3))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+
+
+def train_step(x, y):
+    optimizer.zero_grad(set_to_none=True)
+    logits = model(x)
+    loss = nn.functional.cross_entropy(logits, y)
+    loss.backward()
+    optimizer.step()
+    return loss.detach()
+
+
+step = torch.compile(train_step, fullgraph=True)
+
+
+def run():
+    x, y = torch.randn(5, 6), torch.randint(0, 3, (5,))
+    losses = [step(x, y) for _ in range(3)]
+    return torch.stack(losses), model[0].weight.detach().clone()
+''', "run()", ()),
+    # split of a closure compiled with `return torch.compile(step)`: the scheduler and its
+    # get_last_lr() in the return statement stay eager
+    "split-closure-scheduler": ('''import torch
+import torch.nn.functional as F
+
+
+def make_step(model, optimizer, scheduler):
+    def step(x, y):
+        logits = model(x)
+        loss = F.cross_entropy(logits, y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        scheduler.step()
+        return loss.detach(), scheduler.get_last_lr()[0]
+
+    return torch.compile(step, fullgraph=True)
+
+
+def run():
+    model = torch.nn.Linear(4, 3)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=2, gamma=0.5)
+    step = make_step(model, optimizer, scheduler)
+    x, y = torch.randn(8, 4), torch.randint(0, 3, (8,))
+    out = [step(x, y) for _ in range(4)]
+    return torch.stack([o[0] for o in out]), [o[1] for o in out]
+''', "run()", ()),
+    # split of a method compiled as `self._fn = torch.compile(self._compute, ...)`: the pieces are
+    # methods compiled the same way; the GradScaler and optimizer calls run eagerly
+    "split-method-gradscaler": ('''import torch
+from torch import nn
+
+model = nn.Linear(5, 2)
+opt = torch.optim.SGD(model.parameters(), lr=0.05)
+
+
+class Trainer:
+    def __init__(self):
+        self.scaler = torch.amp.GradScaler("cpu", enabled=False)
+        self._step = torch.compile(self._compute, fullgraph=True)
+
+    def _compute(self, x, y):
+        out = model(x)
+        loss = (out - y).pow(2).mean()
+        self.scaler.scale(loss).backward()
+        opt.step()
+        self.scaler.update()
+        opt.zero_grad()
+        return loss.detach() * 2
+
+    def fit(self, x, y, steps=3):
+        return torch.stack([self._step(x, y) for _ in range(steps)])
+
+
+def run():
+    return Trainer().fit(torch.randn(6, 5), torch.randn(6, 2)), model.weight.detach().clone()
+''', "run()", ()),
+    # split around a loop header (tqdm): the loop runs eagerly, its body is compiled
+    "split-for-tqdm": ('''import torch
+from tqdm import tqdm
+
+weight = torch.randn(4, 4)
+
+
+@torch.no_grad()
+def predict_all(batches, show_progress=False):
+    preds = []
+    for batch in tqdm(batches, disable=not show_progress):
+        h = batch @ weight
+        preds.append(torch.sigmoid(h))
+    return torch.cat(preds)
+
+
+run = torch.compile(predict_all, fullgraph=True)
+''', "run([torch.randn(2, 4) for _ in range(3)])", ("tqdm",)),
+    # split around a `with lock:` header: the lock is taken eagerly, the block is compiled
+    "split-with-lock": ('''import threading
+
+import torch
+
+lock = threading.Lock()
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    y = x * 2
+    with lock:
+        z = y.sin() + 1
+    return z.sum() + y
+''', "f(torch.randn(3))", ()),
+    # split when nothing else would be compiled: the function runs uncompiled
+    "split-uncompile": ('''import torch
+
+model = torch.nn.Linear(3, 3)
+opt = torch.optim.Adam(model.parameters(), lr=0.01)
+
+
+@torch.compile(fullgraph=True)
+def opt_step():
+    opt.step()
+
+
+def run(x):
+    for _ in range(2):
+        model(x).sum().backward()
+        opt_step()
+        opt.zero_grad()
+    return model.weight.detach().clone()
+''', "run(torch.randn(2, 3))", ()),
 }
 
 _SQUARE = '''import torch

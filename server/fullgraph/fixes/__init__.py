@@ -69,6 +69,7 @@ def attach_fixes(findings, workspace) -> None:
     from ..rules import registry
 
     ctx = FixContext(workspace)
+    ctx.findings = findings  # a split keeps the other breaks of the same root out of the graph too
     for f in findings:
         rule = registry.BY_CODE.get(f.code)
         refs: list[FixRef] = []

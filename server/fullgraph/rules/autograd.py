@@ -14,7 +14,7 @@ class BackwardInRegion(Rule):
     gb_codes = ("GB0123", "GB9186")
     methods = ("backward",)
     calls = ("torch.autograd.grad", "torch.autograd.backward")
-    fixes = ("suppress",)
+    fixes = ("split", "suppress")
     what = "Finds backward passes started inside compiled code."
     why = """Dynamo does not trace `Tensor.backward()` or `torch.autograd.grad` unless the experimental
 `torch._dynamo.config.trace_autograd_ops` is on (GB0123, GB9186)."""

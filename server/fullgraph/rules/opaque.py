@@ -303,7 +303,7 @@ class DynamoSkippedCall(Rule):
     summary = "call of a function Dynamo skips (its own trace rules), or a NumPy function torch._numpy lacks"
     gb_codes = ("GB0007", "GB0008", "GB0208", "GB0294")
     hooks = ("skipped_call",)
-    fixes = ("suppress",)  # a guard would skip calls that mutate their arguments (heappush)
+    fixes = ("split", "suppress")  # a guard would skip calls that mutate their arguments (heappush)
     verified = ("each row of the table generated from torch 2.13's trace rules is confirmed by a Dynamo run "
                 "(fullgraph.tracetable; tests/test_tracetable.py)")
     what = """Finds calls, in compiled code, of standard-library functions Dynamo will not trace

@@ -129,7 +129,7 @@ class ClassInRegion(Rule):
     summary = "a `class` statement inside a compiled region"
     gb_codes = ("GB8977",)
     hooks = ("class_def",)
-    fixes = ()
+    fixes = ("split",)
     what = "Finds class definitions executed inside compiled code (a `class` statement in a compiled function)."
     why = """Defining a class calls `__build_class__`, which Dynamo does not trace ("Invalid call to
 __build_class__", GB8977)."""

@@ -538,7 +538,7 @@ class HostCall(Rule):
              "inspect.currentframe", "inspect.stack", "importlib.import_module", "threading.current_thread",
              "threading.get_ident")
     hooks = ("with",)
-    fixes = ("guard", "suppress")
+    fixes = ("guard", "split", "suppress")
     what = "Finds calls into the operating system and the interpreter in compiled code, and `with lock:` blocks."
     why = """These are C functions Dynamo marks as skipped (GB0007); a `threading.Lock` is a context manager it
 does not know how to enter (GB0142)."""
@@ -594,7 +594,7 @@ class ProgressBar(Rule):
     summary = "tqdm(...) inside a compiled region"
     gb_codes = ("GB0007",)
     calls = ("tqdm.tqdm", "tqdm.trange", "tqdm.auto.trange")
-    fixes = ("suppress",)
+    fixes = ("split", "suppress")
     what = "Finds tqdm progress bars in compiled code."
     why = "tqdm's constructor touches the terminal and locks; Dynamo skips it (GB0007)."
     instead = """Keep progress bars in the (uncompiled) training loop.  Inside compiled code, iterate plainly while
