@@ -283,9 +283,19 @@ class Split(Fix):
         all_loads = [n for n in ast.walk(fn_ast) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)] + \
             [n.target for n in ast.walk(fn_ast) if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)]
 
-        # statements on the way to an eager statement are structural: their header stays in the glue
+        # a `with ... as h:` whose header breaks runs whole when its block uses `h` (a file, a lock, a
+        # profiler object is not something to trace); other eager compound statements keep only their
+        # header in the glue, and the statements on the way to an eager statement are structural too
+        whole = set()
+        for s in p.eager:
+            if isinstance(s, cst.With) and any(it.asname is not None for it in s.items):
+                bound_here = {n.value for it in s.items if it.asname is not None for n in _names_in(it.asname.name)}
+                if bound_here & N.loads(N.parse_code(_block_code(frag, s.body))):
+                    whole.add(s)
         structural = set()
         for s in p.eager:
+            if any(a in whole for a in frag.ancestors(s)):
+                continue
             for a in frag.ancestors(s):
                 if a is fn:
                     break
@@ -293,11 +303,11 @@ class Split(Fix):
                     if not isinstance(a, _STRUCTURAL):
                         give_up("a break inside try/match is not split")
                     structural.add(a)
-        for s in p.eager:
-            if isinstance(s, cst.BaseCompoundStatement):
+            if isinstance(s, cst.BaseCompoundStatement) and s not in whole:
                 if not isinstance(s, _STRUCTURAL):
                     give_up("only for/while/with/if headers are kept out of the graph")
                 structural.add(s)
+        p.eager = {s for s in p.eager if not any(a in whole for a in frag.ancestors(s))}
 
         pieces: list[cst.FunctionDef] = []
         piece_names: list[str] = []
@@ -384,7 +394,8 @@ class Split(Fix):
                     if s in structural:
                         out.append(rebuild_compound(s, units[i][0], bound, in_loop, tail and last))
                     else:
-                        eager_codes.append(frag.code(s).strip())
+                        eager_codes.append(_header(frag, s) if isinstance(s, cst.BaseCompoundStatement)
+                                           else frag.code(s).strip())
                         out.append(s)
                     bound |= N.definitely_stores(units[i])
                     run_bound = set(bound)
@@ -521,6 +532,23 @@ class Split(Fix):
             last += 1
         end = Pos(last + 1, 0) if last + 1 < len(src.starts) else src.pos(len(src.text))
         return TextEdit(Span(Pos(first, 0), end), "")
+
+
+def _names_in(node) -> list:
+    out = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Name):
+            out.append(n)
+        stack.extend(n.children)
+    return out
+
+
+def _block_code(frag, block) -> str:
+    import textwrap
+
+    return textwrap.dedent("".join(frag.code(st) for st in getattr(block, "body", ())))
 
 
 def _header(frag, s) -> str:

@@ -24,7 +24,7 @@ class PrintCall(Rule):
     summary = "print() inside a compiled region"
     gb_codes = ("GB0059",)
     calls = ("builtins.print",)
-    fixes = ("hop-print", "guard", "reorderable-logging", "ignore-logging-function", "suppress")
+    fixes = ("hop-print", "guard", "reorderable-logging", "ignore-logging-function", "split", "suppress")
     what = "Finds `print(...)` calls in code that runs under `torch.compile`."
     why = """Dynamo cannot trace `print`: it is a builtin with an effect outside the tensor program
 ("Failed to trace builtin operator", GB0059).  Under `fullgraph=True` compilation fails; otherwise the
@@ -126,7 +126,7 @@ class LoggerCall(Rule):
     summary = "logging.Logger method called inside a compiled region"
     gb_codes = ("GB0291",)
     methods = LOGGER_METHODS
-    fixes = ("guard", "ignore-logging-function", "suppress")
+    fixes = ("guard", "ignore-logging-function", "split", "suppress")
     what = "Finds calls of `logging.Logger` methods (`logger.info(...)`, `logger.debug(...)`, ...) on a logger " \
            "obtained from `logging.getLogger` -- directly, through a function that returns its result " \
            "(`logger = get_logger(__name__)`), or imported from another module of the project (`from .utils " \
@@ -205,7 +205,7 @@ class LoggingModuleCall(Rule):
     gb_codes = ("GB4841", "GB6215")
     calls = ("logging.debug", "logging.info", "logging.warning", "logging.warn", "logging.error",
              "logging.exception", "logging.critical", "logging.log", "logging.getLogger")
-    fixes = ("guard", "ignore-logging-function", "suppress")
+    fixes = ("guard", "ignore-logging-function", "split", "suppress")
     what = "Finds module-level logging functions (`logging.info(...)`) and `logging.getLogger(...)` in compiled code."
     why = """`logging.info()` goes through the root logger, which Dynamo cannot model ("Unsupported
 python_type() call", GB4841); `logging.getLogger()` inside the region fails on the logger registry
@@ -257,7 +257,7 @@ class WarningsWarn(Rule):
     summary = "warnings.warn() inside a compiled region"
     gb_codes = ("GB0007",)
     calls = ("warnings.warn", "warnings.warn_explicit")
-    fixes = ("guard", "reorderable-logging", "ignore-logging-function", "suppress")
+    fixes = ("guard", "reorderable-logging", "ignore-logging-function", "split", "suppress")
     what = "Finds `warnings.warn(...)` in compiled code."
     why = """`warnings.warn` is a C function Dynamo marks as skipped ("Attempted to call function marked as
 skipped", GB0007)."""
@@ -296,7 +296,7 @@ class FileIO(Rule):
     summary = "open()/input()/sys.stdout.write()/io.BytesIO() inside a compiled region"
     gb_codes = ("GB0059", "GB0156")
     calls = ("builtins.open", "builtins.input", "io.BytesIO", "sys.stdout.write", "sys.stderr.write", "io.open")
-    fixes = ("guard", "suppress")
+    fixes = ("guard", "split", "suppress")
     what = "Finds file and console I/O in compiled code."
     why = """Dynamo traces tensor programs; `open` and `input` are builtins it cannot trace (GB0059) and
 `sys.stdout.write` / `io.BytesIO` are methods of objects it does not model (GB0156)."""
@@ -497,7 +497,7 @@ class Debugger(Rule):
     summary = "breakpoint()/pdb.set_trace() inside a compiled region"
     gb_codes = ("GB0007", "GB0059")
     calls = ("builtins.breakpoint", "pdb.set_trace", "pdb.post_mortem", "ipdb.set_trace")
-    fixes = ("guard", "suppress")
+    fixes = ("guard", "split", "suppress")
     what = "Finds debugger entry points in compiled code."
     why = "Dynamo cannot trace into the debugger (`pdb.set_trace` GB0007, `breakpoint()` GB0059)."
     instead = "Remove it, or guard it so it only stops in eager runs: `if not torch.compiler.is_compiling(): breakpoint()`."
@@ -633,7 +633,7 @@ class DynamicCode(Rule):
     summary = "eval()/exec()/globals() inside a compiled region"
     gb_codes = ("GB0059",)
     calls = ("builtins.eval", "builtins.exec", "builtins.globals")
-    fixes = ("suppress",)
+    fixes = ("split", "suppress")
     what = "Finds `eval`, `exec` and `globals()` in compiled code."
     why = "Dynamo cannot trace code that is built at run time, nor expose the frame's globals (GB0059)."
     instead = "Replace dynamic code with ordinary Python (a dict of functions instead of `eval`)."
@@ -666,7 +666,7 @@ class CopyCall(Rule):
     summary = "copy.copy()/copy.deepcopy() inside a compiled region"
     gb_codes = ("GB4198", "GB0179", "GB0007")
     calls = ("copy.copy", "copy.deepcopy")
-    fixes = ("clone", "suppress")
+    fixes = ("clone", "split", "suppress")
     what = "Finds `copy.copy` and `copy.deepcopy` in compiled code."
     why = """Dynamo does not support `copy.deepcopy` of tensors and modules (GB4198, GB0179) and skips
 `copy.copy` (GB0007).  A deep copy of a container of constants (a config dict) is traced, and an
@@ -744,7 +744,7 @@ class ContextVarAccess(Rule):
     summary = "contextvars.ContextVar get()/set()/reset() inside a compiled region"
     gb_codes = ("GB0156",)
     methods = ("get", "set", "reset")
-    fixes = ("suppress",)
+    fixes = ("split", "suppress")
     what = "Finds `get()`, `set()` and `reset()` on a module-level `contextvars.ContextVar` in compiled code.  One " \
            "kept in an attribute is not reported: wrappers like transformers' `CompileableContextVar` switch to a " \
            "plain attribute once they see they are compiled, which a static reader cannot follow."
