@@ -288,3 +288,171 @@ CASES["custom-op-guide-square-direct"] = (_SQUARE + '''
 def g(x):
     return square_module.square_cpu(x.contiguous()) * 2
 ''', "g(torch.randn(2, 5))", ("__cpp_extension__",))
+
+# ---- data-dependent checks, random draws, one_hot, disabled recorders, reseeding (fixes/asserts.py,
+# rng.py, onehot.py, disabled.py) ------------------------------------------------------------------------
+CASES.update({
+    # tensor-assert: `and` of tensor checks and a `not` (value_range_asserts.py's shape)
+    "tensor-assert-and-not": ('''import torch
+
+
+class Calibrator(torch.nn.Module):
+    def __init__(self, strict=True):
+        super().__init__()
+        self.strict = strict
+
+    def forward(self, logits):
+        probs = torch.softmax(logits, dim=-1)
+        if self.strict:
+            assert torch.all(probs >= 0) and torch.all(probs <= 1), "probabilities out of range"
+        return probs * 2
+
+
+m = torch.compile(Calibrator(), fullgraph=True)
+''', "m(torch.randn(4, 3))", ()),
+    # tensor-assert: `assert not <tensor>` and `torch._assert(torch.allclose(...))` (isclose().all())
+    "tensor-assert-not": ('''import torch
+
+
+@torch.compile(fullgraph=True)
+def normalize(x):
+    assert not torch.isnan(x).any(), "nan in the input"
+    return x / x.norm()
+''', "normalize(torch.randn(5))", ()),
+    "tensor-assert-allclose": ('''import torch
+
+
+@torch.compile(fullgraph=True)
+def row_entropy(probs):
+    torch._assert(torch.allclose(probs.sum(-1), torch.ones(probs.shape[0])), "rows must sum to 1")
+    return -(probs * probs.log()).sum(-1)
+''', "row_entropy(torch.softmax(torch.randn(3, 4), -1))", ()),
+    # assert-async: a Python flag and a tensor test in one condition
+    "assert-async-flag-and-tensor": ('''import torch
+
+CHECK_FINITE = True
+
+
+@torch.compile(fullgraph=True)
+def loss_fn(pred, target):
+    loss = ((pred - target) ** 2).mean()
+    if CHECK_FINITE and not torch.isfinite(loss):
+        raise FloatingPointError("non-finite loss")
+    return loss
+''', "loss_fn(torch.randn(8), torch.randn(8))", ()),
+    # random-where: a random horizontal flip (random_flip_augment.py's shape); the same Python stream
+    "random-where-flip": ('''import random
+
+import torch
+
+
+class RandomHorizontalFlip(torch.nn.Module):
+    def __init__(self, p=0.5):
+        super().__init__()
+        self.p = p
+
+    def forward(self, img):
+        if random.random() < self.p:
+            return img.flip(-1)
+        return img
+
+
+flip = torch.compile(RandomHorizontalFlip(0.5), fullgraph=True)
+''', "[flip(torch.arange(8.0).view(2, 4)) for _ in range(6)]", ()),
+    # numpy-random: a NumPy permutation of the batch becomes torch.randperm (another stream)
+    "numpy-random-permutation": ('''import numpy as np
+import torch
+
+
+@torch.compile(fullgraph=True)
+def shuffle_batch(x):
+    idx = np.random.permutation(x.shape[0])
+    return x[idx] * 2
+''', "shuffle_batch(torch.randn(5, 3))", ("numpy",)),
+    # numpy-random: a scalar NumPy draw becomes Python's random.uniform (import added)
+    "numpy-random-uniform-scale": ('''import numpy as np
+import torch
+
+
+@torch.compile(fullgraph=True)
+def jitter(x, lo=0.9, hi=1.1):
+    return x * np.random.uniform(lo, hi)
+''', "jitter(torch.randn(4))", ("numpy",)),
+    # num-classes: label smoothing with the class count from the logits (label_smoothing_onehot.py)
+    "num-classes-local": ('''import torch
+import torch.nn.functional as F
+
+
+class LabelSmoothingCE(torch.nn.Module):
+    def __init__(self, smoothing=0.1):
+        super().__init__()
+        self.smoothing = smoothing
+
+    def forward(self, x, target):
+        num_classes = x.size(-1)
+        soft = F.one_hot(target).float()
+        soft = soft * (1.0 - self.smoothing) + self.smoothing / num_classes
+        return torch.sum(-soft * F.log_softmax(x, dim=-1), dim=-1).mean()
+
+
+loss_fn = torch.compile(LabelSmoothingCE(), fullgraph=True)
+''', "loss_fn(torch.randn(6, 4), torch.tensor([0, 1, 2, 3, 3, 1]))", ()),
+    # num-classes: the count stored on the module
+    "num-classes-attr": ('''import torch
+import torch.nn.functional as F
+
+
+class OneHotHead(torch.nn.Module):
+    def __init__(self, n_classes=5):
+        super().__init__()
+        self.n_classes = n_classes
+
+    def forward(self, labels, scores):
+        return (F.one_hot(labels) * scores).sum(-1)
+
+
+head = torch.compile(OneHotHead(), fullgraph=True)
+''', "head(torch.tensor([4, 0, 2]), torch.randn(3, 5))", ()),
+    # reorderable-disabled: a disabled recorder of activation statistics (disabled_metric_hook.py)
+    "reorderable-disabled-recorder": ('''import torch
+
+HISTORY = []
+
+
+@torch.compiler.disable
+def record_stats(name, t):
+    HISTORY.append((name, round(float(t.detach().abs().mean()), 5)))
+
+
+class Encoder(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.l1 = torch.nn.Linear(6, 6)
+        self.l2 = torch.nn.Linear(6, 6)
+
+    def forward(self, x):
+        h = torch.relu(self.l1(x))
+        record_stats("l1", h)
+        return self.l2(h)
+
+
+enc = torch.compile(Encoder(), fullgraph=True)
+''', "(enc(torch.randn(3, 6)), list(HISTORY))", ()),
+    # seed-guard: Monte-Carlo dropout reseeded in forward (seeded_eval_dropout.py); compared in shape only
+    "seed-guard-mc-dropout": ('''import torch
+
+
+class MCDropout(torch.nn.Module):
+    def __init__(self, seed=1234):
+        super().__init__()
+        self.body = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Dropout(0.3))
+        self.seed = seed
+
+    def forward(self, x, sample_idx: int):
+        torch.manual_seed(self.seed + sample_idx)
+        return self.body(x)
+
+
+model = torch.compile(MCDropout(), fullgraph=True)
+''', "torch.stack([model(torch.ones(2, 4), i) for i in range(3)])", ()),
+})

@@ -15,6 +15,7 @@ import io
 import itertools
 import logging
 import os
+import random
 import re
 import shutil
 import sys
@@ -203,6 +204,9 @@ def run(files: dict[str, str], module: str, call: str, mode: str, backend: str =
                 res, err = None, None
                 if ns is not None:
                     torch.manual_seed(seed)
+                    random.seed(seed)  # Python's and NumPy's generators too (the random-draw fixes)
+                    if "numpy" in sys.modules:
+                        sys.modules["numpy"].random.seed(seed)
                     with _capture(eff, rec, str(d)):
                         try:
                             res = eval(call, ns)

@@ -23,13 +23,15 @@ FIXES: dict[str, Fix] = {}
 
 
 def _register() -> None:
-    from . import asserts, branch, callees, config, hop_print, iterargs, logging_fns, simple, split
+    from . import (asserts, branch, callees, config, disabled, hoist, hop_print, iterargs, logging_fns, onehot, rng,
+                   simple, split)
 
     for cls in (simple.Guard, simple.RemoveGraphBreak, callees.NonstrictTrace, callees.CustomOp,
-                iterargs.ListArgument, split.Split, logging_fns.IgnoreLoggingFunction,
+                iterargs.ListArgument, hoist.HoistInit, split.Split, logging_fns.IgnoreLoggingFunction,
                 logging_fns.ReorderableLogging, branch.TorchWhere, branch.TorchCond, simple.CloneRewrite,
                 simple.TorchMath, simple.FString, hop_print.HopPrint, config.CaptureConfig,
-                asserts.AssertAsync, simple.Suppress):
+                asserts.AssertAsync, asserts.TensorAssert, rng.RandomUniform, rng.RandomWhere, rng.NumpyRandom,
+                rng.SeedGuard, onehot.NumClasses, disabled.ReorderableDisabled, simple.Suppress):
         fix = cls()
         FIXES[fix.id] = fix
         FIX_TITLES[fix.id] = fix.title

@@ -97,6 +97,11 @@ def _analyse_branch(ctx: FixContext, f) -> tuple:
     elif not f.data.get("tensor"):
         give_up("the condition is not a tensor")
     cond = frag.module.code_for_node(cond_node).strip()
+    return branch_of(src, frag, node, cond)
+
+
+def branch_of(src, frag, node, cond: str) -> tuple:
+    """What the if/else `node` (or conditional expression) computes, to be selected on `cond` (code)."""
     fn = frag.enclosing_function(node)
     if fn is None:
         give_up()

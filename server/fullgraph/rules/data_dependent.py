@@ -21,7 +21,7 @@ class DataDependentBranch(Rule):
     summary = "if/while/and/or/not on a tensor's value inside a compiled region"
     gb_codes = ("GB0170", "GB0033")
     hooks = ("condition",)
-    fixes = ("torch-where", "torch-cond", "assert-async", "suppress")
+    fixes = ("torch-where", "torch-cond", "tensor-assert", "assert-async", "suppress")
     what = """Finds Python control flow whose condition is a tensor (`if x.sum() > 0:`, `while t.max() < 10:`,
 `if torch.isnan(x).any():`, `if flag:` with a tensor `flag`, `a or b` on tensors) and conditions built
 from `torch.equal`/`torch.allclose`."""
@@ -424,7 +424,7 @@ class OneHotNoNumClasses(Rule):
     summary = "F.one_hot() without num_classes inside a compiled region"
     gb_codes = ("GB0246",)
     calls = ("torch.nn.functional.one_hot",)
-    fixes = ("suppress",)
+    fixes = ("num-classes", "suppress")
     what = "Finds `torch.nn.functional.one_hot(x)` without `num_classes`."
     why = "Without `num_classes` the output width is `x.max() + 1`, a data-dependent shape (GB0246)."
     instead = "Pass the number of classes: `F.one_hot(x, num_classes=n)`."
@@ -559,7 +559,7 @@ class TorchAssert(Rule):
     summary = "torch._assert(tensor_condition, ...) inside a compiled region"
     gb_codes = ("GB0033",)
     calls = ("torch._assert",)
-    fixes = ("suppress",)
+    fixes = ("tensor-assert", "suppress")
     what = "Finds `torch._assert` with a tensor condition."
     why = "`torch._assert` needs the condition as a Python bool: a data-dependent guard (fullgraph=True) or a graph break (GB0033). A plain `assert` on a tensor compiles on 2.13."
     instead = "Use `torch._assert_async(cond, msg)`, which checks on the device without a graph break."

@@ -453,7 +453,7 @@ class PythonRandom(Rule):
     # these are the ones seen breaking.
     calls = ("random.random", "numpy.random.uniform", "numpy.random.permutation", "numpy.random.get_state",
              "numpy.random.default_rng")
-    fixes = ("suppress",)
+    fixes = ("random-uniform", "random-where", "numpy-random", "suppress")
     what = "Finds Python's and NumPy's random number generators in compiled code."
     why = """`random.random()` is skipped by Dynamo (GB0007).  NumPy's generators produce a data-dependent value
 ("Could not guard on data-dependent expression").  (`random.randint` is supported.)"""
