@@ -171,7 +171,7 @@ class TorchRuntimeCall(Rule):
     gb_codes = ("GB0007", "GB0208")
     calls = ("torch.manual_seed", "torch.set_num_threads", "torch.get_num_threads", "torch.set_num_interop_threads",
              "torch._dynamo.mark_dynamic", "torch._dynamo.mark_static", "torch.random.manual_seed")
-    fixes = ("seed-guard", "split", "suppress")
+    fixes = ("split", "seed-guard", "suppress")
     what = "Finds calls that change or read torch's process-wide runtime state inside compiled code."
     why = """`torch.manual_seed` and `torch.set_num_threads` are skipped (GB0007); `torch.get_num_threads`
 returns a non-tensor from a torch op (GB0208); `torch._dynamo.mark_dynamic` is a forbidden callable
