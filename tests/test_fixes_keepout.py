@@ -272,3 +272,93 @@ def f(xs):
         total = total + loss.detach()
     return total
 """, "FG501")["FG501@12"]
+
+
+LAZY = """
+import torch
+import torch.nn as nn
+
+
+class Stats(nn.Module):
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+        self._installed = False
+
+    def _install(self):
+        for mod in self.model.modules():
+            mod.register_forward_hook(lambda m, i, o: None)
+        self._installed = True
+
+    def forward(self, x):
+        # hooks on the first call
+        if not self._installed:
+            self._install()
+        return self.model(x)
+
+
+net = torch.compile(Stats(nn.Linear(2, 2)))
+"""
+
+
+def test_hoist_moves_a_lazy_setup_block_to_init():
+    o = offers(LAZY, "FG503")
+    assert o["FG503@14"]["hoist-init"] == ("Move the lazy set-up `if not self._installed:` from `forward` to the end "
+                                           "of `__init__` (it runs once when the object is built, not at the first "
+                                           "call)")
+    assert "split" not in o["FG503@14"]  # a module compiled as a whole is not split
+    new = fixed(LAZY, "hoist-init", "FG503@14")
+    assert """        self._installed = False
+        # hooks on the first call
+        if not self._installed:
+            self._install()
+
+    def _install(self):""" in new
+    assert """    def forward(self, x):
+        return self.model(x)
+""" in new
+    assert check_code(new) == []
+
+
+def test_hoist_not_offered_when_the_block_needs_the_call():
+    # the size comes from the input: __init__ cannot know it
+    assert "hoist-init" not in offers("""
+import torch
+import torch.nn as nn
+
+
+class LazyScale(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = None
+
+    def forward(self, x):
+        if self.scale is None:
+            self.scale = nn.Parameter(torch.ones(x.shape[-1]))
+        return x * self.scale
+
+
+m = torch.compile(LazyScale())
+""", "FG504")["FG504@13"]
+    # the first call returns early: moving the block would change what that call does
+    assert "hoist-init" not in offers("""
+import copy
+import torch
+import torch.nn as nn
+
+
+class EMA(nn.Module):
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+        self.ema = None
+
+    def forward(self, x):
+        if self.ema is None:
+            self.ema = copy.deepcopy(self.model)
+            return self.model(x)
+        return self.model(x) + self.ema(x)
+
+
+m = torch.compile(EMA(nn.Linear(2, 2)))
+""", "FG113")["FG113@15"]

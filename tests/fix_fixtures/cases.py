@@ -230,6 +230,57 @@ def f(x):
         z = y.sin() + 1
     return z.sum() + y
 ''', "f(torch.randn(3))", ()),
+    # hoist-init: hooks installed on the first call move to __init__
+    "hoist-lazy-hooks": ('''import torch
+import torch.nn as nn
+
+
+class ActivationStats(nn.Module):
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+        self.stats = {}
+        self._installed = False
+
+    def _install(self):
+        for name, mod in self.model.named_modules():
+            if isinstance(mod, nn.Linear):
+                mod.register_forward_hook(lambda m, i, o, name=name: self.stats.__setitem__(name, o.norm()))
+        self._installed = True
+
+    def forward(self, x):
+        if not self._installed:
+            self._install()
+        return self.model(x) * 2
+
+
+net = ActivationStats(nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2)))
+compiled = torch.compile(net, fullgraph=True)
+
+
+def run(x):
+    y = compiled(x)
+    return y, sorted(net.stats)
+''', "run(torch.randn(3, 4))", ()),
+    # hoist-init: a parameter whose size __init__ knows, created lazily on the first call
+    "hoist-lazy-parameter": ('''import torch
+import torch.nn as nn
+
+
+class Scale(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.dim = dim
+        self.scale = None
+
+    def forward(self, x):
+        if self.scale is None:
+            self.scale = nn.Parameter(torch.full((self.dim,), 0.5))
+        return x * self.scale
+
+
+m = torch.compile(Scale(4), fullgraph=True)
+''', "m(torch.randn(2, 4))", ()),
     # split when nothing else would be compiled: the function runs uncompiled
     "split-uncompile": ('''import torch
 

@@ -216,7 +216,7 @@ class TorchGenerator(Rule):
     methods = ("manual_seed", "seed", "get_state", "set_state", "initial_seed")
     hooks = ("generator_kwarg",)
     calls = ("torch.Generator",)
-    fixes = ("split", "suppress")
+    fixes = ("hoist-init", "split", "suppress")
     what = "Finds `torch.Generator` construction, method calls and `generator=` arguments in compiled code."
     why = """A Generator is stateful RNG state that cannot be put in an FX graph: passing it to a factory fails
 to convert it to a proxy (GB0055) and its methods are unsupported (GB7650)."""

@@ -666,7 +666,7 @@ class CopyCall(Rule):
     summary = "copy.copy()/copy.deepcopy() inside a compiled region"
     gb_codes = ("GB4198", "GB0179", "GB0007")
     calls = ("copy.copy", "copy.deepcopy")
-    fixes = ("clone", "split", "suppress")
+    fixes = ("clone", "hoist-init", "split", "suppress")
     what = "Finds `copy.copy` and `copy.deepcopy` in compiled code."
     why = """Dynamo does not support `copy.deepcopy` of tensors and modules (GB4198, GB0179) and skips
 `copy.copy` (GB0007).  A deep copy of a container of constants (a config dict) is traced, and an
