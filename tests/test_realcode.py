@@ -850,3 +850,73 @@ def test_a_compiled_closure_knows_what_its_factory_was_given(tmp_path):
     variables are what make_step's callers pass (an optimizer, a scheduler)."""
     assert found(check_code(CLOSURE, tmp_path, name="closure")) == expected(CLOSURE)
     assert dynamo_lines(tmp_path, "closure") == {line for line, _ in expected(CLOSURE)}
+
+
+UNRESUMABLE = '''\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def run(x):
+    return x.sum().item() + x  # expect: FG303
+
+
+def capture(x, flags, **kwargs):
+    keys = {f"output_{k}": kwargs.get(k, x) for k in flags}  # expect: FG405
+    try:
+        out = run(x)
+    finally:
+        keys.clear()
+    return out
+
+
+def evaluate(model, loader):
+    total, correct = 0.0, 0
+    with torch.no_grad():
+        for x, y in loader:
+            out = model(x)
+            total += F.cross_entropy(out, y).item()  # expect: FG303
+            correct += (out.argmax(1) == y).sum().item()
+            if correct > 3:
+                print("many")
+    return total, correct
+
+
+class Block(nn.Module):
+    def __init__(self, log=True):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+        self.log = log
+
+    def forward(self, x):
+        if self.log:
+            print("block")  # expect: FG101
+        return self.lin(x)
+
+
+def main():
+    torch.manual_seed(0)
+    a = torch.compile(capture)(torch.randn(4), {"attentions": 1})
+    loader = [(torch.randn(3, 4), torch.randint(0, 4, (3,))) for _ in range(2)]
+    b = torch.compile(evaluate)(nn.Linear(4, 4), loader)
+    c = torch.compile(nn.Sequential(Block(), Block(log=False)))(torch.randn(2, 4))
+    return a, b, c
+'''
+
+
+def test_what_dynamo_does_after_a_break_it_cannot_resume(tmp_path):
+    """A break inside `try` or `for` makes Dynamo run the rest of the function uncompiled: its other
+    breaks show only once that one is fixed (conditional, with that condition), and a comprehension
+    there becomes a frame of its own that breaks (FG405, Python < 3.12).  An attribute one instance
+    of a container sets and another does not is set on the path that runs."""
+    findings = check_code(UNRESUMABLE, tmp_path, name="unresumable")
+    shown = {(f.span.start.line + 1, f.code) for f in findings if not f.condition}
+    exp = expected(UNRESUMABLE)
+    if sys.version_info >= (3, 12):
+        exp = {e for e in exp if e[1] != "FG405"}
+    assert shown == exp
+    hidden = [f for f in findings if f.condition and "is fixed" in f.condition]
+    assert {f.span.start.line + 1 for f in hidden} == {25, 27}
+    assert all("the graph break at line 24 is fixed" in f.condition for f in hidden)
+    assert dynamo_lines(tmp_path, "unresumable") == {line for line, _ in exp}

@@ -271,6 +271,7 @@ class FunctionAnalyzer(CallsMixin, PathCondsMixin):
         self.conds: tuple = ()  # path condition: Cond atoms of the enclosing `if`s (summary.Cond)
         self._call_vals: tuple | None = None  # (call node, argument values, keyword values) being analysed
         self.stmt: ast.stmt | None = None
+        self.loop_block: int | None = None  # first line of the outermost enclosing `for` / `try`
         self.fs: FunctionSummary | None = None
         self._returns: list[ast.AST | None] = []
         self._lambda_count = 0
@@ -445,7 +446,7 @@ class FunctionAnalyzer(CallsMixin, PathCondsMixin):
         stmt = self.stmt if self.stmt is not None else node
         self.fs.sites.append(Site(code=code, span=self.mod.span(node), message=message,
                                   stmt=self.mod.span(stmt), dead_if=self.dead_if, callee=callee,
-                                  data=data or {}, requires=requires, conds=self.conds))
+                                  data=data or {}, requires=requires, conds=self.conds, block=self.loop_block))
 
     def edge(self, kind: str, target: str, attr: str | None, node: ast.AST, args=(), kwargs=()) -> None:
         if self.fs is None or not target:
@@ -453,7 +454,8 @@ class FunctionAnalyzer(CallsMixin, PathCondsMixin):
         self.fs.edges.append(Edge(kind=kind, target=target, attr=attr, span=self.mod.span(node),
                                   text=self.mod.text_of(node.func if isinstance(node, ast.Call) else node),
                                   dead_if=self.dead_if, args=args, kwargs=kwargs, conds=self.conds,
-                                  vals=self._passed(node) if isinstance(node, ast.Call) else ()))
+                                  vals=self._passed(node) if isinstance(node, ast.Call) else (),
+                                  block=self.loop_block))
 
     # ---- path conditions -----------------------------------------------------------------------
 
@@ -605,8 +607,13 @@ class FunctionAnalyzer(CallsMixin, PathCondsMixin):
                     self.assign(t_, self._element_of(self._container_of(a), a), None)
             else:
                 self.assign(s.target, self._element_of(it, s.iter), None)
-            self.block(s.body)
-            self.block(s.orelse)
+            outer = self.loop_block
+            self.loop_block = s.lineno - 1 if outer is None else outer  # 0-based, as positions
+            try:
+                self.block(s.body)
+                self.block(s.orelse)
+            finally:
+                self.loop_block = outer
             return False
         if t is ast.While:
             self.cond(s.test)
@@ -631,7 +638,12 @@ class FunctionAnalyzer(CallsMixin, PathCondsMixin):
             return self.block(s.body)
         if t is ast.Try or (hasattr(ast, "TryStar") and t is getattr(ast, "TryStar")):
             # Handlers run only when the body raised: error paths, not traced in the normal case.
-            stop = self.block(s.body)
+            outer = self.loop_block
+            self.loop_block = s.lineno - 1 if outer is None else outer  # 0-based, as positions
+            try:
+                stop = self.block(s.body)
+            finally:
+                self.loop_block = outer
             if not stop:
                 self.block(s.orelse)
             self.block(s.finalbody)
@@ -1093,6 +1105,13 @@ class FunctionAnalyzer(CallsMixin, PathCondsMixin):
         return U
 
     def _comprehension(self, node) -> Val:
+        if self.fs is not None and not isinstance(node, ast.GeneratorExp) and _iterates_sequence(node):
+            bound = {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+            parts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+            parts += [c for g in node.generators for c in g.ifs] + [g.iter for g in node.generators[1:]]
+            read = frozenset(n.id for p in parts for n in ast.walk(p)
+                             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in bound)
+            self.fs.comprehensions.append((self.mod.span(node), read))
         saved_env = dict(self.env)
         elem_vals: list[Val] = []
         for gen in node.generators:
@@ -1227,3 +1246,14 @@ def analyze(path: str, text: str, modname: str | None = None, is_package: bool |
         if is_package is None:
             is_package = pkg
     return ModuleAnalyzer(path, text, modname, bool(is_package), recover).run()
+
+
+def _iterates_sequence(node) -> bool:
+    """Does the comprehension's first `for` take its items from a list or mapping iterator (which
+    Dynamo cannot step when the comprehension is a frame of its own), not `range()` or a literal?"""
+    it = node.generators[0].iter
+    if isinstance(it, (ast.Tuple, ast.Constant, ast.JoinedStr)):
+        return False
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id in ("range", "enumerate", "zip"):
+        return False  # range iterators are stepped; enumerate/zip objects: not verified, not assumed
+    return True

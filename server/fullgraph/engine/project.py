@@ -23,6 +23,7 @@ from ..rules.autograd import STEP_MESSAGE
 from ..rules.base import BOTH, FULLGRAPH, PARTIAL
 from . import conditions as C
 from . import values as V
+from .frames import FrameFacts, Frames
 from .summary import ClassSummary, Edge, FunctionSummary, ModuleSummary, RootDecl, Site
 
 _MAX_DEPTH = 64  # call-path depth limit (recursion, generated code)
@@ -764,9 +765,18 @@ class Project:
                 emit(self._make(registry.BY_CODE["FG402"], root.mod.path, root.decl.span,
                                 f"`{fs.name}` is `async def`; torch.compile cannot compile coroutines",
                                 severity, root, [Step(fs.qualname, None)]))
+        facts: dict[str, FrameFacts] = {}
+
+        def own(r: Reached, block, rule, path, span, message, data, when) -> None:
+            # a finding of the function `r` itself, placed once the frames pass has seen them all
+            facts[r.fs.qualname].own.append((span.start.line, block, when,
+                                             (rule, path, span, message, r.path, data)))
+
         for r in self._reach(root, allowed, ignored):
             if deps is not None:
                 deps.add(r.mod.path)
+            facts[r.fs.qualname] = FrameFacts(r.fs.name, tuple(r.fs.params), r.mod.path, r.path,
+                                              r.fs.comprehensions)
             attr_of = self._self_attr_reader(r.fs, r.mod)
             lib = getattr(r.mod, "library", False)
             for site in r.fs.sites:
@@ -801,8 +811,8 @@ class Project:
                     continue
                 if site.callee:
                     data = {"callee": site.callee, **data}
-                emit(self._make(rule, r.mod.path, site.span, site.message, severity, root, r.path,
-                                data={**data, "stmt": site.stmt}, when=_merge(r.cond, when)))
+                own(r, site.block, rule, r.mod.path, site.span, site.message, {**data, "stmt": site.stmt},
+                    _merge(r.cond, when))
             for e in r.fs.edges:
                 if e.dead_if and self.dead(e.dead_if):
                     continue
@@ -810,16 +820,16 @@ class Project:
                 if when is None:
                     continue
                 for rule, message, data in self._torch_receiver_breaks(e, r, version):
-                    emit(self._make(rule, r.mod.path, e.span, message, severity, root, r.path, data=data,
-                                    when=_merge(r.cond, when)))
+                    own(r, e.block, rule, r.mod.path, e.span, message, data, _merge(r.cond, when))
+                targets = []
                 for tfs, tmod in self._edge_targets(e, r):
+                    targets.append(tfs.qualname)
                     if tfs.disabled and tfs.compiled is None:
-                        rule = registry.BY_CODE["FG202"]
-                        emit(self._make(rule, r.mod.path, e.span,
-                                        f"`{tfs.name}` is decorated with torch.compiler.disable; calling it "
-                                        f"from compiled code breaks the graph ({V.DISABLE_GB[tfs.disabled]})",
-                                        severity, root, r.path, data={"callee": tfs.qualname},
-                                        when=_merge(r.cond, when)))
+                        own(r, e.block, registry.BY_CODE["FG202"], r.mod.path, e.span,
+                            f"`{tfs.name}` is decorated with torch.compiler.disable; calling it "
+                            f"from compiled code breaks the graph ({V.DISABLE_GB[tfs.disabled]})",
+                            {"callee": tfs.qualname}, _merge(r.cond, when))
+                facts[r.fs.qualname].calls.append((e.span.start.line, e.block, _merge(r.cond, when), targets))
             if r.fs.iter_uses:
                 callers = self.callers_index()
                 for use in r.fs.iter_uses:
@@ -837,7 +847,30 @@ class Project:
                                     f"`{use.how}` on it cannot be traced",
                                     severity, root, r.path, data={"param": use.param, "how": use.how},
                                     when=r.cond))
+        self._place_frames(Frames(facts), root, version, severity, emit)
         return list(found.values()), (frozenset(deps) if deps is not None else None)
+
+    def _place_frames(self, frames: Frames, root: RootRecord, version, severity, emit) -> None:
+        """Each function's own findings, with what an unresumable break does to the rest of it
+        (engine/frames.py): the breaks it hides become conditional on its fix; comprehensions
+        compiled as frames of their own get FG405."""
+        fg = root.decl.fullgraph
+        fg405 = registry.BY_CODE["FG405"]
+        for q, facts in frames.facts.items():
+            hidden = frames.hidden(q) if not fg else None
+            for line, _block, when, (rule, path, span, message, steps, data) in facts.own:
+                if hidden is not None and line in hidden[1]:
+                    when = _merge(when, (f"the graph break at line {hidden[0] + 1} is fixed (until then Dynamo runs "
+                                         f"the rest of `{facts.name}` uncompiled)",))
+                emit(self._make(rule, path, span, message, severity, root, steps, data=data, when=when))
+            if fg or not _applies(fg405, version, fg):
+                continue
+            for span, when, line in frames.comprehension_frames(q):
+                emit(self._make(fg405, facts.path, span,
+                                f"after the graph break at line {line + 1} Dynamo runs `{facts.name}` uncompiled; "
+                                "this comprehension is then compiled as a frame of its own, and Dynamo cannot "
+                                "step the iterator it is given (\"Missing tp_iternext\")",
+                                severity, root, facts.steps, when=when))
 
     def _reach(self, root: RootRecord, allowed: set[str], ignored: set[str]) -> Iterable[Reached]:
         seen: set[str] = set()
@@ -1139,12 +1172,23 @@ class Project:
                 v = self._init_param_passed(site.caller, v[1], mod.path, _depth)
             if v is not None:
                 found.append(v)
-        if not found:
+            else:  # this construction leaves the default: it holds for that instance
+                found.append(("dconst", init[0].defaults[param]) if param in init[0].defaults else ("unknown",))
+        if not found or all(v[0] == "dconst" and param in init[0].defaults and v[1] == init[0].defaults[param]
+                            for v in found):
             return None
         if all(v == found[0] for v in found) and found[0][0] in ("const", "dconst"):
             return found[0][1], (C.KNOWN if found[0][0] == "const" else C.DEFAULT)
         if all(v == found[0] for v in found) and found[0][0] == "inst":
             return C.Instance(found[0][1]), C.KNOWN
+        if all(v[0] in ("const", "dconst") for v in found):
+            # `nn.Sequential(Block(), Block(log=False))`: each instance takes its own path
+            options: list = []
+            for v in found:
+                o = (v[1], C.KNOWN if v[0] == "const" else C.DEFAULT)
+                if o not in options:
+                    options.append(o)
+            return C.Choices(tuple(options)), C.KNOWN
         return C.UNKNOWN, C.DEFAULT
 
     def _constructions(self) -> dict[str, list]:

@@ -33,6 +33,9 @@ class Site:
     # one (`logger = get_logger(__name__)`).
     requires: tuple[str, str, str] | None = None
     conds: tuple = ()  # path condition inside the function: Cond atoms of the enclosing `if`s
+    # the first line of the outermost `for` loop or `try` statement around it in its function: a graph
+    # break there cannot be resumed, Dynamo runs the rest of the function uncompiled (project.py)
+    block: int | None = None
 
 
 @dataclass
@@ -55,6 +58,7 @@ class Edge:
     # | ("field", class, name) | ("unknown",)), ...), and ("**", ("star",)) when *args/**kwargs may pass
     # more (FunctionAnalyzer._passed)
     vals: tuple = ()
+    block: int | None = None  # as Site.block
 
 
 # A path-condition atom: (kind, name, test, polarity).  kind "param" (a parameter of the function,
@@ -107,6 +111,10 @@ class FunctionSummary:
     # a class decorator's `cls.<method> = <local function>`: method name -> that function's qualname
     replaces: dict[str, str] = field(default_factory=dict)
     annotated: frozenset = frozenset()  # parameters with a type annotation
+    # list/set/dict comprehensions over a sequence or mapping (not `range()` or a literal tuple):
+    # (span, the names their bodies read).  Before Python 3.12 each is a frame of its own, which
+    # Dynamo compiles separately when it runs the function uncompiled (project.py, FG405)
+    comprehensions: list[tuple[Span, frozenset]] = field(default_factory=list)
 
 
 @dataclass

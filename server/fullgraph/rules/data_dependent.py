@@ -15,12 +15,17 @@ CAPTURE_NOTE = """On torch >= 2.10 (verified on 2.13; the boundary is inferred f
 reports it under `torch.compile` without `fullgraph=True`, where it is a graph break."""
 
 
+DD_BOOL_CALLS = ("torch.equal", "torch.allclose", "torch.is_nonzero")
+
+
 class DataDependentBranch(Rule):
     code = "FG301"
     name = "data-dependent-branch"
     summary = "if/while/and/or/not on a tensor's value inside a compiled region"
     gb_codes = ("GB0170", "GB0033")
     hooks = ("condition",)
+    calls = DD_BOOL_CALLS
+    methods = ("equal", "allclose", "is_nonzero")
     fixes = ("torch-where", "torch-cond", "tensor-assert", "assert-async", "suppress")
     what = """Finds Python control flow whose condition is a tensor (`if x.sum() > 0:`, `while t.max() < 10:`,
 `if torch.isnan(x).any():`, `if flag:` with a tensor `flag`, `a or b` on tensors) and conditions built
@@ -85,6 +90,14 @@ def f(x):
 
 
 @torch.compile(fullgraph=True)
+def f(probs):
+    torch._assert(torch.allclose(probs.sum(-1), torch.ones(probs.shape[0])), "rows must sum to 1")  # expect: FG301
+    return probs.log()
+""", call="f(torch.softmax(torch.randn(3, 4), -1))"),
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
 def f(x):
     return torch.where(x.sum() > 0, x + 1, x - 1)
 """, breaks=False),
@@ -99,16 +112,24 @@ def f(x, training: bool = True):
 """, breaks=False, note="shapes and Python flags are static"),
     )
 
-    def check(self, ev):
+    def _condition(self, ev):
         v = ev.value
-        if v is None:
+        if v is None or v.kind == V.DDSCALAR:
             return None
         if v.kind == V.TENSOR:
             return Report("Python control flow on a tensor value (`bool(tensor)`) breaks the graph",
                           data={"tensor": True})
-        if v.kind == V.DDSCALAR and v.q in ("torch.equal", "torch.allclose", "torch.is_nonzero"):
-            return Report(f"`{v.q}()` returns a Python bool computed from tensor data; branching on it breaks the graph")
         return None
+
+    def check(self, ev):
+        if ev.kind == "call" or ev.kind == "method":
+            # `torch.allclose(a, b)` reads tensor data into a Python bool: the call itself breaks
+            # ("Data dependent operator"), wherever its result goes (an `if`, `assert`, `torch._assert`)
+            if ev.kind == "method" and (ev.recv is None or ev.recv.kind != V.TENSOR):
+                return None
+            name = ev.q if ev.kind == "call" else f"Tensor.{ev.method}"
+            return Report(f"`{name}()` returns a Python bool computed from tensor data, which breaks the graph")
+        return self._condition(ev)
 
 
 class DataDependentPythonValue(Rule):

@@ -1,7 +1,7 @@
 """FG4xx: Python language features Dynamo does not compile."""
 from __future__ import annotations
 
-from .base import FULLGRAPH, Example, Rule
+from .base import FULLGRAPH, PARTIAL, Example, Rule
 
 
 class CompiledGenerator(Rule):
@@ -129,7 +129,7 @@ class ClassInRegion(Rule):
     summary = "a `class` statement inside a compiled region"
     gb_codes = ("GB8977",)
     hooks = ("class_def",)
-    fixes = ("split",)
+    fixes = ("split", "split-module")
     what = "Finds class definitions executed inside compiled code (a `class` statement in a compiled function)."
     why = """Defining a class calls `__build_class__`, which Dynamo does not trace ("Invalid call to
 __build_class__", GB8977)."""
@@ -159,3 +159,50 @@ def f(x):
 
     def check(self, ev):
         return "a `class` statement inside a compiled region breaks the graph (Dynamo does not trace `__build_class__`)"
+
+
+class ComprehensionFrame(Rule):
+    code = "FG405"
+    name = "comprehension-frame"
+    summary = "a comprehension in a function Dynamo runs uncompiled after an unresumable break (Python < 3.12)"
+    gb_codes = ("GB4347",)
+    fixes = ("suppress",)
+    what = """Finds list/set/dict comprehensions over a list or mapping, reading what the function was given,
+in a function whose first graph break sits inside a `for` loop or a `try` block (directly or in what
+the statement there calls)."""
+    why = """Dynamo cannot resume after a break inside a `for` loop or a `try` block: it runs the rest of
+the function (or all of it) uncompiled.  Before Python 3.12 each comprehension is a function of its
+own; called from the uncompiled code it is compiled as a new frame, whose argument is the list or
+dict iterator, and Dynamo cannot step an iterator it is given ("Missing tp_iternext", GB4347): one more
+graph break, every call.  Calls made from the uncompiled part are compiled on their own, as usual."""
+    instead = """Fix the first break (its finding says where), or move the call that breaks out of the
+`try`/`for` (e.g. a `try/finally` that only resets state can call `reset` after the call)."""
+    examples = (
+        Example("""import torch
+
+
+def run(x):
+    torch._dynamo.graph_break()  # expect: FG201
+    return x + 1
+
+
+def wrapper(x, flags, **kwargs):
+    keys = {f"output_{k}": kwargs.get(k, x) for k in flags}  # expect: FG405
+    try:
+        out = run(x)
+    finally:
+        pass
+    return out, len(keys)
+
+
+@torch.compile
+def f(x):
+    return wrapper(x, {"attentions": 1})
+""", call="f(torch.randn(4))", note="Python < 3.12"),
+    )
+
+    def modes(self, torch):
+        return frozenset({PARTIAL})
+
+    def check(self, ev):  # reported by the project (engine/frames.py)
+        return None

@@ -665,7 +665,7 @@ class CopyCall(Rule):
     name = "copy-call"
     summary = "copy.copy()/copy.deepcopy() inside a compiled region"
     gb_codes = ("GB4198", "GB0179", "GB0007")
-    calls = ("copy.copy", "copy.deepcopy")
+    calls = ("copy.copy", "copy.deepcopy", "dataclasses.asdict", "dataclasses.astuple")
     fixes = ("clone", "hoist-init", "split", "suppress")
     what = "Finds `copy.copy` and `copy.deepcopy` in compiled code."
     why = """Dynamo does not support `copy.deepcopy` of tensors and modules (GB4198, GB0179) and skips
@@ -707,6 +707,39 @@ def f(x, overrides=None):
     cfg = copy.deepcopy(DEFAULTS)
     return x * cfg["scale"]
 """, breaks=False, note="a deep copy of a container of constants is traced (torch 2.13)"),
+        Example("""import dataclasses
+
+import torch
+
+
+@dataclasses.dataclass
+class Output:
+    loss: torch.Tensor
+    logits: torch.Tensor
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    logits = x * 2
+    loss = logits.sum()
+    return dataclasses.asdict(Output(loss=loss, logits=logits))  # expect: FG113
+"""),
+        Example("""import dataclasses
+
+import torch
+
+
+@dataclasses.dataclass
+class Stats:
+    n: int
+    name: str
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    d = dataclasses.asdict(Stats(n=3, name="a"))
+    return x * d["n"]
+""", breaks=False, note="asdict of constant fields is traced"),
         Example("""import torch
 
 
@@ -718,6 +751,8 @@ def f(x):
     )
 
     def check(self, ev):
+        if ev.q in ("dataclasses.asdict", "dataclasses.astuple"):
+            return self._asdict(ev)
         tensor = bool(ev.args) and ev.args[0].kind == V.TENSOR
         if ev.q == "copy.deepcopy" and tensor:
             return Report("`copy.deepcopy()` of a tensor breaks the graph; use `.clone()`",
@@ -733,6 +768,21 @@ def f(x):
             return None
         return Report(f"`{ev.q}()` breaks the graph",
                       data={"tensor_arg": tensor, "arg_kind": ev.args[0].kind if ev.args else None})
+
+    @staticmethod
+    def _asdict(ev):
+        """`dataclasses.asdict(Out(loss=loss, ...))` deep-copies each field that is not a dataclass,
+        list, tuple or dict: a tensor field is a `copy.deepcopy` of a tensor.  Reported when the
+        dataclass is built in the call from a tensor the analysis knows."""
+        arg = ev.node.args[0] if isinstance(ev.node, ast.Call) and ev.node.args else None
+        if not isinstance(arg, ast.Call):
+            return None
+        values = [*arg.args, *(k.value for k in arg.keywords)]
+        if not any(isinstance(a, ast.Name) and ev.fn.lookup(a.id).kind == V.TENSOR for a in values):
+            return None
+        return Report(f"`{ev.q.rpartition('.')[2]}()` deep-copies the dataclass's tensor fields "
+                      "(`copy.deepcopy` of a tensor) and breaks the graph; build the dict directly",
+                      data={"tensor_arg": False, "arg_kind": V.INSTANCE})
 
 
 CONTEXT_VAR = "contextvars.ContextVar"

@@ -1,0 +1,119 @@
+"""What Dynamo does after a graph break it cannot resume from (torch 2.13, verified in tests/test_realcode.py).
+
+Dynamo resumes after a graph break by compiling the rest of the function as a new frame -- except
+when the break sits inside a `for` loop or a `try` block of that function: then it compiles up to
+the last resumable point, or nothing ("Failed to handle graph break gracefully"), and runs the rest
+of the function uncompiled.  Two consequences a reader of the source can predict:
+
+* the function's other breaks are never seen at run time: they show only once the first one is
+  fixed (reported, but as conditional on that fix);
+* before Python 3.12 every list/set/dict comprehension is a function of its own; run uncompiled,
+  the function calls it, and Dynamo compiles that call as a new frame whose argument is a list or
+  dict iterator, which it cannot step ("Missing tp_iternext", FG405) -- when the comprehension
+  reads what the function was given (the module, its inputs), which makes Dynamo take the frame.
+
+Calls made from the uncompiled rest are compiled as frames of their own: their breaks stay.
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+
+# comprehensions are inlined into their function since Python 3.12 (PEP 709)
+COMPREHENSION_FRAMES = sys.version_info < (3, 12)
+
+
+@dataclass
+class FrameFacts:
+    """One function as a root reaches it: where its own breaks are and what its calls reach."""
+
+    name: str
+    params: tuple[str, ...]
+    path: str  # the module's path
+    steps: list  # the call path from the root (model.Step)
+    comprehensions: list = field(default_factory=list)  # FunctionSummary.comprehensions
+    own: list = field(default_factory=list)  # (line, block, when, payload) of each own finding
+    calls: list = field(default_factory=list)  # (line, block, when, target qualnames)
+
+
+def _better(a: tuple | None, b: tuple | None) -> tuple | None:
+    """The condition that makes a break more certain: () (always) beats any condition."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return b if len(b) < len(a) else a
+
+
+def _merge(a: tuple, b: tuple) -> tuple:
+    return a + tuple(x for x in b if x not in a)
+
+
+class Frames:
+    def __init__(self, facts: dict[str, FrameFacts]):
+        self.facts = facts
+        self._breaks: dict[str, tuple | None] = {}
+
+    def breaks(self, q: str, _stack: frozenset = frozenset()) -> tuple | None:
+        """The condition under which calling `q` reaches a graph break: () always, None never."""
+        if q in self._breaks:
+            return self._breaks[q]
+        facts = self.facts.get(q)
+        if facts is None or q in _stack:
+            return None
+        best = None
+        for _line, _block, when, _payload in facts.own:
+            best = _better(best, when)
+        for _line, _block, when, targets in facts.calls:
+            for t in targets:
+                sub = self.breaks(t, _stack | {q})
+                if sub is not None:
+                    best = _better(best, _merge(when, sub))
+        self._breaks[q] = best
+        return best
+
+    def points(self, q: str) -> list[tuple[int, int | None, tuple]]:
+        """Where in `q` a graph break happens: its own findings and the calls reaching one (line order)."""
+        facts = self.facts[q]
+        out = [(line, block, when) for line, block, when, _ in facts.own]
+        for line, block, when, targets in facts.calls:
+            conds = [self.breaks(t) for t in targets]
+            best = None
+            for c in conds:
+                if c is not None:
+                    best = _better(best, c)
+            if best is not None:
+                out.append((line, block, _merge(when, best)))
+        return sorted(out, key=lambda p: (p[0], len(p[2])))
+
+    def first_unresumable(self, q: str) -> tuple[int, tuple] | None:
+        """The line of the break after which Dynamo runs the rest of `q` uncompiled, and its condition:
+        the first break that is certain when it is inside a `for`/`try`, else the first possible one
+        inside a `for`/`try` that no certain break precedes."""
+        for line, block, when in self.points(q):
+            if not when:
+                return (line, when) if block is not None else None
+            if block is not None:
+                return line, when
+        return None
+
+    def hidden(self, q: str) -> tuple[int, set[int]] | None:
+        """(line of the certain unresumable break, lines of `q`'s own findings it hides)."""
+        first = self.first_unresumable(q)
+        if first is None or first[1]:
+            return None
+        line = first[0]
+        return line, {ln for ln, _b, _w, _p in self.facts[q].own if ln != line}
+
+    def comprehension_frames(self, q: str):
+        """(span, condition, break line) of each comprehension Dynamo compiles as a frame of its own
+        because `q` runs uncompiled after an unresumable break."""
+        if not COMPREHENSION_FRAMES:
+            return []
+        first = self.first_unresumable(q)
+        if first is None:
+            return []
+        facts = self.facts[q]
+        given = set(facts.params)
+        return [(span, first[1], first[0]) for span, reads in facts.comprehensions
+                if reads & given and span.start.line != first[0]]
