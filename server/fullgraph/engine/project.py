@@ -20,6 +20,7 @@ from ..model import ERROR, INFO, WARNING, Finding, LibrarySite, Location, RootIn
 from ..positions import Span
 from ..rules import registry
 from ..rules.autograd import STEP_MESSAGE
+from ..rules.opaque import NO_FAKE_KERNEL_MODULES
 from ..rules.base import BOTH, FULLGRAPH, PARTIAL
 from . import conditions as C
 from . import values as V
@@ -37,6 +38,7 @@ class Reached:
     path: list[Step]
     env: dict = dataclasses.field(default_factory=dict)  # conditions.Env: the flags known on this path
     cond: tuple[str, ...] = ()  # conditions the path depends on (conditions.describe texts)
+    wraps: str | None = None  # a decorator's wrapper reached from the function it wraps (which it calls)
 
 
 @dataclass
@@ -829,6 +831,8 @@ class Project:
                             f"`{tfs.name}` is decorated with torch.compiler.disable; calling it "
                             f"from compiled code breaks the graph ({V.DISABLE_GB[tfs.disabled]})",
                             {"callee": tfs.qualname}, _merge(r.cond, when))
+                if not targets and r.wraps and e.kind == "param_call" and ":" in e.target:
+                    targets.append(r.wraps)  # the wrapper's `func(*args, **kwargs)`: the function it wraps
                 facts[r.fs.qualname].calls.append((e.span.start.line, e.block, _merge(r.cond, when), targets))
             if r.fs.iter_uses:
                 callers = self.callers_index()
@@ -894,7 +898,7 @@ class Project:
                 if w.qualname not in seen and not (w.opaque or w.disabled):
                     seen.add(w.qualname)
                     queue.append(Reached(w, wmod, r.path + [Step(w.qualname, Location(r.mod.path, span))],
-                                         C.callee_env(None, r.env, [], False, {}), r.cond))
+                                         C.callee_env(None, r.env, [], False, {}), r.cond, wraps=r.fs.qualname))
             attr_of = self._self_attr_reader(r.fs, r.mod)
             lib = getattr(r.mod, "library", False)
             for e in r.fs.edges:
@@ -1022,7 +1026,11 @@ class Project:
         for t in types:
             if not t.startswith("torch."):
                 continue
-            if not method_call and t in V.RNN_MODULES:
+            if not method_call and t in NO_FAKE_KERNEL_MODULES:
+                yield registry.BY_CODE["FG209"], (f"`{e.text}(...)` calls a `CTCLoss` module, which has no "
+                                                  "fake-tensor kernel: Dynamo cannot trace it and breaks the graph"), \
+                    {"module": t}
+            elif not method_call and t in V.RNN_MODULES:
                 yield registry.BY_CODE["FG208"], (f"`{e.text}(...)` calls a `{t.rsplit('.', 1)[1]}` module, which "
                                                   "Dynamo does not trace (unless torch._dynamo.config.allow_rnn = "
                                                   "True)"), {"module": t}

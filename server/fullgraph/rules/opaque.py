@@ -427,3 +427,57 @@ def f(x):
 
     def check(self, ev):  # reported by the project from module calls, whose class only it can tell
         return None
+
+
+# torch operators without a fake (meta) implementation on torch 2.13: Dynamo cannot compute their
+# output while tracing ("Dynamic shape operator (no meta kernel)"), under any capture setting
+NO_FAKE_KERNEL = ("torch.nn.functional.ctc_loss", "torch.ctc_loss")
+NO_FAKE_KERNEL_MODULES = frozenset({"torch.nn.CTCLoss", "torch.nn.modules.loss.CTCLoss"})
+
+
+class NoFakeKernel(Rule):
+    code = "FG209"
+    name = "no-fake-kernel"
+    summary = "an operator Dynamo cannot run on fake tensors (CTC loss) inside a compiled region"
+    gb_codes = ("GB0036",)
+    calls = NO_FAKE_KERNEL
+    fixes = ("suppress",)
+    what = "Finds `F.ctc_loss` / `torch.ctc_loss` calls and `nn.CTCLoss` modules called from compiled code."
+    why = """While tracing, Dynamo runs every operator on fake tensors to learn its output's shape.  The CTC
+loss has no fake (meta) implementation: Dynamo stops there ("Dynamic shape operator (no meta kernel)",
+GB0036) with or without `fullgraph=True`, and `capture_dynamic_output_shape_ops` does not help."""
+    instead = """Compute the logits in the compiled function and the CTC loss outside it (return the
+log-probabilities and call `F.ctc_loss` on them), or wrap the loss in a `torch.compiler.disable`d
+helper."""
+    examples = (
+        Example("""import torch
+import torch.nn.functional as F
+
+
+@torch.compile
+def f(log_probs, targets, in_lens, tgt_lens):
+    return F.ctc_loss(log_probs, targets, in_lens, tgt_lens)  # expect: FG209
+""", call="f(torch.randn(10, 2, 5).log_softmax(-1), torch.randint(1, 5, (2, 4)), torch.tensor([10, 9]), "
+           "torch.tensor([4, 3]))"),
+        Example("""import torch
+
+CTC = torch.nn.CTCLoss(zero_infinity=True)
+
+
+@torch.compile(fullgraph=True)
+def f(log_probs, targets, in_lens, tgt_lens):
+    return CTC(log_probs, targets, in_lens, tgt_lens)  # expect: FG209
+""", call="f(torch.randn(10, 2, 5).log_softmax(-1), torch.randint(1, 5, (2, 4)), torch.tensor([10, 9]), "
+           "torch.tensor([4, 3]))"),
+        Example("""import torch
+import torch.nn.functional as F
+
+
+@torch.compile(fullgraph=True)
+def f(log_probs, targets):
+    return F.nll_loss(log_probs, targets)
+""", call="f(torch.randn(4, 5).log_softmax(-1), torch.randint(0, 5, (4,)))", breaks=False),
+    )
+
+    def check(self, ev):
+        return f"`{ev.text(ev.node.func)}()` has no fake-tensor kernel: Dynamo cannot trace it and breaks the graph"
