@@ -920,3 +920,37 @@ def test_what_dynamo_does_after_a_break_it_cannot_resume(tmp_path):
     assert {f.span.start.line + 1 for f in hidden} == {25, 27}
     assert all("the graph break at line 24 is fixed" in f.condition for f in hidden)
     assert dynamo_lines(tmp_path, "unresumable") == {line for line, _ in exp}
+
+
+NUMPY_DRAWS = '''\
+import numpy as np
+import torch
+
+
+@torch.compile
+def erase(img, p=0.5):
+    if np.random.uniform(0, 1) > p:  # expect: FG108
+        return img
+    _, h, w = img.shape[-3:]
+    target = np.random.uniform(0.1, 0.3) * h * w  # expect: FG108
+    eh = int(np.sqrt(target))
+    top = np.random.randint(0, h - eh + 1)  # expect: FG108
+    noise = torch.from_numpy(np.random.uniform(0, 1, size=w)).float()
+    out = img.clone()
+    out[..., top:top + eh, :] = noise
+    return out
+
+
+def main():
+    np.random.seed(0)
+    return erase(torch.ones(3, 8, 8), p=2.0)
+'''
+
+
+def test_a_numpy_draw_of_one_number_breaks_and_what_follows_is_a_python_number(tmp_path):
+    """`np.random.uniform()`/`randint()` without a size break the graph; the number they return, and
+    `np.sqrt` of it, are Python numbers after the break (no `int(tensor)` there); a draw of an array
+    is traced."""
+    findings = check_code(NUMPY_DRAWS, tmp_path, name="npdraws")
+    assert found(findings) == expected(NUMPY_DRAWS)
+    assert dynamo_lines(tmp_path, "npdraws") == {line for line, _ in expected(NUMPY_DRAWS)}

@@ -861,7 +861,8 @@ class FunctionAnalyzer(CallsMixin, PathCondsMixin):
                 v = U  # a module constant computed at import time is not a guard (case guard_module_constant)
             self.bind(target.id, v)
         elif isinstance(target, (ast.Tuple, ast.List)):
-            elem = v if v.kind in (V.TENSOR, V.DDSCALAR) else U
+            # `_, h, w = x.shape[-3:]`: sizes are static too
+            elem = v if v.kind in (V.TENSOR, V.DDSCALAR) else V.STATIC_V if v.kind == V.STATIC else U
             for e in target.elts:
                 self.assign(e.value if isinstance(e, ast.Starred) else e, elem, None)
         elif isinstance(target, ast.Attribute):

@@ -258,6 +258,12 @@ class CallsMixin:
         last = q.rsplit(".", 1)[-1]
         if last[:1].isupper():
             return Val(V.INSTANCE, q)  # PEP 8 class name: the project checks it really is a class
+        if q in V.NUMPY_SCALAR_DRAWS and len(node.args) <= V.NUMPY_SCALAR_DRAWS[q] and \
+                not any(k.arg == "size" for k in node.keywords):
+            return V.STATIC_V  # the draw breaks the graph; after it, a Python number
+        if q in V.NUMPY_FOLDED_ON_NUMBERS and args and all(a.kind in (V.STATIC, V.CONST) for a in args) and \
+                not any(isinstance(a, (ast.List, ast.Tuple, ast.Starred)) for a in node.args):
+            return V.STATIC_V
         if q.startswith("numpy."):
             # Dynamo traces NumPy calls as tensor code (torch._numpy): their values, even from
             # constants, are data to it (`int(np.sum(...))`, `if k > 2`, `range(np.int64(3))` break)

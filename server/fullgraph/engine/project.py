@@ -826,7 +826,7 @@ class Project:
                 targets = []
                 for tfs, tmod in self._edge_targets(e, r):
                     targets.append(tfs.qualname)
-                    if tfs.disabled and tfs.compiled is None:
+                    if tfs.disabled and tfs.compiled is None and tfs.qualname not in reorderable:
                         own(r, e.block, registry.BY_CODE["FG202"], r.mod.path, e.span,
                             f"`{tfs.name}` is decorated with torch.compiler.disable; calling it "
                             f"from compiled code breaks the graph ({V.DISABLE_GB[tfs.disabled]})",

@@ -53,6 +53,16 @@ BOOL_TENSOR_V = Val(TENSOR, attr="bool")  # a comparison of tensors: a mask
 PARAM_TENSOR_V = Val(TENSOR, attr="param")  # a module's parameter or buffer (a leaf)
 POINTER_V = Val(DDSCALAR, q="data_ptr")  # what t.data_ptr() returns
 NUMPY_V = Val(TENSOR, attr="numpy")  # what a NumPy call returns: Dynamo traces it as a tensor
+# NumPy draws that return one number unless given a size: function -> position of the size argument
+# (rand/randn take the shape as positional dimensions).  The draw breaks the graph (FG108); what it
+# returns is then a Python number, computed before the graph resumes.
+NUMPY_SCALAR_DRAWS = {"numpy.random.randint": 2, "numpy.random.uniform": 2, "numpy.random.normal": 2,
+                      "numpy.random.rand": 0, "numpy.random.randn": 0, "numpy.random.random": 0,
+                      "numpy.random.random_sample": 0}
+# NumPy functions Dynamo folds to a Python number when every argument is one (`np.sqrt(h * w * 0.3)`):
+# verified on 2.13 (not all are: `np.lcm(4, 6)` breaks, `np.sum([1, 2])` is a tensor)
+NUMPY_FOLDED_ON_NUMBERS = frozenset(f"numpy.{n}" for n in (
+    "sqrt", "exp", "log", "log2", "floor", "ceil", "abs", "sin", "power", "maximum", "minimum", "clip"))
 
 # Classes an object imported from another project module, or returned by a function, is tried as
 # when a method rule has something to say about them (the project keeps the finding only if the

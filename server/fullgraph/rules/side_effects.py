@@ -449,10 +449,11 @@ class PythonRandom(Rule):
     name = "python-random"
     summary = "random.random()/numpy.random inside a compiled region"
     gb_codes = ("GB0007",)
-    # Not all of numpy.random: np.random.seed/rand/shuffle compile on 2.13 (bench/realworld/RESULTS.md);
-    # these are the ones seen breaking.
-    calls = ("random.random", "numpy.random.uniform", "numpy.random.permutation", "numpy.random.get_state",
-             "numpy.random.default_rng")
+    # Not all of numpy.random: np.random.seed/shuffle and draws of an array (`rand(3)`, `uniform(0, 1, size=3)`)
+    # are traced through torch._numpy on 2.13; a draw of one scalar reads it back from a tensor ("Data
+    # dependent operator"), and these break whatever they draw.
+    calls = ("random.random", "numpy.random.permutation", "numpy.random.get_state", "numpy.random.default_rng",
+             "numpy.random.choice", *V.NUMPY_SCALAR_DRAWS)
     fixes = ("random-uniform", "random-where", "numpy-random", "suppress")
     what = "Finds Python's and NumPy's random number generators in compiled code."
     why = """`random.random()` is skipped by Dynamo (GB0007).  NumPy's generators produce a data-dependent value
@@ -476,6 +477,26 @@ import torch
 def f(x):
     return x * np.random.uniform()  # expect: FG108
 """, needs=("numpy",)),
+        Example("""import numpy as np
+import torch
+
+
+@torch.compile
+def erase(img):
+    h = img.shape[-1]
+    top = np.random.randint(0, h - 2)  # expect: FG108
+    return img[..., top:top + 2] * 0
+""", call="erase(torch.ones(3, 8, 8))", needs=("numpy",)),
+        Example("""import numpy as np
+import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    noise = np.random.uniform(0, 1, size=3)
+    return x * torch.from_numpy(noise) + np.random.rand(3).sum()
+""", call="f(torch.ones(3, dtype=torch.float64))", needs=("numpy",), breaks=False,
+                note="draws of an array are traced through torch._numpy"),
         Example("""import random
 
 import torch
@@ -488,6 +509,12 @@ def f(x):
     )
 
     def check(self, ev):
+        size_at = V.NUMPY_SCALAR_DRAWS.get(ev.q)
+        if size_at is not None:
+            if len(ev.args) > size_at or "size" in ev.kwargs:
+                return None  # an array: a tensor in the graph
+            return (f"`{ev.q}()` draws one Python number, which Dynamo reads back from a tensor: the graph breaks; "
+                    "use torch's random functions")
         return f"`{ev.q}()` breaks the graph; use torch's random functions"
 
 
