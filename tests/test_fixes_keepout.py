@@ -227,6 +227,46 @@ def opt_step():
     assert "@torch.compile" not in fixed(code, "split", "FG502@9")
 
 
+def test_split_module_compiles_the_pieces_of_forward_instead_of_the_module():
+    code = """
+import json
+import torch
+
+
+class Head(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 2)
+        self.config = {"scale": 2.0}
+
+    def forward(self, x):
+        key = json.dumps(self.config)
+        return self.fc(x) * len(key)
+
+
+head = torch.compile(Head(), fullgraph=True)
+"""
+    o = offers(code, "FG106")["FG106@13"]
+    assert "split" not in o  # the module, not forward, is what is compiled
+    assert o["split-module"] == (
+        "Compile the pieces of `forward` (`_forward_part1`) instead of the whole module and run "
+        "`key = json.dumps(self.config)` uncompiled (`torch.compile(Head(), fullgraph=True)` becomes the module "
+        "itself: no `_orig_mod.` in its state_dict keys)")
+    new = fixed(code, "split-module", "FG106@13")
+    assert """    def forward(self, x):
+        key = json.dumps(self.config)
+        return self._forward_part1(x, key)
+
+    @torch.compile(fullgraph=True)
+    def _forward_part1(self, x, key):
+        return self.fc(x) * len(key)
+
+
+head = Head()
+""" in new
+    assert check_code(new) == []
+
+
 def test_split_gives_up_cleanly():
     # a module compiled as a whole: its forward stays traced whatever the glue does
     assert "split" not in offers("""

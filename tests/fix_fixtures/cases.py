@@ -281,6 +281,70 @@ class Scale(nn.Module):
 
 m = torch.compile(Scale(4), fullgraph=True)
 ''', "m(torch.randn(2, 4))", ()),
+    # split-module: a module compiled as a whole; its private seeded generator stays eager, the rest of
+    # forward is compiled as a method, and torch.compile(SpanMasker(), ...) becomes the module
+    "split-module-generator": ('''import torch
+import torch.nn as nn
+
+
+class SpanMasker(nn.Module):
+    def __init__(self, mask_prob=0.3, mask_id=0, seed=7):
+        super().__init__()
+        self.mask_prob = mask_prob
+        self.mask_id = mask_id
+        self.seed = seed
+
+    def forward(self, tokens):
+        gen = torch.Generator(device=tokens.device)
+        gen.manual_seed(self.seed)
+        probs = torch.rand(tokens.shape, generator=gen, device=tokens.device)
+        mask = probs < self.mask_prob
+        return torch.where(mask, torch.full_like(tokens, self.mask_id), tokens), mask
+
+
+masker = torch.compile(SpanMasker(), fullgraph=True)
+''', "masker(torch.randint(1, 100, (2, 12)))", ()),
+    # split-module: a timer context around each block of forward (the with headers stay eager)
+    "split-module-timers": ('''import time
+from collections import defaultdict
+
+import torch
+import torch.nn as nn
+
+TOTALS = defaultdict(int)
+
+
+class Section:
+    def __init__(self, name):
+        self.name = name
+
+    def __enter__(self):
+        self.t0 = time.perf_counter()
+
+    def __exit__(self, *exc):
+        TOTALS[self.name] += 1
+        return False
+
+
+class Encoder(nn.Module):
+    def __init__(self, d=8):
+        super().__init__()
+        self.embed = nn.Linear(d, d)
+        self.body = nn.Sequential(nn.Linear(d, d), nn.GELU())
+
+    def forward(self, x):
+        with Section("embed"):
+            h = self.embed(x)
+        h = self.body(h) + h
+        return h * 2
+
+
+enc = torch.compile(Encoder(), fullgraph=True)
+
+
+def run(x):
+    return enc(x), dict(TOTALS)
+''', "run(torch.randn(3, 8))", ()),
     # split when nothing else would be compiled: the function runs uncompiled
     "split-uncompile": ('''import torch
 

@@ -230,6 +230,7 @@ class Split(Fix):
     id = "split"
     title = "Split the compiled function around the statement (the statement runs uncompiled)"
     safe = True
+    whole_module = False
 
     def offer(self, ctx: FixContext, f) -> Offer | None:
         p = _Plan(ctx, f)
@@ -262,6 +263,8 @@ class Split(Fix):
         edits: list[TextEdit] = []
         call_repl = {}
         compile_deco = None
+        if root.label.startswith("@") and self.whole_module:
+            give_up("compiled by a decorator: `split` applies")
         if root.label.startswith("@"):
             for d in fn.decorators:
                 if frag.span_of(d.decorator).start.line == root.location.span.start.line and \
@@ -282,6 +285,25 @@ class Split(Fix):
             n.name for n in ast.walk(src.tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))}
         all_loads = [n for n in ast.walk(fn_ast) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)] + \
             [n.target for n in ast.walk(fn_ast) if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)]
+
+        # what an uncompiled statement binds (a hook handle, a generator, a file) is not handed to a
+        # compiled piece: a simple statement that reads it runs uncompiled too
+        simple = [n for n in _walk_statements(fn) if isinstance(n, cst.SimpleStatementLine)]
+        eager_bound: set[str] = set()
+        for st in simple:
+            if st in p.eager:
+                eager_bound |= N.stores(N.parse_code(frag.code(st).strip()))
+        changed = True
+        while changed:
+            changed = False
+            for st in simple:
+                if st in p.eager:
+                    continue
+                a = N.parse_code(frag.code(st).strip())
+                if N.loads(a) & eager_bound and not N.has_any(a, ast.Return):
+                    p.eager.add(st)
+                    eager_bound |= N.stores(a)
+                    changed = True
 
         # a `with ... as h:` whose header breaks runs whole when its block uses `h` (a file, a lock, a
         # profiler object is not something to trace); other eager compound statements keep only their
@@ -468,6 +490,10 @@ class Split(Fix):
             return Offer(f"Run `{fn.name.value}` uncompiled: nothing in it but `{what}`{also} would be compiled "
                          f"({how})", edits)
         names_txt = ", ".join(f"`{n}`" for n in piece_names)
+        if self.whole_module:
+            return Offer(f"Compile the pieces of `forward` ({names_txt}) instead of the whole module and run "
+                         f"`{what}`{also} uncompiled (`{short(root.label, 40)}` becomes the module itself: "
+                         "no `_orig_mod.` in its state_dict keys)", edits)
         return Offer(f"Split `{fn.name.value}`: compile {names_txt} and run `{what}`{also} uncompiled",
                      edits)
 
@@ -486,8 +512,11 @@ class Split(Fix):
         target = call.args[0].value
         tname = target.value if isinstance(target, cst.Name) else \
             target.attr.value if isinstance(target, cst.Attribute) else None
-        if tname != fn.name.value:
-            give_up("a module compiled as a whole is not split (its forward stays traced)")
+        if (tname == fn.name.value) == self.whole_module:
+            give_up("a module compiled as a whole is split by split-module" if not self.whole_module else
+                    "the compiled object is the function itself")
+        if self.whole_module and (fn.name.value != "forward" or not isinstance(target, (cst.Name, cst.Call))):
+            give_up("only a module's forward, compiled as `torch.compile(model)` / `torch.compile(Net(...))`")
         if func != "torch.compile":
             bound = p.src.module_bindings().get(func.split(".")[0])
             if bound not in ("torch", "torch.compile"):
@@ -534,6 +563,22 @@ class Split(Fix):
         return TextEdit(Span(Pos(first, 0), end), "")
 
 
+def _walk_statements(fn) -> list:
+    """The statements of a function in source order, not those of nested functions or classes."""
+    out = []
+
+    def walk(node):
+        for c in node.children:
+            if isinstance(c, (cst.FunctionDef, cst.ClassDef)):
+                out.append(c)
+                continue
+            if isinstance(c, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+                out.append(c)
+            walk(c)
+    walk(fn.body)
+    return out
+
+
 def _names_in(node) -> list:
     out = []
     stack = [node]
@@ -549,6 +594,18 @@ def _block_code(frag, block) -> str:
     import textwrap
 
     return textwrap.dedent("".join(frag.code(st) for st in getattr(block, "body", ())))
+
+
+class SplitModule(Split):
+    """`split` for a module compiled as a whole (`net = torch.compile(Net(...))`): `forward` becomes the
+    uncompiled glue, its pieces are compiled methods, and the compile call returns the module itself.
+    Unsafe: the object callers get is the module, not an OptimizedModule (state_dict keys without
+    `_orig_mod.`, no `_orig_mod` attribute), and code reached only from the glue runs eagerly."""
+
+    id = "split-module"
+    title = "Compile the pieces of `forward` instead of the whole module (the breaking statements run uncompiled)"
+    safe = False
+    whole_module = True
 
 
 def _header(frag, s) -> str:

@@ -14,7 +14,7 @@ class BackwardInRegion(Rule):
     gb_codes = ("GB0123", "GB9186")
     methods = ("backward",)
     calls = ("torch.autograd.grad", "torch.autograd.backward")
-    fixes = ("split", "suppress")
+    fixes = ("split", "split-module", "suppress")
     what = "Finds backward passes started inside compiled code."
     why = """Dynamo does not trace `Tensor.backward()` or `torch.autograd.grad` unless the experimental
 `torch._dynamo.config.trace_autograd_ops` is on (GB0123, GB9186)."""
@@ -67,7 +67,7 @@ class OptimizerStep(Rule):
     summary = "optimizer.step() inside a compiled region"
     gb_codes = ("GB0025",)
     methods = ("step",)
-    fixes = ("split", "suppress")
+    fixes = ("split", "split-module", "suppress")
     what = "Finds `step()` on a `torch.optim` optimizer in compiled code."
     why = """`Optimizer.step` calls `torch._dynamo.graph_break()` on purpose (GB0025), even with
 `trace_autograd_ops`."""
@@ -122,7 +122,7 @@ class HookRegistrationInRegion(Rule):
     summary = "nn.Module hook registered inside a compiled region"
     gb_codes = ("GB0467",)
     methods = MODULE_HOOK_METHODS
-    fixes = ("hoist-init", "split", "suppress")
+    fixes = ("hoist-init", "split", "split-module", "suppress")
     what = "Finds `register_forward_hook(...)` and the other `nn.Module` hook registrations in compiled code."
     why = """Registering a module hook creates a `RemovableHandle`, which sets attributes on an object Dynamo cannot
 trace ("setattr() on unsupported type", GB0467 on torch 2.13) -- for forward, pre-forward and backward hooks
@@ -232,7 +232,7 @@ class ParameterCreationInRegion(Rule):
     summary = "nn.Parameter or a layer with parameters created inside a compiled region"
     gb_codes = ("GB0264",)
     calls = ("torch.nn.Parameter", "torch.nn.parameter.Parameter", *PARAMETER_LAYERS)
-    fixes = ("hoist-init", "split", "suppress")
+    fixes = ("hoist-init", "split", "split-module", "suppress")
     what = "Finds `nn.Parameter(...)` and layers that create parameters (`nn.Linear`, convolutions, embeddings, " \
            "RNNs, attention, affine norms) constructed in compiled code."
     why = """Dynamo cannot create a parameter while tracing ("Attempted to use `torch.nn.Parameter()` constructor
@@ -312,7 +312,7 @@ class RequiresGradSet(Rule):
     gb_codes = ("GB0206", "GB0125", "GB8985")
     hooks = ("requires_grad_set",)
     methods = ("requires_grad_",)
-    fixes = ("hoist-init", "split", "suppress")
+    fixes = ("hoist-init", "split", "split-module", "suppress")
     what = "Finds assignments to a tensor's `requires_grad` attribute, and `requires_grad_()` calls, in compiled code."
     why = """Dynamo does not support `setattr()` on `Tensor.requires_grad` (GB0206): turning a non-leaf into a
 leaf (or back) in the middle of the graph is something AOTAutograd cannot represent, so Dynamo breaks

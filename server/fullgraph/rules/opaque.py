@@ -11,7 +11,7 @@ class ExplicitGraphBreak(Rule):
     summary = "torch._dynamo.graph_break() inside a compiled region"
     gb_codes = ("GB0025",)
     calls = ("torch._dynamo.graph_break",)
-    fixes = ("remove-graph-break", "nonstrict-trace", "split", "suppress")
+    fixes = ("remove-graph-break", "nonstrict-trace", "split", "split-module", "suppress")
     what = "Finds explicit `torch._dynamo.graph_break()` calls reachable from a compiled root."
     why = "The call exists to split the graph (\"Call to `torch._dynamo.graph_break()`\", GB0025)."
     instead = """Remove it if it was left from debugging.  If it is in a pure tensor function you call, wrap that
@@ -141,7 +141,7 @@ class JitInRegion(Rule):
     summary = "torch.jit.script()/torch.jit.trace() inside a compiled region"
     gb_codes = ("GB0007", "GB0098")
     calls = ("torch.jit.script", "torch.jit.trace", "torch.jit.trace_module")
-    fixes = ("split", "suppress")
+    fixes = ("split", "split-module", "suppress")
     what = "Finds TorchScript compilation inside compiled code."
     why = "TorchScript entry points are skipped or disabled by Dynamo (GB0007 / GB0098)."
     instead = "Script or trace once, outside the compiled function; better, drop TorchScript for torch.compile."
@@ -171,7 +171,7 @@ class TorchRuntimeCall(Rule):
     gb_codes = ("GB0007", "GB0208")
     calls = ("torch.manual_seed", "torch.set_num_threads", "torch.get_num_threads", "torch.set_num_interop_threads",
              "torch._dynamo.mark_dynamic", "torch._dynamo.mark_static", "torch.random.manual_seed")
-    fixes = ("split", "seed-guard", "suppress")
+    fixes = ("split", "split-module", "seed-guard", "suppress")
     what = "Finds calls that change or read torch's process-wide runtime state inside compiled code."
     why = """`torch.manual_seed` and `torch.set_num_threads` are skipped (GB0007); `torch.get_num_threads`
 returns a non-tensor from a torch op (GB0208); `torch._dynamo.mark_dynamic` is a forbidden callable
@@ -216,7 +216,7 @@ class TorchGenerator(Rule):
     methods = ("manual_seed", "seed", "get_state", "set_state", "initial_seed")
     hooks = ("generator_kwarg",)
     calls = ("torch.Generator",)
-    fixes = ("hoist-init", "split", "suppress")
+    fixes = ("hoist-init", "split", "split-module", "suppress")
     what = "Finds `torch.Generator` construction, method calls and `generator=` arguments in compiled code."
     why = """A Generator is stateful RNG state that cannot be put in an FX graph: passing it to a factory fails
 to convert it to a proxy (GB0055) and its methods are unsupported (GB7650)."""
@@ -263,7 +263,7 @@ class OpaqueExtension(Rule):
     gb_codes = ("GB0007", "GB0156")
     calls = ("scipy.*",)
     hooks = ("extension_call",)
-    fixes = ("custom-op", "split", "suppress")
+    fixes = ("custom-op", "split", "split-module", "suppress")
     what = "Finds calls to functions of C++ extensions built with `torch.utils.cpp_extension.load_inline/load` " \
            "and to SciPy functions in compiled code."
     why = """Dynamo cannot trace compiled code it has no Python source for: pybind functions are skipped
@@ -303,7 +303,7 @@ class DynamoSkippedCall(Rule):
     summary = "call of a function Dynamo skips (its own trace rules), or a NumPy function torch._numpy lacks"
     gb_codes = ("GB0007", "GB0008", "GB0208", "GB0294")
     hooks = ("skipped_call",)
-    fixes = ("split", "suppress")  # a guard would skip calls that mutate their arguments (heappush)
+    fixes = ("split", "split-module", "suppress")  # a guard would skip calls that mutate their arguments (heappush)
     verified = ("each row of the table generated from torch 2.13's trace rules is confirmed by a Dynamo run "
                 "(fullgraph.tracetable; tests/test_tracetable.py)")
     what = """Finds calls, in compiled code, of standard-library functions Dynamo will not trace
@@ -391,7 +391,7 @@ class RecurrentModule(Rule):
     name = "rnn-module-call"
     summary = "nn.RNN / nn.LSTM / nn.GRU called inside a compiled region"
     gb_codes = ("GB0014",)
-    fixes = ("split", "suppress")
+    fixes = ("split", "split-module", "suppress")
     what = "Finds calls of `torch.nn.RNN`, `LSTM` and `GRU` modules from compiled code."
     why = """Dynamo does not trace the recurrent modules by default ("Attempted to wrap RNN, GRU, or LSTM",
 GB0014): their cuDNN-backed kernels and flattened weights are outside what it models, so the call

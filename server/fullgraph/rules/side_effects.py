@@ -24,7 +24,7 @@ class PrintCall(Rule):
     summary = "print() inside a compiled region"
     gb_codes = ("GB0059",)
     calls = ("builtins.print",)
-    fixes = ("hop-print", "guard", "reorderable-logging", "ignore-logging-function", "split", "suppress")
+    fixes = ("hop-print", "guard", "reorderable-logging", "ignore-logging-function", "split", "split-module", "suppress")
     what = "Finds `print(...)` calls in code that runs under `torch.compile`."
     why = """Dynamo cannot trace `print`: it is a builtin with an effect outside the tensor program
 ("Failed to trace builtin operator", GB0059).  Under `fullgraph=True` compilation fails; otherwise the
@@ -126,7 +126,7 @@ class LoggerCall(Rule):
     summary = "logging.Logger method called inside a compiled region"
     gb_codes = ("GB0291",)
     methods = LOGGER_METHODS
-    fixes = ("guard", "ignore-logging-function", "split", "suppress")
+    fixes = ("guard", "ignore-logging-function", "split", "split-module", "suppress")
     what = "Finds calls of `logging.Logger` methods (`logger.info(...)`, `logger.debug(...)`, ...) on a logger " \
            "obtained from `logging.getLogger` -- directly, through a function that returns its result " \
            "(`logger = get_logger(__name__)`), or imported from another module of the project (`from .utils " \
@@ -205,7 +205,7 @@ class LoggingModuleCall(Rule):
     gb_codes = ("GB4841", "GB6215")
     calls = ("logging.debug", "logging.info", "logging.warning", "logging.warn", "logging.error",
              "logging.exception", "logging.critical", "logging.log", "logging.getLogger")
-    fixes = ("guard", "ignore-logging-function", "split", "suppress")
+    fixes = ("guard", "ignore-logging-function", "split", "split-module", "suppress")
     what = "Finds module-level logging functions (`logging.info(...)`) and `logging.getLogger(...)` in compiled code."
     why = """`logging.info()` goes through the root logger, which Dynamo cannot model ("Unsupported
 python_type() call", GB4841); `logging.getLogger()` inside the region fails on the logger registry
@@ -257,7 +257,7 @@ class WarningsWarn(Rule):
     summary = "warnings.warn() inside a compiled region"
     gb_codes = ("GB0007",)
     calls = ("warnings.warn", "warnings.warn_explicit")
-    fixes = ("guard", "reorderable-logging", "ignore-logging-function", "split", "suppress")
+    fixes = ("guard", "reorderable-logging", "ignore-logging-function", "split", "split-module", "suppress")
     what = "Finds `warnings.warn(...)` in compiled code."
     why = """`warnings.warn` is a C function Dynamo marks as skipped ("Attempted to call function marked as
 skipped", GB0007)."""
@@ -296,7 +296,7 @@ class FileIO(Rule):
     summary = "open()/input()/sys.stdout.write()/io.BytesIO() inside a compiled region"
     gb_codes = ("GB0059", "GB0156")
     calls = ("builtins.open", "builtins.input", "io.BytesIO", "sys.stdout.write", "sys.stderr.write", "io.open")
-    fixes = ("guard", "split", "suppress")
+    fixes = ("guard", "split", "split-module", "suppress")
     what = "Finds file and console I/O in compiled code."
     why = """Dynamo traces tensor programs; `open` and `input` are builtins it cannot trace (GB0059) and
 `sys.stdout.write` / `io.BytesIO` are methods of objects it does not model (GB0156)."""
@@ -346,7 +346,7 @@ class Serialization(Rule):
     summary = "torch.save/torch.load/pickle/json inside a compiled region"
     gb_codes = ("GB0007", "GB0156")
     calls = ("torch.save", "torch.load", "pickle.*", "json.dump", "json.dumps")
-    fixes = ("guard", "split", "ignore-logging-function", "suppress")
+    fixes = ("guard", "split", "split-module", "ignore-logging-function", "suppress")
     what = "Finds serialisation calls (`torch.save`, `torch.load`, `pickle.*`, `json.dump(s)`) in compiled code."
     why = """These functions are skipped by Dynamo (GB0007) or are methods of objects it does not model
 (GB0156), so the graph breaks at the call.  The PyTorch guide's Strategy 3 example is exactly this
@@ -399,7 +399,7 @@ class ClockCall(Rule):
     calls = ("time.time", "time.perf_counter", "time.sleep", "time.monotonic", "time.process_time",
              "time.time_ns", "time.perf_counter_ns", "time.monotonic_ns", "datetime.datetime.now",
              "datetime.datetime.utcnow", "datetime.datetime.today", "datetime.date.today")
-    fixes = ("guard", "split", "suppress")
+    fixes = ("guard", "split", "split-module", "suppress")
     what = "Finds wall-clock reads and sleeps in compiled code."
     why = """Clock functions are C builtins Dynamo skips (GB0007; `datetime.now` is GB0156).  A time read inside a
 graph would also be meaningless: the graph runs asynchronously from Python."""
@@ -524,7 +524,7 @@ class Debugger(Rule):
     summary = "breakpoint()/pdb.set_trace() inside a compiled region"
     gb_codes = ("GB0007", "GB0059")
     calls = ("builtins.breakpoint", "pdb.set_trace", "pdb.post_mortem", "ipdb.set_trace")
-    fixes = ("guard", "split", "suppress")
+    fixes = ("guard", "split", "split-module", "suppress")
     what = "Finds debugger entry points in compiled code."
     why = "Dynamo cannot trace into the debugger (`pdb.set_trace` GB0007, `breakpoint()` GB0059)."
     instead = "Remove it, or guard it so it only stops in eager runs: `if not torch.compiler.is_compiling(): breakpoint()`."
@@ -565,7 +565,7 @@ class HostCall(Rule):
              "inspect.currentframe", "inspect.stack", "importlib.import_module", "threading.current_thread",
              "threading.get_ident")
     hooks = ("with",)
-    fixes = ("guard", "split", "suppress")
+    fixes = ("guard", "split", "split-module", "suppress")
     what = "Finds calls into the operating system and the interpreter in compiled code, and `with lock:` blocks."
     why = """These are C functions Dynamo marks as skipped (GB0007); a `threading.Lock` is a context manager it
 does not know how to enter (GB0142)."""
@@ -621,7 +621,7 @@ class ProgressBar(Rule):
     summary = "tqdm(...) inside a compiled region"
     gb_codes = ("GB0007",)
     calls = ("tqdm.tqdm", "tqdm.trange", "tqdm.auto.trange")
-    fixes = ("split", "suppress")
+    fixes = ("split", "split-module", "suppress")
     what = "Finds tqdm progress bars in compiled code."
     why = "tqdm's constructor touches the terminal and locks; Dynamo skips it (GB0007)."
     instead = """Keep progress bars in the (uncompiled) training loop.  Inside compiled code, iterate plainly while
@@ -660,7 +660,7 @@ class DynamicCode(Rule):
     summary = "eval()/exec()/globals() inside a compiled region"
     gb_codes = ("GB0059",)
     calls = ("builtins.eval", "builtins.exec", "builtins.globals")
-    fixes = ("split", "suppress")
+    fixes = ("split", "split-module", "suppress")
     what = "Finds `eval`, `exec` and `globals()` in compiled code."
     why = "Dynamo cannot trace code that is built at run time, nor expose the frame's globals (GB0059)."
     instead = "Replace dynamic code with ordinary Python (a dict of functions instead of `eval`)."
@@ -693,7 +693,7 @@ class CopyCall(Rule):
     summary = "copy.copy()/copy.deepcopy() inside a compiled region"
     gb_codes = ("GB4198", "GB0179", "GB0007")
     calls = ("copy.copy", "copy.deepcopy", "dataclasses.asdict", "dataclasses.astuple")
-    fixes = ("clone", "hoist-init", "split", "suppress")
+    fixes = ("clone", "hoist-init", "split", "split-module", "suppress")
     what = "Finds `copy.copy` and `copy.deepcopy` in compiled code."
     why = """Dynamo does not support `copy.deepcopy` of tensors and modules (GB4198, GB0179) and skips
 `copy.copy` (GB0007).  A deep copy of a container of constants (a config dict) is traced, and an
@@ -821,7 +821,7 @@ class ContextVarAccess(Rule):
     summary = "contextvars.ContextVar get()/set()/reset() inside a compiled region"
     gb_codes = ("GB0156",)
     methods = ("get", "set", "reset")
-    fixes = ("split", "suppress")
+    fixes = ("split", "split-module", "suppress")
     what = "Finds `get()`, `set()` and `reset()` on a module-level `contextvars.ContextVar` in compiled code.  One " \
            "kept in an attribute is not reported: wrappers like transformers' `CompileableContextVar` switch to a " \
            "plain attribute once they see they are compiled, which a static reader cannot follow."
