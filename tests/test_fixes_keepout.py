@@ -267,6 +267,25 @@ head = Head()
     assert check_code(new) == []
 
 
+def test_run_uncompiled_by_call_when_every_statement_breaks():
+    code = """
+import torch
+
+
+def objective(model, x):
+    torch.manual_seed(0)
+    return torch.save(model(x), "/dev/null")
+
+
+def main(model, x):
+    return torch.compile(objective)(model, x)
+"""
+    o = offers(code, "FG204")["FG204@6"]
+    assert o["split"] == ("Run `objective` uncompiled: nothing in it but `torch.manual_seed(0)` (and 1 more statement "
+                          "that breaks the graph) would be compiled (call it without `torch.compile`)")
+    assert "    return objective(model, x)\n" in fixed(code, "split", "FG204@6")
+
+
 def test_split_gives_up_cleanly():
     # a module compiled as a whole: its forward stays traced whatever the glue does
     assert "split" not in offers("""

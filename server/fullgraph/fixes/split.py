@@ -478,12 +478,14 @@ class Split(Fix):
         new_fn = fn.with_changes(decorators=glue_decos, body=fn.body.with_changes(body=glue), leading_lines=lead)
         rep = {fn: cst.FlattenSentinel([new_fn, *pieces]) if pieces else new_fn, **call_repl}
         e = frag.rewrite(rep)
-        if e is None:
+        if e is not None:
+            edits.append(e)
+        if not edits:
             give_up()
-        edits.append(e)
         what = short(eager_codes[0] if eager_codes else "the statement", 40)
         more = len(eager_codes) - 1
-        also = f" (and {more} more statement{'s' if more > 1 else ''} that break the graph)" if more > 0 else ""
+        also = (f" (and {more} more statement{'s' if more > 1 else ''} that break{'' if more > 1 else 's'} the graph)"
+                if more > 0 else "")
         if not piece_names:
             how = f"remove `@{frag.code(compile_deco.decorator).strip()}`" if compile_deco is not None else \
                 "call it without `torch.compile`"
