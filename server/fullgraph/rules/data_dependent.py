@@ -26,7 +26,7 @@ class DataDependentBranch(Rule):
     hooks = ("condition",)
     calls = DD_BOOL_CALLS
     methods = ("equal", "allclose", "is_nonzero")
-    fixes = ("torch-where", "torch-cond", "tensor-assert", "assert-async", "suppress")
+    fixes = ("torch-where", "torch-cond", "tensor-assert", "assert-async", "split", "split-module", "suppress")
     what = """Finds Python control flow whose condition is a tensor (`if x.sum() > 0:`, `while t.max() < 10:`,
 `if torch.isnan(x).any():`, `if flag:` with a tensor `flag`, `a or b` on tensors) and conditions built
 from `torch.equal`/`torch.allclose`."""

@@ -441,7 +441,7 @@ class NoFakeKernel(Rule):
     summary = "an operator Dynamo cannot run on fake tensors (CTC loss) inside a compiled region"
     gb_codes = ("GB0036",)
     calls = NO_FAKE_KERNEL
-    fixes = ("suppress",)
+    fixes = ("split", "split-module", "suppress")
     what = "Finds `F.ctc_loss` / `torch.ctc_loss` calls and `nn.CTCLoss` modules called from compiled code."
     why = """While tracing, Dynamo runs every operator on fake tensors to learn its output's shape.  The CTC
 loss has no fake (meta) implementation: Dynamo stops there ("Dynamic shape operator (no meta kernel)",
