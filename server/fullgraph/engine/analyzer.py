@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import hashlib
 import re
 import warnings
@@ -520,6 +521,17 @@ class FunctionAnalyzer(CallsMixin, PathCondsMixin):
     def _with_dead(self, atoms: frozenset):
         return self.dead_if + (atoms,)
 
+    @contextlib.contextmanager
+    def _unresumable(self, s: ast.stmt):
+        """Inside the body of `s` (a `for` or `try`): Site/Edge.block is the outermost such statement."""
+        outer = self.loop_block
+        if outer is None:
+            self.loop_block = s.lineno - 1  # 0-based, as positions
+        try:
+            yield
+        finally:
+            self.loop_block = outer
+
     # ---- statements ----------------------------------------------------------------------------
     def block(self, stmts: list[ast.stmt]) -> bool:
         saved, saved_conds = self.dead_if, self.conds
@@ -607,13 +619,9 @@ class FunctionAnalyzer(CallsMixin, PathCondsMixin):
                     self.assign(t_, self._element_of(self._container_of(a), a), None)
             else:
                 self.assign(s.target, self._element_of(it, s.iter), None)
-            outer = self.loop_block
-            self.loop_block = s.lineno - 1 if outer is None else outer  # 0-based, as positions
-            try:
+            with self._unresumable(s):
                 self.block(s.body)
                 self.block(s.orelse)
-            finally:
-                self.loop_block = outer
             return False
         if t is ast.While:
             self.cond(s.test)
@@ -638,12 +646,8 @@ class FunctionAnalyzer(CallsMixin, PathCondsMixin):
             return self.block(s.body)
         if t is ast.Try or (hasattr(ast, "TryStar") and t is getattr(ast, "TryStar")):
             # Handlers run only when the body raised: error paths, not traced in the normal case.
-            outer = self.loop_block
-            self.loop_block = s.lineno - 1 if outer is None else outer  # 0-based, as positions
-            try:
+            with self._unresumable(s):
                 stop = self.block(s.body)
-            finally:
-                self.loop_block = outer
             if not stop:
                 self.block(s.orelse)
             self.block(s.finalbody)

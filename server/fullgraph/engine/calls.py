@@ -235,7 +235,7 @@ class CallsMixin:
                 return V.TENSOR_V
             if q == "torch.where" and len(node.args) == 3:
                 return V.TENSOR_V
-            if q in ("torch.equal", "torch.allclose", "torch.is_nonzero"):
+            if q in V.DD_BOOL_CALLS:
                 return Val(V.DDSCALAR, q)
             if q == "torch.Generator":
                 return Val(V.INSTANCE, q)
@@ -258,8 +258,7 @@ class CallsMixin:
         last = q.rsplit(".", 1)[-1]
         if last[:1].isupper():
             return Val(V.INSTANCE, q)  # PEP 8 class name: the project checks it really is a class
-        if q in V.NUMPY_SCALAR_DRAWS and len(node.args) <= V.NUMPY_SCALAR_DRAWS[q] and \
-                not any(k.arg == "size" for k in node.keywords):
+        if V.numpy_scalar_draw(q, len(node.args), {k.arg for k in node.keywords}):
             return V.STATIC_V  # the draw breaks the graph; after it, a Python number
         if q in V.NUMPY_FOLDED_ON_NUMBERS and args and all(a.kind in (V.STATIC, V.CONST) for a in args) and \
                 not any(isinstance(a, (ast.List, ast.Tuple, ast.Starred)) for a in node.args):

@@ -183,6 +183,11 @@ def _holds(got: tuple, test: str, want: bool) -> str:
     return "false" if how == KNOWN else "default"
 
 
+def merge(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
+    """Two conditions (conjunctions of described atoms) as one, each atom once."""
+    return a + tuple(x for x in b if x not in a) if b else a
+
+
 def describe(atom: tuple) -> str:
     kind, name, test, want = atom
     if kind == "data":

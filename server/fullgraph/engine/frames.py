@@ -19,6 +19,8 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 
+from .conditions import merge
+
 # comprehensions are inlined into their function since Python 3.12 (PEP 709)
 COMPREHENSION_FRAMES = sys.version_info < (3, 12)
 
@@ -32,7 +34,7 @@ class FrameFacts:
     path: str  # the module's path
     steps: list  # the call path from the root (model.Step)
     comprehensions: list = field(default_factory=list)  # FunctionSummary.comprehensions
-    own: list = field(default_factory=list)  # (line, block, when, payload) of each own finding
+    own: list = field(default_factory=list)  # (line, block, when, (rule, span, message, data)) of each own finding
     calls: list = field(default_factory=list)  # (line, block, when, target qualnames)
 
 
@@ -43,10 +45,6 @@ def _better(a: tuple | None, b: tuple | None) -> tuple | None:
     if b is None:
         return a
     return b if len(b) < len(a) else a
-
-
-def _merge(a: tuple, b: tuple) -> tuple:
-    return a + tuple(x for x in b if x not in a)
 
 
 class Frames:
@@ -62,28 +60,22 @@ class Frames:
         if facts is None or q in _stack:
             return None
         best = None
-        for _line, _block, when, _payload in facts.own:
+        for _line, _block, when in self.points(q, _stack | {q}):
             best = _better(best, when)
-        for _line, _block, when, targets in facts.calls:
-            for t in targets:
-                sub = self.breaks(t, _stack | {q})
-                if sub is not None:
-                    best = _better(best, _merge(when, sub))
         self._breaks[q] = best
         return best
 
-    def points(self, q: str) -> list[tuple[int, int | None, tuple]]:
-        """Where in `q` a graph break happens: its own findings and the calls reaching one (line order)."""
+    def points(self, q: str, _stack: frozenset = frozenset()) -> list[tuple[int, int | None, tuple]]:
+        """Where in `q` a graph break happens, with its condition: its own findings and the calls
+        reaching one (line order)."""
         facts = self.facts[q]
         out = [(line, block, when) for line, block, when, _ in facts.own]
         for line, block, when, targets in facts.calls:
-            conds = [self.breaks(t) for t in targets]
             best = None
-            for c in conds:
-                if c is not None:
-                    best = _better(best, c)
+            for t in targets:
+                best = _better(best, self.breaks(t, _stack))
             if best is not None:
-                out.append((line, block, _merge(when, best)))
+                out.append((line, block, merge(when, best)))
         return sorted(out, key=lambda p: (p[0], len(p[2])))
 
     def first_unresumable(self, q: str) -> tuple[int, tuple] | None:

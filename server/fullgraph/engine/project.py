@@ -20,7 +20,6 @@ from ..model import ERROR, INFO, WARNING, Finding, LibrarySite, Location, RootIn
 from ..positions import Span
 from ..rules import registry
 from ..rules.autograd import STEP_MESSAGE
-from ..rules.opaque import NO_FAKE_KERNEL_MODULES
 from ..rules.base import BOTH, FULLGRAPH, PARTIAL
 from . import conditions as C
 from . import values as V
@@ -769,10 +768,9 @@ class Project:
                                 severity, root, [Step(fs.qualname, None)]))
         facts: dict[str, FrameFacts] = {}
 
-        def own(r: Reached, block, rule, path, span, message, data, when) -> None:
+        def own(r: Reached, block, rule, span, message, data, when) -> None:
             # a finding of the function `r` itself, placed once the frames pass has seen them all
-            facts[r.fs.qualname].own.append((span.start.line, block, when,
-                                             (rule, path, span, message, r.path, data)))
+            facts[r.fs.qualname].own.append((span.start.line, block, when, (rule, span, message, data)))
 
         for r in self._reach(root, allowed, ignored):
             if deps is not None:
@@ -813,8 +811,8 @@ class Project:
                     continue
                 if site.callee:
                     data = {"callee": site.callee, **data}
-                own(r, site.block, rule, r.mod.path, site.span, site.message, {**data, "stmt": site.stmt},
-                    _merge(r.cond, when))
+                own(r, site.block, rule, site.span, site.message, {**data, "stmt": site.stmt},
+                    C.merge(r.cond, when))
             for e in r.fs.edges:
                 if e.dead_if and self.dead(e.dead_if):
                     continue
@@ -822,18 +820,18 @@ class Project:
                 if when is None:
                     continue
                 for rule, message, data in self._torch_receiver_breaks(e, r, version):
-                    own(r, e.block, rule, r.mod.path, e.span, message, data, _merge(r.cond, when))
+                    own(r, e.block, rule, e.span, message, data, C.merge(r.cond, when))
                 targets = []
                 for tfs, tmod in self._edge_targets(e, r):
                     targets.append(tfs.qualname)
                     if tfs.disabled and tfs.compiled is None and tfs.qualname not in reorderable:
-                        own(r, e.block, registry.BY_CODE["FG202"], r.mod.path, e.span,
+                        own(r, e.block, registry.BY_CODE["FG202"], e.span,
                             f"`{tfs.name}` is decorated with torch.compiler.disable; calling it "
                             f"from compiled code breaks the graph ({V.DISABLE_GB[tfs.disabled]})",
-                            {"callee": tfs.qualname}, _merge(r.cond, when))
+                            {"callee": tfs.qualname}, C.merge(r.cond, when))
                 if not targets and r.wraps and e.kind == "param_call" and ":" in e.target:
                     targets.append(r.wraps)  # the wrapper's `func(*args, **kwargs)`: the function it wraps
-                facts[r.fs.qualname].calls.append((e.span.start.line, e.block, _merge(r.cond, when), targets))
+                facts[r.fs.qualname].calls.append((e.span.start.line, e.block, C.merge(r.cond, when), targets))
             if r.fs.iter_uses:
                 callers = self.callers_index()
                 for use in r.fs.iter_uses:
@@ -862,11 +860,11 @@ class Project:
         fg405 = registry.BY_CODE["FG405"]
         for q, facts in frames.facts.items():
             hidden = frames.hidden(q) if not fg else None
-            for line, _block, when, (rule, path, span, message, steps, data) in facts.own:
+            for line, _block, when, (rule, span, message, data) in facts.own:
                 if hidden is not None and line in hidden[1]:
-                    when = _merge(when, (f"the graph break at line {hidden[0] + 1} is fixed (until then Dynamo runs "
-                                         f"the rest of `{facts.name}` uncompiled)",))
-                emit(self._make(rule, path, span, message, severity, root, steps, data=data, when=when))
+                    when = C.merge(when, (f"the graph break at line {hidden[0] + 1} is fixed (until then Dynamo runs "
+                                          f"the rest of `{facts.name}` uncompiled)",))
+                emit(self._make(rule, facts.path, span, message, severity, root, facts.steps, data=data, when=when))
             if fg or not _applies(fg405, version, fg):
                 continue
             for span, when, line in frames.comprehension_frames(q):
@@ -924,7 +922,7 @@ class Project:
                     # selects which, a condition like any other unknown test there (conditions.evaluate)
                     chosen = (f"`{e.text}` is `{tfs.name}`",) if q in picked and lib else ()
                     queue.append(Reached(tfs, tmod, r.path + [Step(q, Location(r.mod.path, e.span))], env,
-                                         _merge(_merge(r.cond, when), chosen)))
+                                         C.merge(C.merge(r.cond, when), chosen)))
 
     def callers_index(self):
         """Function qualname -> [(call site, module)] of calls passing arguments (memoised)."""
@@ -1026,7 +1024,7 @@ class Project:
         for t in types:
             if not t.startswith("torch."):
                 continue
-            if not method_call and t in NO_FAKE_KERNEL_MODULES:
+            if not method_call and t in V.NO_FAKE_KERNEL_MODULES:
                 yield registry.BY_CODE["FG209"], (f"`{e.text}(...)` calls a `CTCLoss` module, which has no "
                                                   "fake-tensor kernel: Dynamo cannot trace it and breaks the graph"), \
                     {"module": t}
@@ -1259,10 +1257,6 @@ def _keep_best(found: dict[tuple, Finding], f: Finding) -> None:
 
 def _rank(f: Finding):
     return (f.condition is not None, 0 if f.severity == ERROR else 1, len(f.call_path))
-
-
-def _merge(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
-    return a + tuple(x for x in b if x not in a) if b else a
 
 
 def _suppressed(mod: ModuleSummary, f: Finding) -> bool:

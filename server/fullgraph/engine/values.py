@@ -53,12 +53,22 @@ BOOL_TENSOR_V = Val(TENSOR, attr="bool")  # a comparison of tensors: a mask
 PARAM_TENSOR_V = Val(TENSOR, attr="param")  # a module's parameter or buffer (a leaf)
 POINTER_V = Val(DDSCALAR, q="data_ptr")  # what t.data_ptr() returns
 NUMPY_V = Val(TENSOR, attr="numpy")  # what a NumPy call returns: Dynamo traces it as a tensor
+# torch functions that read tensor data into a Python bool (FG301 at the call)
+DD_BOOL_CALLS = ("torch.equal", "torch.allclose", "torch.is_nonzero")
 # NumPy draws that return one number unless given a size: function -> position of the size argument
 # (rand/randn take the shape as positional dimensions).  The draw breaks the graph (FG108); what it
 # returns is then a Python number, computed before the graph resumes.
 NUMPY_SCALAR_DRAWS = {"numpy.random.randint": 2, "numpy.random.uniform": 2, "numpy.random.normal": 2,
                       "numpy.random.rand": 0, "numpy.random.randn": 0, "numpy.random.random": 0,
                       "numpy.random.random_sample": 0}
+
+
+def numpy_scalar_draw(q: str | None, positional: int, keywords) -> bool:
+    """A NumPy draw of one number (no size given): `np.random.randint(0, n)`, `np.random.rand()`."""
+    size_at = NUMPY_SCALAR_DRAWS.get(q or "")
+    return size_at is not None and positional <= size_at and "size" not in keywords
+
+
 # NumPy functions Dynamo folds to a Python number when every argument is one (`np.sqrt(h * w * 0.3)`):
 # verified on 2.13 (not all are: `np.lcm(4, 6)` breaks, `np.sum([1, 2])` is a tensor)
 NUMPY_FOLDED_ON_NUMBERS = frozenset(f"numpy.{n}" for n in (
@@ -226,6 +236,8 @@ TENSOR_TYPES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parame
 # recurrent modules Dynamo does not trace unless torch._dynamo.config.allow_rnn (FG208)
 RNN_MODULES = frozenset({"torch.nn.RNN", "torch.nn.LSTM", "torch.nn.GRU", "torch.nn.modules.rnn.RNN",
                          "torch.nn.modules.rnn.LSTM", "torch.nn.modules.rnn.GRU"})
+# modules whose operator has no fake-tensor kernel on torch 2.13 (FG209)
+NO_FAKE_KERNEL_MODULES = frozenset({"torch.nn.CTCLoss", "torch.nn.modules.loss.CTCLoss"})
 
 
 def is_torch_module_class(q: str) -> bool:

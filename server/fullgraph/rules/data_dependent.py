@@ -15,16 +15,13 @@ CAPTURE_NOTE = """On torch >= 2.10 (verified on 2.13; the boundary is inferred f
 reports it under `torch.compile` without `fullgraph=True`, where it is a graph break."""
 
 
-DD_BOOL_CALLS = ("torch.equal", "torch.allclose", "torch.is_nonzero")
-
-
 class DataDependentBranch(Rule):
     code = "FG301"
     name = "data-dependent-branch"
     summary = "if/while/and/or/not on a tensor's value inside a compiled region"
     gb_codes = ("GB0170", "GB0033")
     hooks = ("condition",)
-    calls = DD_BOOL_CALLS
+    calls = V.DD_BOOL_CALLS
     methods = ("equal", "allclose", "is_nonzero")
     fixes = ("torch-where", "torch-cond", "tensor-assert", "assert-async", "split", "split-module", "suppress")
     what = """Finds Python control flow whose condition is a tensor (`if x.sum() > 0:`, `while t.max() < 10:`,

@@ -431,8 +431,7 @@ def f(x):
 
 # torch operators without a fake (meta) implementation on torch 2.13: Dynamo cannot compute their
 # output while tracing ("Dynamic shape operator (no meta kernel)"), under any capture setting
-NO_FAKE_KERNEL = ("torch.nn.functional.ctc_loss", "torch.ctc_loss")
-NO_FAKE_KERNEL_MODULES = frozenset({"torch.nn.CTCLoss", "torch.nn.modules.loss.CTCLoss"})
+NO_FAKE_KERNEL = ("torch.nn.functional.ctc_loss", "torch.ctc_loss")  # and values.NO_FAKE_KERNEL_MODULES
 
 
 class NoFakeKernel(Rule):

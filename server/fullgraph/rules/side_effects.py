@@ -509,9 +509,8 @@ def f(x):
     )
 
     def check(self, ev):
-        size_at = V.NUMPY_SCALAR_DRAWS.get(ev.q)
-        if size_at is not None:
-            if len(ev.args) > size_at or "size" in ev.kwargs:
+        if ev.q in V.NUMPY_SCALAR_DRAWS:
+            if not V.numpy_scalar_draw(ev.q, len(ev.args), ev.kwargs):
                 return None  # an array: a tensor in the graph
             return (f"`{ev.q}()` draws one Python number, which Dynamo reads back from a tensor: the graph breaks; "
                     "use torch's random functions")
