@@ -862,8 +862,9 @@ class Project:
             hidden = frames.hidden(q) if not fg else None
             for line, _block, when, (rule, span, message, data) in facts.own:
                 if hidden is not None and line in hidden[1]:
-                    when = C.merge(when, (f"the graph break at line {hidden[0] + 1} is fixed (until then Dynamo runs "
-                                          f"the rest of `{facts.name}` uncompiled)",))
+                    fixed_first = (f"the graph break at line {hidden[0] + 1} is fixed (until then Dynamo runs "
+                                   f"the rest of `{facts.name}` uncompiled)")
+                    when = C.merge(when, (fixed_first,))
                 emit(self._make(rule, facts.path, span, message, severity, root, facts.steps, data=data, when=when))
             if fg or not _applies(fg405, version, fg):
                 continue
