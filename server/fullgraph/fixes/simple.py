@@ -414,3 +414,38 @@ class Suppress(Fix):
             # tokenize columns are code points of that physical line
             return found
         return None
+
+
+class MinMaxList(Fix):
+    id = "min-max-list"
+    title = "Build a list and make the default its fallback: `max([...] or [d])` for `max((...), default=d)`"
+    safe = True
+
+    def offer(self, ctx: FixContext, f) -> Offer | None:
+        if f.data.get("keywords") != ["default"]:
+            give_up("only `default=`")
+        src = ctx.source(f.path)
+        frag = src.fragment_at(f.span.start.line)
+        call = frag.node_at(f.span, cst.Call)
+        pos = [a for a in call.args if a.keyword is None]
+        kws = [a for a in call.args if a.keyword is not None]
+        if len(pos) != 1 or pos[0].star or len(kws) != 1 or kws[0].keyword.value != "default":
+            give_up("not `max(<iterable>, default=...)`")
+        arg, default = pos[0].value, kws[0].value
+        if any(isinstance(n, (cst.Call, cst.Await, cst.Yield, cst.NamedExpr)) for n in _walk(default)):
+            give_up("the default could have side effects: it would be evaluated later")
+        if isinstance(arg, cst.GeneratorExp):
+            items = frag.code(cst.ListComp(elt=arg.elt, for_in=arg.for_in))
+        elif isinstance(arg, (cst.List, cst.Tuple)):
+            items = frag.code(cst.List(elements=arg.elements))
+        else:
+            give_up("not a generator or a list")
+        func = frag.code(call.func).strip()
+        e = frag.replace_expr(call, f"{func}({items} or [{frag.code(default).strip()}])")
+        return Offer(f"Use `{func}([...] or [default])` instead of `default=` (the same value, without the keyword Dynamo cannot trace)", [e])
+
+
+def _walk(node: cst.CSTNode):
+    yield node
+    for child in node.children:
+        yield from _walk(child)

@@ -1,7 +1,10 @@
 """FG4xx: Python language features Dynamo does not compile."""
 from __future__ import annotations
 
-from .base import FULLGRAPH, Example, Rule
+import ast
+
+from ..engine import values as V
+from .base import FULLGRAPH, Example, Report, Rule
 
 
 class CompiledGenerator(Rule):
@@ -206,3 +209,70 @@ def f(x):
 
     def check(self, ev):  # reported by the project (engine/frames.py)
         return None
+
+
+class MinMaxKeyword(Rule):
+    code = "FG406"
+    name = "min-max-keyword"
+    summary = "`max(...)`/`min(...)` with `default=` or `key=` over a generator or tensors"
+    gb_codes = ("GB0193",)
+    calls = ("builtins.max", "builtins.min")
+    fixes = ("min-max-list", "suppress")
+    what = """Finds `max`/`min` called with `default=` or `key=` on a generator expression, a `map`/`filter`
+call, or a list or tuple holding tensors."""
+    why = """Dynamo folds `max(..., default=...)` only when every argument is a Python constant; otherwise its
+`max`/`min` handler takes no keyword arguments and the call breaks the graph ("invalid call to builtin
+op handler", GB0193).  A generator is never a constant to it, even over constants: a recursive
+`max((depth(v) for v in d.values()), default=1)` breaks every time."""
+    instead = """Build a list and give `max` the default as the list's fallback: `max([depth(v) for v in
+d.values()] or [1])` computes the same value (fix `min-max-list`)."""
+    examples = (
+        Example("""import torch
+
+
+def depth(data, d=0):
+    if isinstance(data, dict):
+        return max((depth(v, d + 1) for v in data.values()), default=d + 1)  # expect: FG406
+    return d
+
+
+@torch.compile(fullgraph=True)
+def f(batch):
+    return batch["x"] * depth(batch)
+""", call='f({"x": torch.randn(4), "meta": {"s": torch.randn(2)}})'),
+        Example("""import torch
+
+
+def depth(data, d=0):
+    if isinstance(data, dict):
+        return max([depth(v, d + 1) for v in data.values()] or [d + 1])
+    return d
+
+
+@torch.compile(fullgraph=True)
+def f(batch):
+    return batch["x"] * depth(batch)
+""", call='f({"x": torch.randn(4), "meta": {"s": torch.randn(2)}})', breaks=False),
+    )
+
+    def check(self, ev):
+        call = ev.node
+        if not isinstance(call, ast.Call) or len(call.args) != 1 or isinstance(call.args[0], ast.Starred):
+            return None
+        kws = {k.arg for k in call.keywords}
+        if not kws or None in kws or not kws <= {"default", "key"}:
+            return None
+        arg = call.args[0]
+        if isinstance(arg, ast.GeneratorExp):
+            what = "a generator"
+        elif isinstance(arg, ast.Call) and ev.fn.resolve_dotted_node(arg.func) in ("builtins.map", "builtins.filter"):
+            what = f"`{arg.func.id}(...)`"
+        elif isinstance(arg, (ast.List, ast.Tuple)) and any(
+                isinstance(e, ast.Name) and ev.fn.lookup(e.id).kind == V.TENSOR for e in arg.elts):
+            what = "tensors"
+        else:
+            return None
+        name = ev.q.rsplit(".", 1)[-1]
+        kw = " and ".join(f"`{k}=`" for k in sorted(kws))
+        return Report(f"`{name}()` with {kw} over {what} breaks the graph (Dynamo's `{name}` takes keyword "
+                      "arguments only when every argument is a constant)", data={"keywords": sorted(kws)})
