@@ -276,6 +276,8 @@ class FunctionAnalyzer(CallsMixin, PathCondsMixin):
         self.fs: FunctionSummary | None = None
         self._returns: list[ast.AST | None] = []
         self._lambda_count = 0
+        # local containers given a tensor: name -> "dict" (`out[k] = t`) or "list" (`xs.append(t)`)
+        self.tensor_holders: dict[str, str] = {}
 
     # ---- set-up --------------------------------------------------------------------------------
     def analyze_module(self, body: list[ast.stmt]) -> None:
@@ -889,6 +891,8 @@ class FunctionAnalyzer(CallsMixin, PathCondsMixin):
         elif isinstance(target, ast.Subscript):
             self.value(target.value)
             self.value(target.slice)
+            if isinstance(target.value, ast.Name) and v.kind == V.TENSOR:
+                self.tensor_holders.setdefault(target.value.id, "dict")
         elif isinstance(target, ast.Starred):
             self.assign(target.value, U, None)
 

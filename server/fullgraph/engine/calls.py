@@ -76,6 +76,8 @@ class CallsMixin:
         for kw in node.keywords:
             if kw.arg is None:
                 self.value(kw.value)
+        if method in ("append", "insert") and isinstance(func.value, ast.Name) and args and args[-1].kind == V.TENSOR:
+            self.tensor_holders[func.value.id] = "list"
         arg_kinds = tuple(self._arg_kind(a, v) for a, v in zip(node.args, args))
         kw_kinds = tuple((kw.arg, self._arg_kind(kw.value, kwargs[kw.arg])) if kw.arg else ("**", "")
                          for kw in node.keywords)

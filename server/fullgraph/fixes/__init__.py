@@ -29,7 +29,7 @@ def _register() -> None:
     for cls in (simple.Guard, simple.RemoveGraphBreak, callees.NonstrictTrace, callees.CustomOp,
                 iterargs.ListArgument, hoist.HoistInit, split.Split, split.SplitModule, logging_fns.IgnoreLoggingFunction,
                 logging_fns.ReorderableLogging, branch.TorchWhere, branch.TorchCond, simple.CloneRewrite,
-                simple.TorchMath, simple.MinMaxList, simple.FString, hop_print.HopPrint, config.CaptureConfig,
+                simple.TorchMath, simple.MinMaxList, simple.SortKey, simple.FString, hop_print.HopPrint, config.CaptureConfig,
                 asserts.AssertAsync, asserts.TensorAssert, rng.RandomUniform, rng.RandomWhere, rng.NumpyRandom,
                 rng.SeedGuard, onehot.NumClasses, disabled.ReorderableDisabled, simple.Suppress):
         fix = cls()

@@ -449,3 +449,22 @@ def _walk(node: cst.CSTNode):
     yield node
     for child in node.children:
         yield from _walk(child)
+
+
+class SortKey(Fix):
+    id = "sort-key"
+    title = "Sort a dict's items by their keys: `sorted(d.items(), key=lambda kv: kv[0])`"
+    safe = True  # a dict's keys are distinct: the order is the same
+
+    def offer(self, ctx: FixContext, f) -> Offer | None:
+        if not f.data.get("items"):
+            give_up("only the items of a dict")
+        src = ctx.source(f.path)
+        frag = src.fragment_at(f.span.start.line)
+        call = frag.node_at(f.span, cst.Call)
+        if not call.args or call.args[0].keyword is not None or call.args[0].star:
+            give_up("not `sorted(d.items())`")
+        last = call.args[-1]
+        e = frag.replace_expr(last, f"{frag.code(last.with_changes(comma=cst.MaybeSentinel.DEFAULT)).strip()}, "
+                                    "key=lambda kv: kv[0]")
+        return Offer("Sort by the keys only: `key=lambda kv: kv[0]` (the same order: a dict's keys are distinct)", [e])

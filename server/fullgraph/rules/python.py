@@ -217,7 +217,7 @@ class MinMaxKeyword(Rule):
     summary = "`max(...)`/`min(...)` with `default=` or `key=` over a generator or tensors"
     gb_codes = ("GB0193",)
     calls = ("builtins.max", "builtins.min")
-    fixes = ("min-max-list", "suppress")
+    fixes = ("min-max-list", "split", "split-module", "suppress")
     what = """Finds `max`/`min` called with `default=` or `key=` on a generator expression, a `map`/`filter`
 call, or a list or tuple holding tensors."""
     why = """Dynamo folds `max(..., default=...)` only when every argument is a Python constant; otherwise its
@@ -276,3 +276,71 @@ def f(batch):
         kw = " and ".join(f"`{k}=`" for k in sorted(kws))
         return Report(f"`{name}()` with {kw} over {what} breaks the graph (Dynamo's `{name}` takes keyword "
                       "arguments only when every argument is a constant)", data={"keywords": sorted(kws)})
+
+
+def _holder(fn, node: ast.AST) -> str | None:
+    """`xs`, `d.items()` or `d.values()` where the local list `xs` or dict `d` was given a tensor in this
+    function (a dict's keys alone sort fine)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("items", "values") \
+            and not node.args and not node.keywords:
+        node = node.func.value
+        if isinstance(node, ast.Name) and node.id in fn.tensor_holders:
+            return node.id
+    elif isinstance(node, ast.Name) and fn.tensor_holders.get(node.id) == "list":
+        return node.id
+    return None
+
+
+class SortTensors(Rule):
+    code = "FG407"
+    name = "sort-tensors"
+    summary = "`sorted()`/`.sort()` without `key=` over a list or dict items holding tensors"
+    gb_codes = ("GB0207",)
+    calls = ("builtins.sorted",)
+    methods = ("sort",)
+    fixes = ("sort-key", "split", "split-module", "suppress")
+    what = """Finds `sorted(xs)`, `xs.sort()`, `sorted(d.items())` and `sorted(d.values())` without `key=`, where
+the function put tensors in `xs` or `d` (`d[k] = t`, `xs.append(t)`)."""
+    why = """Dynamo sorts only what it can compare as constants; the items of a dict with tensor values are
+(key, tensor) pairs, so `sorted(d.items())` breaks the graph ("sort with non-constant keys", GB0207)
+even when every key is a distinct string."""
+    instead = """Sort by the key only: `sorted(d.items(), key=lambda kv: kv[0])` gives the same order when
+the keys are distinct (fix `sort-key`), or iterate `sorted(d)` and index the dict."""
+    examples = (
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    out = {}
+    for name in ("b", "a"):
+        out[name] = x * len(name)
+    return dict(sorted(out.items()))  # expect: FG407
+"""),
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    out = {}
+    for name in ("b", "a"):
+        out[name] = x * len(name)
+    return dict(sorted(out.items(), key=lambda kv: kv[0]))
+""", breaks=False),
+    )
+
+    def check(self, ev):
+        call = ev.node
+        if not isinstance(call, ast.Call) or any(k.arg in ("key", None) for k in call.keywords):
+            return None
+        if ev.kind == "method":
+            if call.args or not isinstance(call.func, ast.Attribute) or _holder(ev.fn, call.func.value) is None:
+                return None
+            name, how = call.func.value.id, f"`{ev.text(call.func.value)}.sort()`"
+        else:
+            if len(call.args) != 1 or (name := _holder(ev.fn, call.args[0])) is None:
+                return None
+            how = f"`sorted({ev.text(call.args[0])})`"
+        items = bool(call.args) and isinstance(call.args[0], ast.Call) and call.args[0].func.attr == "items"
+        return Report(f"{how} compares tensors (`{name}` holds them) and breaks the graph: Dynamo sorts only "
+                      "constants", data={"items": items})
