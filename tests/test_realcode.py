@@ -477,6 +477,26 @@ def test_configuration_switches_inside_a_library_are_conditions(tmp_path, monkey
     assert got == {("own.py", "FG101"): None, ("run.py", "FG101"): '`"dynamic" in self.kind`'}
 
 
+def test_conditional_library_sites_stay_beside_a_shown_break_at_the_same_line(tmp_path, monkeypatch):
+    """One user line reaching a library break of the default call and another of the same code behind a
+    configuration switch: the first is shown, the second stays in the output as a conditional finding at
+    the same line (it was dropped as a duplicate of the shown one)."""
+    from fullgraph.api import Workspace
+    from fullgraph.config import Config
+
+    site = tmp_path / "site" / "ropelib"
+    site.mkdir(parents=True)
+    (site / "__init__.py").write_text(SWITCHED.replace("        return x\n", "        print(\"always\")\n        return x\n"))
+    user = tmp_path / "user"
+    user.mkdir()
+    (user / "run.py").write_text("import torch\nfrom ropelib import Rope\n\ncompiled = torch.compile(Rope())\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    res = Workspace(Config(project_root=str(user), follow=["ropelib"])).check([user])
+    got = sorted((f.span.start.line, f.code, f.condition or "", [s.span.start.line for s in f.library_sites])
+                 for f in res.findings)
+    assert got == [(3, "FG101", "", [13]), (3, "FG101", '`"dynamic" in self.kind`', [12])]
+
+
 def test_dynamo_settings_apply_to_the_program_that_makes_them(tmp_path):
     """`torch._dynamo.config` set in one script configures the modules connected to it by imports,
     not every file of the checked tree."""

@@ -483,11 +483,17 @@ def compact_diag(d: dict) -> dict:
         return {"path": rel(x["path"]), "line": r.get("start", {}).get("line", 0),
                 "end": r.get("end", {}).get("line", 0), "code": x.get("code")}
 
-    out = loc(d)
+    def cond(x, into):
+        if x.get("condition"):
+            into["condition"] = x["condition"]
+        return into
+
+    out = cond(d, loc(d))
     out["message"] = (d.get("message") or "")[:240]
     if "conditional" in d:
         out["conditional"] = bool(d["conditional"])
-    out["library_sites"] = [dict(loc(s), message=(s.get("message") or "")[:160]) for s in d.get("library_sites") or []]
+    out["library_sites"] = [cond(s, dict(loc(s), message=(s.get("message") or "")[:160]))
+                            for s in d.get("library_sites") or []]
     return out
 
 
@@ -590,8 +596,9 @@ def in_stmt(loc: dict, path: str, a: int, b: int) -> bool:
     return loc["path"] == path and a <= loc["line"] <= b
 
 
-def score_site(s: dict, diags: list[dict]) -> tuple[str, str | None]:
-    """found / found (conditional only) / missed (+ at a caller), and the matching location."""
+def score_site(s: dict, diags: list[dict]) -> tuple[str, str | None, str | None]:
+    """found / found (conditional only) / missed (+ at a caller), the matching location, and the
+    condition the finding states there (conditional only)."""
     a, b = s["stmt"]
     for want_shown in (True, False):
         for d in diags:
@@ -599,13 +606,14 @@ def score_site(s: dict, diags: list[dict]) -> tuple[str, str | None]:
                 continue
             for loc in [d] + d["library_sites"]:
                 if in_stmt(loc, s["path"], a, b):
-                    return ("found" if want_shown else "conditional"), f"{loc['path']}:{loc['line']} {loc['code']}"
+                    return (("found" if want_shown else "conditional"), f"{loc['path']}:{loc['line']} {loc['code']}",
+                            None if want_shown else loc.get("condition") or d.get("condition"))
     for d in diags:
         if shown(d):
             for loc in locations(d):
                 if any(in_stmt(loc, p, a2, b2) for p, a2, b2 in s.get("outer", [])):
-                    return "missed (at a caller)", f"{loc['path']}:{loc['line']} {loc['code']}"
-    return "missed", None
+                    return "missed (at a caller)", f"{loc['path']}:{loc['line']} {loc['code']}", None
+    return "missed", None, None
 
 
 def accounted(loc: dict, sites: list[dict]) -> bool:
@@ -646,9 +654,9 @@ def score(truth: dict, static: dict) -> dict:
         row["check"] = True
         status = []
         for s in run_t["sites"]:
-            st, match = score_site(s, diags)
+            st, match, condition = score_site(s, diags)
             top = any(shown(d) and in_stmt(d, s["path"], *s["stmt"]) for d in diags)
-            status.append({"status": st, "match": match, "top": top,
+            status.append({"status": st, "match": match, "top": top, "condition": condition,
                            "blockers": static.get("explain", {}).get(key, {}).get(site_key(s))})
         row["status"] = status
         row["n_shown"] = sum(1 for d in diags if shown(d))
@@ -1129,6 +1137,25 @@ def render(truth: dict, static: dict) -> str:
         L.append(f"- {k} `{s['path']}:{s['line']}` {s['gb_type']} ({s['count']}x): "
                  + " → ".join(f"{b[0]} ({b[1][:160]})" if b[1] else b[0] for b in bl))
     L.append("\n</details>\n")
+
+    L.append("## Conditions of the sites found only conditionally\n")
+    L.append("What the conditional finding on each such site says its path needs. The site broke in these runs, so "
+             "each condition must hold for them (the script's config, `model.train()`/`.eval()`, what the call "
+             "passes); the reading below the generated part says, per condition, whether it does.\n")
+    L.append("| condition | sites | runs |")
+    L.append("|---|---|---|")
+    conds: dict[str, dict] = {}
+    for r in good:
+        for s, x in zip(r["sites"], r["status"]):
+            if x["status"] == "conditional":
+                e = conds.setdefault(x.get("condition") or "(none stated)", {"sites": set(), "runs": set()})
+                e["sites"].add(f"{s['path'].split('/')[-1]}:{s['line']}")
+                e["runs"].add(r["key"])
+    for c, e in sorted(conds.items(), key=lambda kv: (-len(kv[1]["runs"]), kv[0])):
+        rs = sorted(e["runs"])
+        L.append(f"| {c.replace('|', '/')[:300]} | {', '.join(sorted(e['sites']))} | {len(rs)}: {', '.join(rs[:6])}"
+                 f"{' ...' if len(rs) > 6 else ''} |")
+    L.append("")
 
     L.append("## False-positive sources: shown findings on clean models\n")
     L.append(f"{len(clean)} clean models (no Dynamo break in either mode): {', '.join(sorted(clean))}.\n")

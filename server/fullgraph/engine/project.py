@@ -730,14 +730,21 @@ class Project:
             echoes[key] = Finding(path=where.path, code=f.code, name=f.name, severity=f.severity, span=where.span,
                                   message="", root=f.root, call_path=f.call_path, gb_codes=f.gb_codes, url=f.url,
                                   data={"library_finding": True}, library_sites=[site], condition=f.condition)
-        for echo in echoes.values():
+        for echo in sorted(echoes.values(), key=lambda e: e.condition is not None):  # shown ones first
             first, n = echo.library_sites[0], len(echo.library_sites)
             modname = self.modules[first.path].name
             where = f"{modname}:{first.span.start.line + 1}: {first.message}" + (f"; and {n - 1} more" if n > 1 else "")
             echo.message = (f"{'graph break' if n == 1 else f'{n} graph breaks'} inside {modname.split('.')[0]} "
                             f"({where}), reached from your code here")
             umod = self.modules.get(echo.path)
-            if self.config.code_enabled(echo.code) and not (umod is not None and _suppressed(umod, echo)):
+            if not self.config.code_enabled(echo.code) or (umod is not None and _suppressed(umod, echo)):
+                continue
+            cur = best.get(_place(echo))
+            if echo.condition is not None and cur is not None and cur.condition is None:
+                # the default call breaks at this line too: the library's conditional sites behind it
+                # stay in the output as their own (conditional) finding
+                best[(*_place(echo), "conditional")] = echo
+            else:
                 _keep_best(best, echo)
         return sorted(best.values(), key=Finding.sort_key)
 
