@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from harness import check_code, dynamo_breaks_of_run, dynamo_lines, expected, found
+from harness import check_code, dynamo_breaks_of_main, dynamo_breaks_of_run, dynamo_lines, expected, found
 
 IDIOMS = '''\
 import functools
@@ -495,6 +495,47 @@ def test_conditional_library_sites_stay_beside_a_shown_break_at_the_same_line(tm
     got = sorted((f.span.start.line, f.code, f.condition or "", [s.span.start.line for s in f.library_sites])
                  for f in res.findings)
     assert got == [(3, "FG101", "", [13]), (3, "FG101", '`"dynamic" in self.kind`', [12])]
+
+
+STEPS_IN_METHODS = '''import torch
+import torch.nn as nn
+
+
+class Trainer:
+    def __init__(self, model):
+        self.model = model
+        self.opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        self.scaler = torch.amp.GradScaler("cpu", enabled=False)
+        self._step = torch.compile(self._compute)
+        self._scaled = torch.compile(self._scaled_step)
+
+    def _compute(self, x, y):
+        loss = nn.functional.mse_loss(self.model(x), y)
+        self.opt.step()  # expect: FG502
+        return loss
+
+    def _scaled_step(self, x, y):
+        loss = nn.functional.mse_loss(self.model(x), y)
+        self.scaler.step(self.opt)  # expect: FG207
+        return loss
+
+
+def main():
+    t = Trainer(nn.Linear(4, 1))
+    x, y = torch.randn(8, 4), torch.randn(8, 1)
+    return t._step(x, y), t._scaled(x, y)
+'''
+
+
+def test_optimizer_and_scaler_steps_on_attributes_of_a_compiled_method(tmp_path):
+    """`self.opt.step()` and `self.scaler.step(self.opt)` in a method compiled as `torch.compile(self._m)`:
+    the attribute's class comes from `__init__`. Dynamo breaks at the scaler's call (a skipped function)
+    and inside `Optimizer.step` (its own graph_break(), logged in torch/optim/optimizer.py)."""
+    assert found(check_code(STEPS_IN_METHODS, tmp_path, name="steps")) == expected(STEPS_IN_METHODS)
+    breaks = dynamo_breaks_of_main(tmp_path, "steps")
+    mine = os.path.realpath(tmp_path / "steps.py")
+    assert {line for path, line in breaks if path == mine} == {20}
+    assert any(path.endswith(os.path.join("torch", "optim", "optimizer.py")) for path, _ in breaks)
 
 
 def test_dynamo_settings_apply_to_the_program_that_makes_them(tmp_path):

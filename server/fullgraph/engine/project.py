@@ -1040,12 +1040,12 @@ class Project:
                 yield registry.BY_CODE["FG208"], (f"`{e.text}(...)` calls a `{t.rsplit('.', 1)[1]}` module, which "
                                                   "Dynamo does not trace (unless torch._dynamo.config.allow_rnn = "
                                                   "True)"), {"module": t}
-            elif method_call and meth == "step" and t.startswith("torch.optim.") and ".lr_scheduler." not in t \
-                    and e.kind == "param_method":
-                # FG502's own check sees the receiver's class only when the analyzer knows it
+            elif method_call and meth == "step" and t.startswith("torch.optim.") and ".lr_scheduler." not in t:
+                # FG502's own check sees the receiver's class only when the analyzer knows it (not for
+                # `self.opt.step()` or a parameter's `opt.step()`)
                 yield registry.BY_CODE["FG502"], STEP_MESSAGE, {}
-            elif method_call and (e.kind == "param_method" or not registry.METHODS.get(meth)):
-                # (a rule of the method's own saw only an unknown receiver when it is a parameter)
+            elif method_call and (e.kind in ("param_method", "attr_method") or not registry.METHODS.get(meth)):
+                # (a rule of the method's own saw only an unknown receiver: a parameter or `self.x`)
                 gb = tracetable.breaks(version).get(f"{t}.{meth}")
                 if gb:
                     rule = registry.BY_CODE["FG207"]
