@@ -538,6 +538,58 @@ def test_optimizer_and_scaler_steps_on_attributes_of_a_compiled_method(tmp_path)
     assert any(path.endswith(os.path.join("torch", "optim", "optimizer.py")) for path, _ in breaks)
 
 
+CONTEXTS_MADE_OUTSIDE = '''import time
+
+import torch
+import torch.nn as nn
+
+
+class Timer:
+    def __init__(self):
+        self.total = 0.0
+
+    def __enter__(self):
+        self.t0 = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc):
+        self.total += time.perf_counter() - self.t0
+        return False
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+        self.timer = Timer()
+
+    def forward(self, x):
+        with self.timer:  # expect: FG408
+            x = self.lin(x)
+        return torch.relu(x)
+
+
+def scaled(x, cm):
+    with cm:  # expect: FG408
+        y = x * 2
+    return y + 1
+
+
+def main():
+    x = torch.randn(2, 4)
+    block = torch.compile(Block())
+    step = torch.compile(scaled)
+    return block(x), step(x, Timer())
+'''
+
+
+def test_context_managers_made_before_the_compiled_code_ran(tmp_path):
+    """Dynamo enters a user context manager only if it created it while tracing: `with self.timer:` (made
+    in __init__) and `with cm:` (passed in) break, and Timer.__enter__'s clock is then never traced."""
+    assert found(check_code(CONTEXTS_MADE_OUTSIDE, tmp_path, name="ctxs")) == expected(CONTEXTS_MADE_OUTSIDE)
+    assert dynamo_lines(tmp_path, "ctxs") == {line for line, _ in expected(CONTEXTS_MADE_OUTSIDE)}
+
+
 def test_dynamo_settings_apply_to_the_program_that_makes_them(tmp_path):
     """`torch._dynamo.config` set in one script configures the modules connected to it by imports,
     not every file of the checked tree."""

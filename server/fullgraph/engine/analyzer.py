@@ -278,6 +278,7 @@ class FunctionAnalyzer(CallsMixin, PathCondsMixin):
         self._lambda_count = 0
         # local containers given a tensor: name -> "dict" (`out[k] = t`) or "list" (`xs.append(t)`)
         self.tensor_holders: dict[str, str] = {}
+        self._with_item: ast.AST | None = None  # the context expression of the `with` being entered
 
     # ---- set-up --------------------------------------------------------------------------------
     def analyze_module(self, body: list[ast.stmt]) -> None:
@@ -458,7 +459,7 @@ class FunctionAnalyzer(CallsMixin, PathCondsMixin):
                                   text=self.mod.text_of(node.func if isinstance(node, ast.Call) else node),
                                   dead_if=self.dead_if, args=args, kwargs=kwargs, conds=self.conds,
                                   vals=self._passed(node) if isinstance(node, ast.Call) else (),
-                                  block=self.loop_block))
+                                  block=self.loop_block, with_item=node is self._with_item))
 
     # ---- path conditions -----------------------------------------------------------------------
 
@@ -634,15 +635,24 @@ class FunctionAnalyzer(CallsMixin, PathCondsMixin):
             return False
         if t in (ast.With, ast.AsyncWith):
             for item in s.items:
-                v = self.value(item.context_expr)
-                self.hook("with", item.context_expr, v)
+                ce = item.context_expr
+                saved, self._with_item = self._with_item, ce
+                try:
+                    v = self.value(ce)
+                finally:
+                    self._with_item = saved
+                self.hook("with", ce, v)
+                made_elsewhere = self._made_elsewhere(ce, v)
+                if made_elsewhere is not None:
+                    # an object Dynamo did not create while tracing (a module global, an attribute, a
+                    # parameter): it cannot enter it if its class is the project's (project.py, FG408);
+                    # its __enter__ is then not traced
+                    self.edge("outside_ctx", *made_elsewhere, ce)
                 # a context manager of the project's: entering it runs its __enter__ (its __exit__ too, but
                 # Dynamo reports a break there only when __enter__ did not break: not followed)
-                if v.kind == V.INSTANCE and v.q and v.attr is None and \
+                elif v.kind == V.INSTANCE and v.q and v.attr is None and \
                         not v.q.startswith(("torch.", "builtins.", "logging.", "threading.", "contextlib.")):
-                    self.edge("method", v.q, "__enter__", item.context_expr)
-                elif v.kind == V.SELFATTR and v.q:
-                    self.edge("attr_method", v.q, f"{v.attr}.__enter__", item.context_expr)
+                    self.edge("method", v.q, "__enter__", ce)
                 if item.optional_vars is not None:
                     self.assign(item.optional_vars, self._enter_value(v), None)
             return self.block(s.body)
@@ -1196,6 +1206,21 @@ class FunctionAnalyzer(CallsMixin, PathCondsMixin):
             if base.kind == V.SELF:
                 return Val(V.SELFATTR, base.q, node.attr)
         return U
+
+    def _made_elsewhere(self, node: ast.AST, v: Val) -> tuple[str, str | None] | None:
+        """(target, attr) of an `outside_ctx` edge when the object a `with` enters was made before the
+        compiled code ran: `self.<attr>` (the class, the attribute), a module-level instance (its class,
+        None) or a parameter (its name, "@param"); None for anything made in the function."""
+        if isinstance(node, ast.Attribute) and v.kind == V.SELFATTR and v.q:
+            return v.q, v.attr
+        if isinstance(node, ast.Name) and not self.module_level:
+            if node.id in self.params:
+                return node.id, "@param"
+            local = node.id in self.env or node.id in self.local_names
+            if not local and v.kind == V.INSTANCE and v.q and v.attr is None and \
+                    not v.q.startswith(("torch.", "builtins.", "logging.", "threading.", "contextlib.")):
+                return v.q, None
+        return None
 
     def _enter_value(self, v: Val) -> Val:
         return U

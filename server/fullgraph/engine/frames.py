@@ -13,6 +13,11 @@ of the function uncompiled.  Two consequences a reader of the source can predict
   reads what the function was given (the module, its inputs), which makes Dynamo take the frame.
 
 Calls made from the uncompiled rest are compiled as frames of their own: their breaks stay.
+
+A `with` whose context manager is made by a call that breaks is one more break (FG408): Dynamo resumes
+after the call with the object it returned as an input of the new frame, and enters only context
+managers it created while tracing ("Unsupported context manager").  A break at a `with` cannot be
+resumed either: the rest of the function runs uncompiled.
 """
 from __future__ import annotations
 
@@ -36,6 +41,7 @@ class FrameFacts:
     comprehensions: list = field(default_factory=list)  # FunctionSummary.comprehensions
     own: list = field(default_factory=list)  # (line, block, when, (rule, span, message, data)) of each own finding
     calls: list = field(default_factory=list)  # (line, block, when, target qualnames)
+    with_calls: list = field(default_factory=list)  # (span, text, when, target qualnames): `with f(...):`
 
 
 def _better(a: tuple | None, b: tuple | None) -> tuple | None:
@@ -77,6 +83,23 @@ class Frames:
             if best is not None:
                 out.append((line, block, merge(when, best)))
         return sorted(out, key=lambda p: (p[0], len(p[2])))
+
+    def unenterable(self, q: str) -> list[tuple]:
+        """(span, text, condition) of each `with` in `q` whose context manager is made by a call that
+        reaches a graph break."""
+        out = []
+        for span, text, when, targets in self.facts[q].with_calls:
+            best = None
+            for t in targets:
+                best = _better(best, self.breaks(t))
+            if best is not None:
+                out.append((span, text, merge(when, best)))
+        return out
+
+    def add_own(self, q: str, entries: list[tuple]) -> None:
+        """More findings of `q` itself (what the break points are computed from is reset)."""
+        self.facts[q].own.extend(entries)
+        self._breaks.clear()
 
     def first_unresumable(self, q: str) -> tuple[int, tuple] | None:
         """The line of the break after which Dynamo runs the rest of `q` uncompiled, and its condition:

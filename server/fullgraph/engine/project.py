@@ -763,6 +763,7 @@ class Project:
             _keep_best(found, f)
 
         fg = root.decl.fullgraph
+        fg408 = registry.BY_CODE["FG408"]
         severity = ERROR if fg else WARNING
         for fs, mod in root.entries[:1]:
             if fs.is_generator and _applies(registry.BY_CODE["FG401"], version, fg):
@@ -828,6 +829,15 @@ class Project:
                     continue
                 for rule, message, data in self._torch_receiver_breaks(e, r, version):
                     own(r, e.block, rule, e.span, message, data, C.merge(r.cond, when))
+                if e.kind == "outside_ctx":
+                    made = self._outside_context(e, r)
+                    if made is not None and _applies(fg408, version, fg):
+                        # a break at a `with` is not resumed (engine/frames.py): the rest runs uncompiled
+                        own(r, e.block if e.block is not None else e.span.start.line, fg408, e.span,
+                            f"`with {e.text}:` enters a `{made.rsplit('.', 1)[-1]}` made before the compiled code ran; "
+                            "Dynamo enters only the context managers it creates while tracing "
+                            "(\"Unsupported context manager\")", {"class": made}, C.merge(r.cond, when))
+                    continue
                 targets = []
                 for tfs, tmod in self._edge_targets(e, r):
                     targets.append(tfs.qualname)
@@ -839,6 +849,8 @@ class Project:
                 if not targets and r.wraps and e.kind == "param_call" and ":" in e.target:
                     targets.append(r.wraps)  # the wrapper's `func(*args, **kwargs)`: the function it wraps
                 facts[r.fs.qualname].calls.append((e.span.start.line, e.block, C.merge(r.cond, when), targets))
+                if e.with_item and e.attr != "__enter__":
+                    facts[r.fs.qualname].with_calls.append((e.span, e.text, C.merge(r.cond, when), targets))
             if r.fs.iter_uses:
                 callers = self.callers_index()
                 for use in r.fs.iter_uses:
@@ -864,7 +876,16 @@ class Project:
         (engine/frames.py): the breaks it hides become conditional on its fix; comprehensions
         compiled as frames of their own get FG405."""
         fg = root.decl.fullgraph
-        fg405 = registry.BY_CODE["FG405"]
+        fg405, fg408 = registry.BY_CODE["FG405"], registry.BY_CODE["FG408"]
+        if not fg and _applies(fg408, version, fg):
+            made = {q: [(span.start.line, span.start.line, when,
+                         (fg408, span, f"`{text}(...)` breaks the graph while making this context manager; Dynamo "
+                                       "resumes with an object it did not create and cannot enter it (\"Unsupported "
+                                       "context manager\")", {"made_by": text}))
+                        for span, text, when in frames.unenterable(q)] for q in frames.facts}
+            for q, entries in made.items():
+                if entries:
+                    frames.add_own(q, entries)
         for q, facts in frames.facts.items():
             hidden = frames.hidden(q) if not fg else None
             for line, _block, when, (rule, span, message, data) in facts.own:
@@ -1013,6 +1034,21 @@ class Project:
             m = self.find_method(q, e.attr or "", r.mod.path) if q else None
             return [m] if m is not None else []
         return self.resolve_edge(e, r.mod)
+
+    def _outside_context(self, e: Edge, r: Reached) -> str | None:
+        """The project class with its own `__enter__` of the object an `outside_ctx` edge enters."""
+        if e.attr == "@param":
+            q = self._param_type(e, r)
+            types = [q] if q else []
+        elif e.attr is not None:
+            types = self.attr_types(e.target, e.attr, r.mod.path)
+        else:
+            types = [e.target]
+        for t in types:
+            if not t.startswith(("torch.", "builtins.", "contextlib.", "threading.")) and \
+                    self.find_method(t, "__enter__", r.mod.path) is not None:
+                return t
+        return None
 
     def _torch_receiver_breaks(self, e: Edge, r: Reached, version):
         """Breaks of calls on torch objects whose class only the project can tell (an attribute set in

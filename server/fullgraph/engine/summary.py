@@ -44,7 +44,8 @@ class Edge:
 
     # call | method | module_call | attr_call | item_call | super | hooks | factory_call | registry_call |
     # param_call / param_method (a call of / on an own parameter: `target` is its name, the caller's
-    # argument tells the class)
+    # argument tells the class) | outside_ctx (not a call: a `with` entering an object made before the
+    # compiled code ran, analyzer._made_elsewhere)
     kind: str
     target: str  # qualified name (function, class) the call refers to
     attr: str | None
@@ -59,6 +60,7 @@ class Edge:
     # more (FunctionAnalyzer._passed)
     vals: tuple = ()
     block: int | None = None  # as Site.block
+    with_item: bool = False  # the call makes the context manager of a `with` (`with timers.section("a"):`)
 
 
 # A path-condition atom: (kind, name, test, polarity).  kind "param" (a parameter of the function,

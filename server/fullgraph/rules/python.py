@@ -344,3 +344,89 @@ def f(x):
         items = bool(call.args) and isinstance(call.args[0], ast.Call) and call.args[0].func.attr == "items"
         return Report(f"{how} compares tensors (`{name}` holds them) and breaks the graph: Dynamo sorts only "
                       "constants", data={"items": items})
+
+
+class UnenterableContext(Rule):
+    code = "FG408"
+    name = "context-manager-made-outside"
+    summary = "`with` on a context manager object Dynamo did not create while tracing"
+    gb_codes = ("GB0142",)
+    fixes = ("split", "split-module", "suppress")
+    what = """Finds `with obj:` where `obj` is an instance of one of the project's context manager classes
+made before the compiled code ran (a module global, `self.<attr>`, a parameter), and `with f(...):` where
+the call making the context manager breaks the graph (under `torch.compile` without `fullgraph=True`)."""
+    why = """Dynamo enters a user-defined context manager only when it created the object while tracing
+(`with Timer():` is fine).  An object it is handed — from a global, an attribute, an argument, or from
+the uncompiled code that ran after a graph break in the call making it — cannot be entered
+("Unsupported context manager", GB0142), and the break cannot be resumed: the rest of the function
+runs uncompiled.  Its `__enter__` is then not traced at all."""
+    instead = """Create the context manager inside the compiled code (`with Timer():`), keep it out of the
+compiled function (time or lock around the call), or fix the break in the call that makes it."""
+    examples = (
+        Example("""import torch
+
+
+class Section:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+SECTION = Section()
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    with SECTION:  # expect: FG408
+        y = x + 1
+    return y
+"""),
+        Example("""import torch
+
+
+class Sections:
+    def section(self, name):
+        print("enter", name)  # expect: FG101
+        return Section()
+
+
+class Section:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+TIMERS = Sections()
+
+
+@torch.compile
+def f(x):
+    with TIMERS.section("embed"):  # expect: FG408
+        y = x + 1
+    return y
+"""),
+        Example("""import torch
+
+
+class Section:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    with Section():
+        y = x + 1
+    return y
+""", breaks=False),
+    )
+
+    def check(self, ev):  # reported by the project (outside_ctx edges, engine/frames.py)
+        return None
