@@ -277,6 +277,7 @@ class FunctionAnalyzer(CallsMixin, PathCondsMixin):
         self._returns: list[ast.AST | None] = []
         self._lambda_count = 0
         # local containers given a tensor: name -> "dict" (`out[k] = t`) or "list" (`xs.append(t)`)
+        self._reassigned: frozenset = frozenset()  # names the function's body binds (analyze_function)
         self.tensor_holders: dict[str, str] = {}
         self._with_item: ast.AST | None = None  # the context expression of the `with` being entered
 
@@ -337,6 +338,7 @@ class FunctionAnalyzer(CallsMixin, PathCondsMixin):
         if not is_lambda:
             declared, generator = scope_facts(body, self.local_names, plain=self.mod.plain_exprs)
             self.local_names -= declared
+            self._reassigned = frozenset(self.local_names)  # what the body binds, parameters not yet added
         self.local_names.update(fs.params)
         fs.decorator_lines = [d.lineno - 1 for d in decorators]
         if is_lambda:
@@ -1237,34 +1239,8 @@ class FunctionAnalyzer(CallsMixin, PathCondsMixin):
                                              span=self.mod.span(node), how=how, dead_if=self.dead_if))
 
     def _param_untouched(self, name: str) -> bool:
+        """The parameter `name` is never rebound in the function's own scope."""
         return name not in self._reassigned
-
-    @property
-    def _reassigned(self) -> set:
-        r = getattr(self, "_reassigned_cache", None)
-        if r is None:
-            r = set()
-            if not isinstance(self.node, (ast.Module, ast.ClassDef, ast.Lambda)):
-                for n in ast.walk(self.node):
-                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-                        r.add(n.id)
-            self._reassigned_cache = r
-        return r
-
-    # ---- calls ---------------------------------------------------------------------------------
-
-
-
-
-
-
-
-
-
-
-
-
-
 
 
 def _is_match(s: ast.AST) -> bool:
