@@ -590,6 +590,92 @@ def test_context_managers_made_before_the_compiled_code_ran(tmp_path):
     assert dynamo_lines(tmp_path, "ctxs") == {line for line, _ in expected(CONTEXTS_MADE_OUTSIDE)}
 
 
+TENSOR_HOOKS = '''import torch
+import torch.nn as nn
+
+STORE = {}
+
+
+def keep_global(grad):
+    STORE["g"] = grad  # expect: FG506
+
+
+class Appends(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+        self.grads = []
+
+    def keep(self, grad):
+        self.grads.append(grad)  # expect: FG506
+
+    def forward(self, x):
+        a = self.lin(x)
+        a.register_hook(self.keep)
+        return a.sum()
+
+
+class Global(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        a = self.lin(x)
+        a.register_hook(keep_global)
+        return a.sum()
+
+
+class Closure(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+        self.seen = {}
+
+    def forward(self, x):
+        a = self.lin(x)
+
+        def hook(grad):
+            self.seen["a"] = grad  # expect: FG506
+
+        a.register_hook(hook)
+        return a.sum()
+
+
+class Pure(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def double(self, grad):
+        return grad * 2
+
+    def forward(self, x):
+        a = self.lin(x)
+        a.register_hook(self.double)
+        return a.sum()
+
+
+def main():
+    x = torch.randn(2, 4, requires_grad=True)
+    models = [torch.compile(Appends()), torch.compile(Global()), torch.compile(Closure()), torch.compile(Pure())]
+    out = []
+    for model in models:
+        loss = model(x)
+        loss.backward()
+        out.append(loss.detach())
+    return out
+'''
+
+
+def test_tensor_hooks_that_change_outside_state(tmp_path):
+    """`t.register_hook(fn)` in compiled code: Dynamo traces the hook at registration and breaks at its
+    first statement that changes what the hook did not make (an attribute's list, a global dict, a
+    closure's attribute); a hook that only returns a new gradient compiles."""
+    assert found(check_code(TENSOR_HOOKS, tmp_path, name="hooks")) == expected(TENSOR_HOOKS)
+    assert dynamo_lines(tmp_path, "hooks") == {line for line, _ in expected(TENSOR_HOOKS)}
+
+
 def test_dynamo_settings_apply_to_the_program_that_makes_them(tmp_path):
     """`torch._dynamo.config` set in one script configures the modules connected to it by imports,
     not every file of the checked tree."""

@@ -582,6 +582,8 @@ class FunctionAnalyzer(CallsMixin, PathCondsMixin):
             self.assign(s.target, v, s.value)
             return False
         if t is ast.AugAssign:
+            if isinstance(s.target, (ast.Attribute, ast.Subscript)):
+                self._effect(s.target.value)
             rhs = self.value(s.value)
             cur = self.value(s.target) if not isinstance(s.target, ast.Name) else self.lookup(s.target.id)
             if isinstance(s.target, ast.Name):
@@ -885,6 +887,7 @@ class FunctionAnalyzer(CallsMixin, PathCondsMixin):
                 self.assign(e.value if isinstance(e, ast.Starred) else e, elem, None)
         elif isinstance(target, ast.Attribute):
             base = target.value
+            self._effect(base)
             if isinstance(value_node, ast.Constant):
                 q = self.resolve_dotted_node(target)
                 if q and q.startswith("torch._dynamo.config.") and q.count(".") == 3:
@@ -901,6 +904,7 @@ class FunctionAnalyzer(CallsMixin, PathCondsMixin):
                 if target.attr == "requires_grad" and bv.kind == V.TENSOR:
                     self.hook("requires_grad_set", target, bv)
         elif isinstance(target, ast.Subscript):
+            self._effect(target.value)
             self.value(target.value)
             self.value(target.slice)
             if isinstance(target.value, ast.Name) and v.kind == V.TENSOR:
@@ -1208,6 +1212,21 @@ class FunctionAnalyzer(CallsMixin, PathCondsMixin):
             if base.kind == V.SELF:
                 return Val(V.SELFATTR, base.q, node.attr)
         return U
+
+    def _effect(self, obj: ast.AST) -> None:
+        """Record the current statement as a side effect when it changes `obj` (an attribute or item of
+        it, a method that mutates it) and `obj` is not an object the function made: a parameter
+        (`self`), a global, or something reached from one (summary.FunctionSummary.effects)."""
+        if self.fs is None or self.stmt is None:
+            return
+        base = obj
+        while isinstance(base, (ast.Attribute, ast.Subscript)):
+            base = base.value
+        if not isinstance(base, ast.Name) or (base.id in self.local_names and base.id not in self.fs.params):
+            return
+        span = self.mod.span(self.stmt)
+        if not self.fs.effects or self.fs.effects[-1][0] != span:
+            self.fs.effects.append((span, self.mod.text_of(self.stmt).split("\n", 1)[0].strip()))
 
     def _made_elsewhere(self, node: ast.AST, v: Val) -> tuple[str, str | None] | None:
         """(target, attr) of an `outside_ctx` edge when the object a `with` enters was made before the

@@ -27,6 +27,12 @@ HIGHER_ORDER = frozenset({
 })
 
 
+# methods that change the object they are called on (FunctionSummary.effects)
+# (not `add`/`sort`: tensors have methods of those names that return a new tensor)
+MUTATORS = frozenset({"append", "extend", "insert", "update", "setdefault", "pop", "popitem", "clear", "remove",
+                      "discard", "reverse"})
+
+
 def _const_bool(node: ast.AST | None) -> bool | None:
     if node is None:
         return None
@@ -78,6 +84,10 @@ class CallsMixin:
                 self.value(kw.value)
         if method in ("append", "insert") and isinstance(func.value, ast.Name) and args and args[-1].kind == V.TENSOR:
             self.tensor_holders[func.value.id] = "list"
+        if method in MUTATORS:
+            self._effect(func.value)
+        if method == "register_hook" and recv is not None and recv.kind == V.TENSOR and len(args) == 1:
+            self._tensor_hook(node, args[0])
         arg_kinds = tuple(self._arg_kind(a, v) for a, v in zip(node.args, args))
         kw_kinds = tuple((kw.arg, self._arg_kind(kw.value, kwargs[kw.arg])) if kw.arg else ("**", "")
                          for kw in node.keywords)
@@ -86,6 +96,13 @@ class CallsMixin:
             return self._call(node, func, recv, method, fval, args, kwargs, arg_kinds, kw_kinds)
         finally:
             self._call_vals = saved_vals
+
+    def _tensor_hook(self, node: ast.Call, hook: Val) -> None:
+        """`t.register_hook(fn)`: Dynamo traces `fn` as a higher-order op while compiling the forward."""
+        if hook.kind == V.SELFATTR and hook.q:
+            self.edge("tensor_hook", hook.q, hook.attr, node)
+        elif hook.kind in (V.LOCALFN, V.REF) and hook.q:
+            self.edge("tensor_hook", hook.q, None, node)
 
     def _call(self, node, func, recv, method, fval, args, kwargs, arg_kinds, kw_kinds) -> Val:
         gen = kwargs.get("generator")

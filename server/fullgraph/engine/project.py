@@ -763,7 +763,7 @@ class Project:
             _keep_best(found, f)
 
         fg = root.decl.fullgraph
-        fg408 = registry.BY_CODE["FG408"]
+        fg408, fg506 = registry.BY_CODE["FG408"], registry.BY_CODE["FG506"]
         severity = ERROR if fg else WARNING
         for fs, mod in root.entries[:1]:
             if fs.is_generator and _applies(registry.BY_CODE["FG401"], version, fg):
@@ -829,6 +829,19 @@ class Project:
                     continue
                 for rule, message, data in self._torch_receiver_breaks(e, r, version):
                     own(r, e.block, rule, e.span, message, data, C.merge(r.cond, when))
+                if e.kind == "tensor_hook":
+                    hook = self.find_method(e.target, e.attr, r.mod.path) if e.attr else \
+                        self.function(e.target, r.mod.path)
+                    if hook is not None and hook[0].effects and _applies(fg506, version, fg):
+                        hfs, hmod = hook
+                        span, text = hfs.effects[0]  # the first one is where Dynamo stops
+                        emit(self._make(fg506, hmod.path, span,
+                                        f"`{text}` in the tensor hook `{hfs.name}` changes state outside the hook; "
+                                        f"Dynamo traces the hook when `{e.text}(...)` registers it and cannot keep "
+                                        "that side effect (\"HOP: Unsafe side effect\")", severity, root,
+                                        r.path + [Step(hfs.qualname, Location(r.mod.path, e.span))],
+                                        data={"hook": hfs.qualname}, when=C.merge(r.cond, when)))
+                    continue
                 if e.kind == "outside_ctx":
                     made = self._outside_context(e, r)
                     if made is not None and _applies(fg408, version, fg):

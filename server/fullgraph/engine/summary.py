@@ -45,7 +45,8 @@ class Edge:
     # call | method | module_call | attr_call | item_call | super | hooks | factory_call | registry_call |
     # param_call / param_method (a call of / on an own parameter: `target` is its name, the caller's
     # argument tells the class) | outside_ctx (not a call: a `with` entering an object made before the
-    # compiled code ran, analyzer._made_elsewhere)
+    # compiled code ran, analyzer._made_elsewhere) | tensor_hook (`t.register_hook(fn)`: fn, called
+    # in the backward; target/attr as for call or attr_call)
     kind: str
     target: str  # qualified name (function, class) the call refers to
     attr: str | None
@@ -117,6 +118,10 @@ class FunctionSummary:
     # (span, the names their bodies read).  Before Python 3.12 each is a frame of its own, which
     # Dynamo compiles separately when it runs the function uncompiled (project.py, FG405)
     comprehensions: list[tuple[Span, frozenset]] = field(default_factory=list)
+    # statements that change what the function did not make (`self.grads = g`, `LOG["k"] = v`,
+    # `self.seen.append(g)`): (statement span, its first line's text).  A side effect Dynamo cannot
+    # trace when the function runs as a tensor hook (project.py, FG506)
+    effects: list[tuple[Span, str]] = field(default_factory=list)
 
 
 @dataclass

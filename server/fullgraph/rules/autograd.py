@@ -364,3 +364,64 @@ m = torch.compile(Frozen(), fullgraph=True)
                 return None
             return "`.requires_grad_()` on a module's parameter inside a compiled region breaks the graph"
         return "setting `.requires_grad` on a tensor inside a compiled region breaks the graph"
+
+
+class TensorHookSideEffect(Rule):
+    code = "FG506"
+    name = "tensor-hook-side-effect"
+    summary = "a tensor hook registered in a compiled region changes outside state"
+    gb_codes = ("GB0067",)
+    fixes = ("split", "split-module", "suppress")
+    what = """Finds the first statement of a hook registered with `t.register_hook(fn)` in compiled code that
+changes what the hook did not make: an attribute of `self` (`self.gradients = grad`), an item or a
+method call that mutates a global or an attribute (`self.grads.append(grad)`, `STORE["g"] = grad`)."""
+    why = """Dynamo traces a tensor hook when it is registered, as a higher-order op that will run in the
+backward, and a higher-order op may not mutate anything from outside it ("HOP: Unsafe side effect",
+GB0067).  A hook that only computes a new gradient (`lambda g: g * 2`) is fine."""
+    instead = """Register the hook outside the compiled function (on the compiled output, or in `__init__`
+on a parameter), or keep the value another way: return it from `forward`, or capture activations
+with a forward hook installed before compiling."""
+    examples = (
+        Example("""import torch
+
+
+class CAM(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 4)
+        self.gradients = None
+
+    def save_grad(self, grad):
+        self.gradients = grad  # expect: FG506
+
+    def forward(self, x):
+        a = self.lin(x)
+        a.register_hook(self.save_grad)
+        return a.sum()
+
+
+f = torch.compile(CAM(), fullgraph=True)
+""", call="f(torch.randn(2, 4, requires_grad=True)).backward()"),
+        Example("""import torch
+
+
+class Scaled(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 4)
+
+    def double(self, grad):
+        return grad * 2
+
+    def forward(self, x):
+        a = self.lin(x)
+        a.register_hook(self.double)
+        return a.sum()
+
+
+f = torch.compile(Scaled(), fullgraph=True)
+""", call="f(torch.randn(2, 4, requires_grad=True)).backward()", breaks=False),
+    )
+
+    def check(self, ev):  # reported by the project (tensor_hook edges)
+        return None
