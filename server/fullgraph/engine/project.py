@@ -23,11 +23,11 @@ from ..rules.autograd import STEP_MESSAGE
 from ..rules.base import BOTH, FULLGRAPH, PARTIAL
 from . import conditions as C
 from . import values as V
+from .arguments import ArgumentsMixin
 from .frames import FrameFacts, Frames
 from .summary import ClassSummary, Edge, FunctionSummary, ModuleSummary, RootDecl, Site
 
 _MAX_DEPTH = 64  # call-path depth limit (recursion, generated code)
-_NO_VALUE = object()  # a config field without a default the analysis can rely on
 
 
 @dataclass
@@ -48,7 +48,7 @@ class RootRecord:
     info: RootInfo | None
 
 
-class Project:
+class Project(ArgumentsMixin):
     def __init__(self, config: Config | None = None):
         self.config = config or Config()
         self.modules: dict[str, ModuleSummary] = {}  # path -> summary
@@ -966,78 +966,6 @@ class Project:
                     queue.append(Reached(tfs, tmod, r.path + [Step(q, Location(r.mod.path, e.span))], env,
                                          C.merge(C.merge(r.cond, when), chosen)))
 
-    def callers_index(self):
-        """Function qualname -> [(call site, module)] of calls passing arguments (memoised)."""
-        memo = self._memo
-        if "callers" not in memo:
-            memo["callers"] = self._callers_index()
-        return memo["callers"]
-
-    def _callers_index(self):
-        idx: dict[str, list[tuple]] = {}
-        for mod in list(self.modules.values()):
-            for cs in mod.call_sites:
-                if not any(cs.args) and not any(k for _, k in cs.kwargs):
-                    continue
-                if cs.is_method_call:
-                    cls, _, meth = cs.target.rpartition(".")
-                    hit = self.find_method(cls, meth, mod.path)
-                else:
-                    hit = self.function(cs.target, mod.path)
-                    if hit is None:
-                        c = self.class_(cs.target, mod.path)
-                        hit = self.module_call(c[0].qualname, mod.path)[0] if c and \
-                            self.module_call(c[0].qualname, mod.path) else None
-                if hit is not None:
-                    idx.setdefault(hit[0].qualname, []).append((cs, mod))
-        return idx
-
-    def _iterator_passed(self, fs: FunctionSummary, use, callers) -> str | None:
-        for cs, mod in callers.get(fs.qualname, ()):
-            kinds = []
-            if use.index < len(cs.args):
-                kinds.append(cs.args[use.index])
-            kinds.extend(k for name, k in cs.kwargs if name == use.param)
-            for k in kinds:
-                if k == "iter" or (k.startswith("call:") and self._is_generator_fn(k[5:], mod.path)):
-                    return f"{os.path.basename(mod.path)}:{cs.span.start.line + 1}"
-        return None
-
-    def _is_generator_fn(self, q: str, near: str) -> bool:
-        hit = self.function(q, near)
-        return hit is not None and hit[0].is_generator
-
-    def _with_tensor_params(self, fs: FunctionSummary, mod: ModuleSummary, env: dict) -> FunctionSummary:
-        """`fs` as analysed with the parameters its caller passes tensors to read as tensors (their
-        annotations say nothing): `def update(self, target, pred): k = (target >= 0) ...` called
-        with tensors has the breaks of tensor code.  The module is analysed again for that function
-        (memoised by text, function and parameters); without its text, `fs` as it is."""
-        tensors = frozenset(p for p in fs.params if p not in fs.annotated and env.get(p, (None,))[0] == C.TENSOR)
-        if not tensors or self.source_of is None:
-            return fs
-        key = (mod.path, mod.text_hash, fs.qualname, tensors)
-        hit = self._variants.get(key)
-        if hit is None:
-            text = self.source_of(mod.path)
-            hit = fs
-            if text is not None:
-                from .analyzer import ModuleAnalyzer
-
-                an = ModuleAnalyzer(mod.path, text, mod.name, os.path.basename(mod.path) == "__init__.py",
-                                    recover=mod.syntax_error is not None, tensors={fs.qualname: tensors})
-                summary = an.run()
-                if summary.text_hash == mod.text_hash:
-                    hit = summary.functions.get(fs.qualname, fs)
-            if len(self._variants) > 4096:
-                self._variants.clear()
-            self._variants[key] = hit
-        return hit
-
-    def _param_type(self, e: Edge, r: Reached) -> str | None:
-        """The class of the parameter a param_call/param_method edge calls (what the caller passed)."""
-        got = r.env.get(e.target)
-        return got[0].q if got is not None and isinstance(got[0], C.Instance) else None
-
     def _edge_targets(self, e: Edge, r: Reached) -> list[tuple[FunctionSummary, ModuleSummary]]:
         if e.kind == "param_call":
             q = self._param_type(e, r)
@@ -1099,183 +1027,6 @@ class Project:
                 if gb:
                     rule = registry.BY_CODE["FG207"]
                     yield rule, rule.describe(f"{e.text}", gb), {"callee": f"{t}.{meth}"}
-
-    def _closure_env(self, fs: FunctionSummary) -> dict:
-        """A compiled closure's free parameters: `def make_step(model, opt): def step(x): ...;
-        return torch.compile(step)` -- what the calls of make_step pass, as "<make_step>:<name>"."""
-        outer_q = fs.qualname.rpartition(".<locals>.")[0]
-        if not outer_q:
-            return {}
-        hit = self.function(outer_q)
-        if hit is None:
-            return {}
-        outer = hit[0]
-        calls = self._calls_of(outer)
-        if not calls:
-            return {}
-        env = C.entry_env(outer.defaults, calls, outer.params, outer.is_method, outer.positional, outer.annotated)
-        return {f"{outer_q}:{name}": v for name, v in env.items() if name != C.TRAINING}
-
-    def _root_calls(self, root: RootRecord, fs: FunctionSummary) -> list[tuple]:
-        """What the user's visible calls pass to the root (their Edge.vals): calls of the compiled
-        object (`compiled(model, x)`), or of a function compiled by its decorator."""
-        if root.decl.calls or root.decl.kind != "function" or fs.compiled is None:
-            return [self.resolve_fields(c, root.mod.path) for c in root.decl.calls]
-        return self._calls_of(fs)
-
-    def _calls_of(self, fs: FunctionSummary) -> list[tuple]:
-        """What each call of the function `fs` in the project passes (Edge.vals, config fields read)."""
-        out = []
-        for mod in list(self.modules.values()):
-            for cs in mod.call_sites:
-                if cs.is_method_call or cs.target.rpartition(".")[2] != fs.name:
-                    continue
-                hit = self.function(cs.target, mod.path)
-                if hit is not None and hit[0] is fs:
-                    out.append(self.resolve_fields(cs.vals, mod.path))
-        return out
-
-    def resolve_fields(self, vals: tuple, near: str) -> tuple:
-        """Edge.vals with `cfg.debug` (a field of a config object) read as its class's default when
-        no construction of the class passes that field: ("dconst", value); else unknown."""
-        if not vals or not any(v[0] == "field" for _, v in vals):
-            return vals
-        out = []
-        for key, v in vals:
-            if v[0] == "field":
-                got = self._field_default(v[1], v[2], near)
-                v = ("dconst", got) if got is not _NO_VALUE else ("unknown",)
-            out.append((key, v))
-        return tuple(out)
-
-    def _field_default(self, class_q: str, field: str, near: str):
-        c = self.class_(class_q, near)
-        if c is None:
-            return _NO_VALUE
-        for cs, cmod in self.mro(c[0].qualname, c[1].path):
-            value = cs.values.get(field)
-            if value is None:
-                continue
-            if value[0] != "const":
-                return _NO_VALUE
-            for site in self._constructions().get(c[0].qualname, ()):
-                if site.args or any(k in (field, "**") for k, _ in site.kwargs):
-                    return _NO_VALUE  # some construction sets it (or passes fields by position)
-            return value[1]
-        return _NO_VALUE
-
-    def _self_attr_reader(self, fs: FunctionSummary, mod: ModuleSummary):
-        """`self.<attr>` -> (value, certainty) or None, for the class that defines `fs` (its MRO)."""
-        cls = fs.class_qualname
-
-        def read(attr: str):
-            if cls is None:
-                return None
-            for cs, cmod in self.mro(cls, mod.path):
-                if attr in cs.values:
-                    value = cs.values[attr]
-                    if value[0] == "init_param":
-                        passed = self._ctor_passes(cs, cmod, value[1])
-                        if passed is not None:  # what the constructions pass instead of the default
-                            return passed
-                    return C.attr_value(value)
-            return None
-        return read
-
-    def _attr_holds_module(self, fs: FunctionSummary, mod: ModuleSummary, attr: str) -> bool:
-        """Does `self.<attr>` hold an nn.Module: a module class assigned to it, or an `__init__`
-        argument that every construction passes a module to."""
-        cls = fs.class_qualname
-        if cls is None:
-            return False
-        if any(self.is_nn_module(t, mod.path) or V.is_torch_module_class(t) for t in self.attr_types(cls, attr, mod.path)):
-            return True
-        for cs, cmod in self.mro(cls, mod.path):
-            value = cs.values.get(attr)
-            if value is not None and value[0] == "init_param":
-                got = self._ctor_passes(cs, cmod, value[1])
-                return got is not None and isinstance(got[0], C.Instance) and bool(got[0].q) and \
-                    (V.is_torch_module_class(got[0].q) or self.is_nn_module(got[0].q, cmod.path))
-        return False
-
-    def _init_param_passed(self, init_q: str | None, param: str, near: str, depth: int) -> tuple | None:
-        """The value an `__init__` parameter has, as its class's constructions pass it: ("const", v),
-        ("dconst", v) for its default, or ("unknown",)."""
-        hit = self.function(init_q or "", near)
-        if hit is None or hit[0].name != "__init__" or hit[0].class_qualname is None:
-            return ("unknown",)
-        owner = self.class_(hit[0].class_qualname, hit[1].path)
-        if owner is None:
-            return ("unknown",)
-        got = self._ctor_passes(owner[0], owner[1], param, depth + 1)
-        if got is None:
-            return ("dconst", hit[0].defaults[param]) if param in hit[0].defaults else ("unknown",)
-        value, how = got
-        if value is C.UNKNOWN:
-            return ("unknown",)
-        return ("const", value) if how == C.KNOWN else ("dconst", value)
-
-    def _ctor_passes(self, cs: ClassSummary, mod: ModuleSummary, param: str, _depth: int = 0) -> tuple | None:
-        """What the project's constructions of `cs` (or a subclass) pass for `__init__`'s `param`:
-        None when none passes it (the default holds), (value, KNOWN) when all that do pass one
-        constant, else an unknown flag."""
-        init = self.function(cs.methods.get("__init__", ""), mod.path)
-        if init is None:
-            return C.UNKNOWN, C.DEFAULT
-        names = init[0].params[1:]
-        pos = names.index(param) if param in names else len(names)
-        found = []
-        for site in self._constructions().get(cs.qualname, ()):
-            if any(k == "**" for k, _ in site.kwargs):
-                return C.UNKNOWN, C.DEFAULT
-            vals = dict(self.resolve_fields(site.vals, mod.path))
-            v = vals.get(pos, vals.get(param)) if len(site.args) > pos or param in vals else None
-            if v is not None and v[0] == "param" and _depth < 8:
-                # `CausalSelfAttention(n, debug=debug)` in Block.__init__: what Block's constructions pass
-                v = self._init_param_passed(site.caller, v[1], mod.path, _depth)
-            if v is not None:
-                found.append(v)
-            else:  # this construction leaves the default: it holds for that instance
-                found.append(("dconst", init[0].defaults[param]) if param in init[0].defaults else ("unknown",))
-        if not found or all(v[0] == "dconst" and param in init[0].defaults and v[1] == init[0].defaults[param]
-                            for v in found):
-            return None
-        if all(v == found[0] for v in found) and found[0][0] in ("const", "dconst"):
-            return found[0][1], (C.KNOWN if found[0][0] == "const" else C.DEFAULT)
-        if all(v == found[0] for v in found) and found[0][0] == "inst":
-            return C.Instance(found[0][1]), C.KNOWN
-        if all(v[0] in ("const", "dconst") for v in found):
-            # `nn.Sequential(Block(), Block(log=False))`: each instance takes its own path
-            options: list = []
-            for v in found:
-                o = (v[1], C.KNOWN if v[0] == "const" else C.DEFAULT)
-                if o not in options:
-                    options.append(o)
-            return C.Choices(tuple(options)), C.KNOWN
-        return C.UNKNOWN, C.DEFAULT
-
-    def _constructions(self) -> dict[str, list]:
-        """Class qualname -> the calls constructing it or a subclass (CallSites; memoised)."""
-        memo = self._memo
-        if "constructions" not in memo:
-            idx: dict[str, list] = {}
-            for mod in list(self.modules.values()):
-                library = getattr(mod, "library", False)
-                for site in mod.call_sites:
-                    if site.is_method_call or not site.target.rpartition(".")[2][:1].isupper():
-                        continue
-                    if library:  # resolved among the loaded modules only: no library load for an index
-                        owner = self._module(site.target.rpartition(".")[0], mod.path)
-                        cs = owner.classes.get(site.target) if owner is not None else None
-                        c = (cs, owner) if cs is not None else None
-                    else:
-                        c = self.class_(site.target, mod.path)
-                    if c is None:
-                        continue
-                    for base in self.bases_closure(c[0].qualname, mod.path) | {c[0].qualname}:
-                        idx.setdefault(base, []).append(site)
-            memo["constructions"] = idx
-        return memo["constructions"]
 
     def _make(self, rule, path, span, message, severity, root: RootRecord, path_steps, data=None,
               when: tuple[str, ...] = ()) -> Finding:
