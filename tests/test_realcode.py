@@ -676,6 +676,102 @@ def test_tensor_hooks_that_change_outside_state(tmp_path):
     assert dynamo_lines(tmp_path, "hooks") == {line for line, _ in expected(TENSOR_HOOKS)}
 
 
+TWO_PATHS = '''import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def helper(self, x):
+        print("helper")  # expect: FG101
+        return self.lin(x)
+
+    def forward(self, x, double=False):
+        if double:
+            y = self.helper(x) * 2
+        else:
+            y = self.helper(x)
+        return y
+
+
+def main():
+    model = torch.compile(Net())
+    return model(torch.randn(2, 4))
+'''
+
+
+def test_a_function_reached_on_both_branches_of_a_flag_is_unconditional(tmp_path):
+    """`helper` is called under `if double:` and under its `else`: the default call reaches it, so its
+    print is a warning, not "only when `double=True`" (the first path found used to decide)."""
+    findings = check_code(TWO_PATHS, tmp_path, name="twopaths")
+    assert found(findings) == expected(TWO_PATHS) and [f.condition for f in findings] == [None]
+    assert dynamo_lines(tmp_path, "twopaths") == {line for line, _ in expected(TWO_PATHS)}
+
+
+CONFIG_FIELDS = '''from dataclasses import dataclass
+
+import torch
+import torch.nn as nn
+
+
+@dataclass
+class Config:
+    dim: int = 4
+    debug: bool = False
+    layerdrop: float = 0.1
+
+
+class Block(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.lin = nn.Linear(config.dim, config.dim)
+        self.layerdrop = config.layerdrop
+
+    def forward(self, x):
+        if self.training and self.layerdrop > 0.0:
+            print("layerdrop")  # expect: FG101
+        return self.lin(x)
+
+
+class Net(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+        self.block = Block(config)
+
+    def forward(self, x):
+        if self.config.debug:
+            print("debug", x.shape)  # CONDITIONAL
+        return self.block(x)
+
+
+def main():
+    model = torch.compile(Net(Config(dim=4)))
+    return model(torch.randn(2, 4))
+'''
+
+
+def test_config_fields_read_through_the_constructions_that_pass_the_config(tmp_path):
+    """`self.layerdrop = config.layerdrop` and `self.config.debug`: the field's default in the config class
+    the construction passes (`Net(Config(dim=4))` leaves both alone) decides, by default only: the layerdrop
+    print is a warning, the debug print a conditional finding; Dynamo agrees.  A construction that sets the
+    field (`Config(debug=True)`) makes the debug print a warning, and Dynamo breaks there too."""
+    findings = check_code(CONFIG_FIELDS, tmp_path, name="cfgfields")
+    debug_line = next(i for i, ln in enumerate(CONFIG_FIELDS.splitlines(), 1) if "# CONDITIONAL" in ln)
+    assert {(f.span.start.line + 1, f.code, f.condition) for f in findings} == \
+        {(*e, None) for e in expected(CONFIG_FIELDS)} | {(debug_line, "FG101", "`self.config.debug`")}
+    assert dynamo_lines(tmp_path, "cfgfields") == {line for line, _ in expected(CONFIG_FIELDS)}
+    on = CONFIG_FIELDS.replace("Config(dim=4)", "Config(dim=4, debug=True)")
+    (tmp_path / "on").mkdir()
+    findings = check_code(on, tmp_path / "on", name="cfgon")
+    assert {(f.span.start.line + 1, f.condition) for f in findings} == \
+        {(line, None) for line, _ in expected(CONFIG_FIELDS)} | {(debug_line, None)}
+    assert dynamo_lines(tmp_path / "on", "cfgon") == {line for line, _ in expected(CONFIG_FIELDS)} | {debug_line}
+
+
 def test_dynamo_settings_apply_to_the_program_that_makes_them(tmp_path):
     """`torch._dynamo.config` set in one script configures the modules connected to it by imports,
     not every file of the checked tree."""

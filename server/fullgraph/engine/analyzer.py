@@ -279,6 +279,7 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin):
         self._lambda_count = 0
         # local containers given a tensor: name -> "dict" (`out[k] = t`) or "list" (`xs.append(t)`)
         self._reassigned: frozenset = frozenset()  # names the function's body binds (analyze_function)
+        self._rebound: set[str] = set()  # names bound so far in statement order (loops: their whole body)
         self.tensor_holders: dict[str, str] = {}
         self._with_item: ast.AST | None = None  # the context expression of the `with` being entered
 
@@ -444,6 +445,12 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin):
 
     def bind(self, name: str, v: Val) -> None:
         self.env[name] = v
+        self._rebound.add(name)
+
+    def _loop_rebinds(self, loop: ast.stmt) -> None:
+        """A loop's tests see what its body assigns on the previous iteration: count it as rebound
+        before walking the body."""
+        self._rebound.update(n.id for n in ast.walk(loop) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
 
     # ---- recording -----------------------------------------------------------------------------
     def site(self, code: str, node: ast.AST, message: str, callee: str | None = None,
@@ -612,6 +619,7 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin):
         if t is ast.If:
             return self._if(s)
         if t in (ast.For, ast.AsyncFor):
+            self._loop_rebinds(s)
             it = self.value(s.iter)
             self._iterate_hook(s.iter, it, "for")
             if isinstance(s.iter, ast.Call) and len(s.iter.args) == 1 and isinstance(s.target, ast.Tuple) and \
@@ -632,6 +640,7 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin):
                 self.block(s.orelse)
             return False
         if t is ast.While:
+            self._loop_rebinds(s)
             self.cond(s.test)
             tr, atoms = self.truth(s.test)
             if not (tr == "F" and not atoms):
@@ -854,7 +863,7 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin):
                 body_an._def(st)
             elif isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name):
                 if isinstance(st.value, ast.Constant):  # a dataclass field's default: `debug: bool = True`
-                    set_value(cs, st.target.id, ("const", st.value.value))
+                    set_value(cs.values, st.target.id, ("const", st.value.value))
                 q = body_an.resolve_dotted_node(st.annotation)
                 if q and not q.startswith(("builtins.", "typing.")):
                     cs.attrs.setdefault(st.target.id, (q,))
@@ -867,7 +876,7 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin):
             elif isinstance(st, ast.Assign) and isinstance(st.value, ast.Constant):
                 for tg in st.targets:
                     if isinstance(tg, ast.Name):
-                        set_value(cs, tg.id, ("const", st.value.value))
+                        set_value(cs.values, tg.id, ("const", st.value.value))
             elif isinstance(st, ast.Assign):
                 # class-level aliases such as `forward = _forward_impl`
                 if isinstance(st.value, ast.Name) and st.value.id in cs.methods:
@@ -920,17 +929,25 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin):
         fs = self.fs
         if v.kind == V.TENSOR or (v.kind == V.INSTANCE and v.q in V.PARAMETER_CLASSES):
             cs.tensor_attrs.add(attr)
+        in_init = fs is not None and fs.name == "__init__"
         if isinstance(value_node, ast.Constant):
-            set_value(cs, attr, ("const", value_node.value))
-        elif isinstance(value_node, ast.Name) and fs is not None and fs.name == "__init__" and \
-                value_node.id in fs.params and self._param_untouched(value_node.id):
+            value: tuple = ("const", value_node.value)
+        elif isinstance(value_node, ast.Name) and in_init and value_node.id in fs.params and \
+                self._param_untouched(value_node.id):
             # ("init_param", name, default) or, for a required argument, ("init_param", name)
-            set_value(cs, attr, ("init_param", value_node.id, fs.defaults[value_node.id])
-                       if value_node.id in fs.defaults else ("init_param", value_node.id))
+            value = ("init_param", value_node.id, fs.defaults[value_node.id]) if value_node.id in fs.defaults \
+                else ("init_param", value_node.id)
+        elif isinstance(value_node, ast.Attribute) and isinstance(value_node.value, ast.Name) and in_init and \
+                value_node.value.id in fs.params and self._param_untouched(value_node.value.id):
+            # `self.layerdrop = config.encoder_layerdrop`: a field of what the constructions pass
+            value = ("init_field", value_node.value.id, value_node.attr)
         elif v.kind == V.INSTANCE and v.q and v.attr is None:
-            set_value(cs, attr, ("object",))
+            value = ("object",)
         else:
-            set_value(cs, attr, ("unknown",))
+            value = ("unknown",)
+        set_value(cs.values, attr, value)
+        if in_init:
+            set_value(cs.init_values, attr, value)
         if v.kind == V.INSTANCE and v.q:
             if v.attr in ("container", "list"):
                 add_elements(cs, attr, v.q.split("|"))

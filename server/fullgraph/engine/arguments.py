@@ -163,20 +163,48 @@ class ArgumentsMixin:
     def _self_attr_reader(self, fs: FunctionSummary, mod: ModuleSummary):
         """`self.<attr>` -> (value, certainty) or None, for the class that defines `fs` (its MRO)."""
         cls = fs.class_qualname
+        lib = getattr(mod, "library", False)
 
         def read(attr: str):
             if cls is None:
                 return None
+            if "." in attr:  # `self.config.use_cache`: the field's default in the class of `self.config`
+                base, _, field = attr.partition(".")
+                got = read(base)
+                if got is None or not isinstance(got[0], C.Instance) or not got[0].q or got[1] != C.KNOWN:
+                    return None
+                value = self._field_default(got[0].q, field, mod.path)
+                return None if value is _NO_VALUE else (value, C.DEFAULT)
             for cs, cmod in self.mro(cls, mod.path):
                 if attr in cs.values:
                     value = cs.values[attr]
-                    if value[0] == "init_param":
-                        passed = self._ctor_passes(cs, cmod, value[1])
-                        if passed is not None:  # what the constructions pass instead of the default
-                            return passed
-                    return C.attr_value(value)
+                    if value == ("unknown",) and lib and cs.init_values.get(attr, value) != value:
+                        # a library's attribute that a method changes (`_freeze_parameters()`): what
+                        # `__init__` sets holds until the user calls it
+                        got = read_value(cs, cmod, cs.init_values[attr])
+                        return (got[0], C.DEFAULT) if got is not None else None
+                    return read_value(cs, cmod, value)
             return None
+
+        def read_value(cs: ClassSummary, cmod: ModuleSummary, value: tuple):
+            if value[0] == "init_param":
+                passed = self._ctor_passes(cs, cmod, value[1])
+                if passed is not None:  # what the constructions pass instead of the default
+                    return passed
+            if value[0] == "init_field":
+                return self._config_field(cs, cmod, value[1], value[2])
+            return C.attr_value(value)
         return read
+
+    def _config_field(self, cs: ClassSummary, mod: ModuleSummary, param: str, field: str) -> tuple | None:
+        """`self.x = config.field` in `__init__`: the field's default in the class of the object every
+        construction passes for `config` (a `LlamaConfig(...)` that leaves the field alone), by default
+        only; None when that is not known."""
+        passed = self._ctor_passes(cs, mod, param)
+        if passed is None or not isinstance(passed[0], C.Instance) or not passed[0].q or passed[1] != C.KNOWN:
+            return None
+        got = self._field_default(passed[0].q, field, mod.path)
+        return None if got is _NO_VALUE else (got, C.DEFAULT)
 
     def _attr_holds_module(self, fs: FunctionSummary, mod: ModuleSummary, attr: str) -> bool:
         """Does `self.<attr>` hold an nn.Module: a module class assigned to it, or an `__init__`

@@ -19,6 +19,7 @@ apart, worded with the condition ("when `output_attentions=True`").
 """
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -163,7 +164,9 @@ def evaluate(atom: tuple, env: Env, self_attr: Callable[[str], tuple | None], li
         got = self_attr(name)
         if got is None:
             if name != "training":
-                return "true"  # set from a value the analysis does not know: assumed taken (no guessing)
+                # set from a value the analysis does not know: assumed taken in the user's code (no
+                # guessing); inside a library such attributes are configuration switches, like "expr"
+                return "default" if library else "true"
             got = (True, DEFAULT)  # nn.Module: training until .eval()
     return _holds(got, test, want)
 
@@ -177,15 +180,52 @@ def _holds(got: tuple, test: str, want: bool) -> str:
         return "true"
     if value is UNKNOWN:
         return "default"  # may be off: the condition is reported
-    holds = (value is None) if test == "none" else bool(value)
+    if isinstance(test, tuple):  # ("cmp", operator, constant)
+        try:
+            holds = _COMPARE[test[1]](value, test[2])
+        except TypeError:
+            return "true"  # not comparable as written: nothing known
+    else:
+        holds = (value is None) if test == "none" else bool(value)
     if holds == want:
         return "true"
     return "false" if how == KNOWN else "default"
 
 
+_COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
+            ">=": operator.ge}
+
+
 def merge(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
     """Two conditions (conjunctions of described atoms) as one, each atom once."""
     return a + tuple(x for x in b if x not in a) if b else a
+
+
+def weaker(old: tuple[str, ...], new: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The condition of a function reached again by another path, when that makes it weaker: `new`
+    when it needs only some of `old`'s atoms; the atoms the two share when they differ in one atom and
+    its negation (`if a: self.f(x)` / `else: self.f(x, y)` reach `f` either way); else None."""
+    so, sn = set(old), set(new)
+    if sn < so:
+        return new
+    only_old, only_new = so - sn, sn - so
+    if len(only_old) == 1 and len(only_new) == 1 and _negations(next(iter(only_old)), next(iter(only_new))):
+        return tuple(a for a in old if a in sn)
+    return None
+
+
+def _negations(a: str, b: str) -> bool:
+    """Are two described atoms (describe) one test and its negation?"""
+    for x, y in ((a, b), (b, a)):
+        if x.startswith("`") and x.endswith("`") and y in (f"`not ({x[1:-1]})`", f"`not {x[1:-1]}`"):
+            return True
+        if x.endswith(" is None`") and y == x[:-len(" is None`")] + " is not None`":
+            return True
+        if x.endswith("=True`") and y == x[:-len("=True`")] + "` is false":
+            return True
+        if x.endswith(" true") and y == x[:-len(" true")] + " false" and x.startswith("the data makes "):
+            return True
+    return {a, b} == {"the module is in training mode", "the module is in eval mode"}
 
 
 def describe(atom: tuple) -> str:
@@ -197,6 +237,9 @@ def describe(atom: tuple) -> str:
     if kind == "self" and name == "training" and test == "truth":
         return "the module is in training mode" if want else "the module is in eval mode"
     subject = f"self.{name}" if kind == "self" else name
+    if isinstance(test, tuple):  # ("cmp", operator, constant)
+        text = f"{subject} {test[1]} {test[2]!r}"
+        return f"`{text}`" if want else f"`not ({text})`"
     if test == "none":
         return f"`{subject} is {'' if want else 'not '}None`"
     if kind == "param":

@@ -11,6 +11,10 @@ import ast
 from . import values as V
 
 
+# a flag compared with a constant: the Cond atom's test ("cmp", operator, constant)
+COMPARISONS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
+
+
 def negated(atom: tuple) -> tuple:
     """The Cond atom that holds exactly when `atom` does not."""
     return atom[:3] + (not atom[3],)
@@ -56,8 +60,9 @@ class PathCondsMixin:
         return tuple(out)
 
     def _is_flag_param(self, name: str) -> bool:
-        """A parameter whose value at a test is the value passed in (never reassigned in the function)."""
-        return self.fs is not None and name in self.fs.params and self._param_untouched(name) and \
+        """A parameter whose value at a test is the value passed in: not rebound before the test
+        (`if encoder_outputs is None: encoder_outputs = self.encoder(...)` tests what the caller passed)."""
+        return self.fs is not None and name in self.fs.params and name not in self._rebound and \
             name in self.env and self.env[name].kind not in (V.SELF, V.REF)
 
     def _flag(self, node: ast.AST) -> tuple | None:
@@ -67,6 +72,9 @@ class PathCondsMixin:
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
                 self.lookup(node.value.id).kind == V.SELF:
             return ("self", node.attr)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute) and \
+                isinstance(node.value.value, ast.Name) and self.lookup(node.value.value.id).kind == V.SELF:
+            return ("self", f"{node.value.attr}.{node.attr}")  # `self.config.use_cache`: a field of it
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" and \
                 self.lookup("getattr").kind == V.REF and len(node.args) in (2, 3) and \
                 isinstance(node.args[0], ast.Name) and self.lookup(node.args[0].id).kind == V.SELF and \
@@ -85,6 +93,11 @@ class PathCondsMixin:
             f = self._flag(node.left)
             if f:
                 return (*f, "none", isinstance(node.ops[0], ast.Is))
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in COMPARISONS and \
+                isinstance(node.comparators[0], ast.Constant):
+            f = self._flag(node.left)
+            if f:  # `self.layerdrop > 0.0`, `mode == "train"`
+                return (*f, ("cmp", COMPARISONS[type(node.ops[0])], node.comparators[0].value), True)
         f = self._flag(node)
         if f:
             return (*f, "truth", True)

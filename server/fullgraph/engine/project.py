@@ -917,11 +917,11 @@ class Project(ArgumentsMixin):
                                 severity, root, facts.steps, when=when))
 
     def _reach(self, root: RootRecord, allowed: set[str], ignored: set[str]) -> Iterable[Reached]:
-        seen: set[str] = set()
+        seen: dict[str, tuple] = {}  # function -> the condition it was reached with
         queue: deque[Reached] = deque()
         for fs, mod in root.entries:
             if fs.qualname not in seen:
-                seen.add(fs.qualname)
+                seen[fs.qualname] = ()
                 env = C.entry_env(fs.defaults, self._root_calls(root, fs), fs.params, fs.is_method, fs.positional,
                                   fs.annotated)
                 if root.decl.training is not None:
@@ -936,7 +936,7 @@ class Project(ArgumentsMixin):
             for w, wmod, span in self.wrappers(r.fs, r.mod):
                 # calling r.fs runs its decorators' wrappers (which then call it)
                 if w.qualname not in seen and not (w.opaque or w.disabled):
-                    seen.add(w.qualname)
+                    seen[w.qualname] = r.cond
                     queue.append(Reached(w, wmod, r.path + [Step(w.qualname, Location(r.mod.path, span))],
                                          C.callee_env(None, r.env, [], False, {}), r.cond, wraps=r.fs.qualname))
             attr_of = self._self_attr_reader(r.fs, r.mod)
@@ -952,19 +952,25 @@ class Project(ArgumentsMixin):
                     {f.qualname for f, _ in self._property_results(e, r.mod)} if e.kind == "method" else ()
                 for tfs, tmod in self._edge_targets(e, r):
                     q = tfs.qualname
-                    if q in seen or tfs.opaque or tfs.disabled or q in allowed or q in ignored:
+                    if tfs.opaque or tfs.disabled or q in allowed or q in ignored:
                         continue
                     if tfs.compiled is not None and q != r.fs.qualname:
                         continue  # another compiled region: its own root covers it
-                    seen.add(q)
-                    env = C.callee_env(self.resolve_fields(e.vals, r.mod.path), r.env, tfs.params, tfs.is_method,
-                                       tfs.defaults)
-                    tfs = self._with_tensor_params(tfs, tmod, env)
                     # one of a registry's functions: inside a library the lookup's key (configuration)
                     # selects which, a condition like any other unknown test there (conditions.evaluate)
                     chosen = (f"`{e.text}` is `{tfs.name}`",) if q in picked and lib else ()
-                    queue.append(Reached(tfs, tmod, r.path + [Step(q, Location(r.mod.path, e.span))], env,
-                                         C.merge(C.merge(r.cond, when), chosen)))
+                    cond = C.merge(C.merge(r.cond, when), chosen)
+                    if q in seen:
+                        # reached before: walked again only when this path needs less (the first path
+                        # found is the shortest, not always the least conditional)
+                        cond = C.weaker(seen[q], cond)
+                        if cond is None:
+                            continue
+                    seen[q] = cond
+                    env = C.callee_env(self.resolve_fields(e.vals, r.mod.path), r.env, tfs.params, tfs.is_method,
+                                       tfs.defaults)
+                    tfs = self._with_tensor_params(tfs, tmod, env)
+                    queue.append(Reached(tfs, tmod, r.path + [Step(q, Location(r.mod.path, e.span))], env, cond))
 
     def _edge_targets(self, e: Edge, r: Reached) -> list[tuple[FunctionSummary, ModuleSummary]]:
         if e.kind == "param_call":

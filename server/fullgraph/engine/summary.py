@@ -65,9 +65,9 @@ class Edge:
 
 
 # A path-condition atom: (kind, name, test, polarity).  kind "param" (a parameter of the function,
-# never reassigned in it), "self" (an attribute of self), "data" (a test on tensor data: name is its
-# text) or "expr" (any other test: its text); test "truth" (`if flag:`) or "none" (`if x is None:`);
-# polarity: the test's required outcome.
+# not rebound before the test), "self" (an attribute of self), "data" (a test on tensor data: name is
+# its text) or "expr" (any other test: its text); test "truth" (`if flag:`), "none" (`if x is None:`)
+# or ("cmp", operator, constant) (`if self.layerdrop > 0.0:`); polarity: the test's required outcome.
 Cond = tuple
 
 
@@ -139,6 +139,9 @@ class ClassSummary:
     # with its literal default if it has one), ("object",) (an instance: not None, true); ("unknown",)
     # when assigned differently
     values: dict[str, tuple] = field(default_factory=dict)
+    # the same for the assignments in `__init__` alone: what an attribute holds until a method changes it
+    # (`self._requires_grad = True`, set False by `_freeze_parameters()`), read inside followed libraries
+    init_values: dict[str, tuple] = field(default_factory=dict)
     # class-level dicts of functions (`_global_mapping = {"sdpa": sdpa_forward, ...}`): attr -> functions;
     # what a lookup method of the class returns may be any of them
     registries: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -204,10 +207,11 @@ class ModuleSummary:
     line_count: int = 0
 
 
-def set_value(cs: ClassSummary, attr: str, value: tuple) -> None:
-    """ClassSummary.values: one value per attribute, ("unknown",) once two places disagree."""
-    old = cs.values.get(attr)
-    cs.values[attr] = value if old is None or old == value else ("unknown",)
+def set_value(values: dict[str, tuple], attr: str, value: tuple) -> None:
+    """ClassSummary.values (or init_values): one value per attribute, ("unknown",) once two places
+    disagree."""
+    old = values.get(attr)
+    values[attr] = value if old is None or old == value else ("unknown",)
 
 
 def add_elements(cs: ClassSummary, attr: str, classes) -> None:
