@@ -118,8 +118,11 @@ def test_assert_async_or_of_tensors_uses_de_morgan():
         in new
 
 
-def test_random_random_becomes_uniform_and_is_safe():
-    code = """\
+def test_no_fix_draws_a_float_dynamo_replays():
+    """`random.uniform` is traced by Dynamo, but inductor on torch 2.13 (CPU) computes with a garbage value
+    (`x * random.uniform(0, 1)` ~ 1e34; found by the oracle's inductor run): no fix turns `random.random()`
+    into a replayed float draw, in an expression or in a branch: torch's generator is used instead."""
+    plain = """\
         import random
         import torch
 
@@ -127,13 +130,7 @@ def test_random_random_becomes_uniform_and_is_safe():
         def f(x):
             return x * random.random()
         """
-    title, safe = offers(code)["FG108@6"]["random-uniform"]
-    assert safe and "same number" in title
-    assert "return x * random.uniform(0, 1)" in fixed(code, "random-uniform", "FG108")
-
-
-def test_random_in_a_branch_becomes_torch_where_not_uniform():
-    code = """\
+    branch = """\
         import random
         import torch
 
@@ -145,12 +142,37 @@ def test_random_in_a_branch_becomes_torch_where_not_uniform():
 
         m = torch.compile(Flip(), fullgraph=True)
         """
-    o = offers(code)["FG108@6"]
-    assert "random-uniform" not in o and not o["random-where"][1]
-    assert "evaluates both branches" in o["random-where"][0]
+    for code in (plain, branch):
+        o = offers(code)["FG108@6"]
+        assert "numpy-random" not in o and all("uniform" not in title for title, _ in o.values())
+    # torch's generator instead: right on every backend, another stream (the titles say so)
+    title, safe = offers(plain)["FG108@6"]["torch-rand"]
+    assert not safe and "another random stream" in title
+    assert "return x * torch.rand(())" in fixed(plain, "torch-rand", "FG108")
+    title, safe = offers(branch)["FG108@6"]["random-where"]
+    assert not safe and "torch's generator instead" in title and "evaluates both branches" in title
+    new = fixed(branch, "random-where", "FG108")
+    assert "        return torch.where(torch.as_tensor(torch.rand(()) < 0.5), img.flip(-1), img)\n" in new
+
+
+def test_an_integer_draw_in_a_branch_becomes_torch_where():
+    code = """\
+        import random
+        import torch
+
+        class Flip(torch.nn.Module):
+            def forward(self, img):
+                if np.random.randint(0, 2) == 0:
+                    return img.flip(-1)
+                return img
+
+        m = torch.compile(Flip(), fullgraph=True)
+        """
+    code = code.replace("import random", "import random\n        import numpy as np")
+    title, safe = offers(code)["FG108@7"]["random-where"]
+    assert not safe and "Python's generator instead of NumPy's" in title
     new = fixed(code, "random-where", "FG108")
-    assert "        return torch.where(torch.as_tensor(random.uniform(0, 1) < 0.5), img.flip(-1), img)\n" in new
-    assert "if random" not in new
+    assert "return torch.where(torch.as_tensor(random.randrange(0, 2) == 0), img.flip(-1), img)" in new
 
 
 def test_numpy_random_titles_say_the_stream_changes():
@@ -165,12 +187,13 @@ def test_numpy_random_titles_say_the_stream_changes():
         """
     o = offers(code)
     title, safe = o["FG108@6"]["numpy-random"]
-    assert not safe and "another random stream" in title and "torch.randperm(x.shape[0])" in title
+    assert not safe and "another random stream" in title and "torch.rand(x.shape[0]).argsort()" in title
     new = fixed(code, "numpy-random", "FG108")
-    assert "idx = torch.randperm(x.shape[0])" in new
+    assert "idx = torch.rand(x.shape[0]).argsort()" in new  # not torch.randperm: inductor 2.13 fails on it
     lines = dedent(code).splitlines()
-    new2 = fixed(code.replace(lines[5].strip(), "idx = torch.arange(x.shape[0])"), "numpy-random", "FG108")
-    assert "import random\n" in new2 and "x[idx] * random.uniform(0.9, 1.1)" in new2
+    scalar = code.replace(lines[5].strip(), "idx = torch.arange(x.shape[0])")
+    assert "numpy-random" not in offers(scalar)["FG108@7"]  # a float draw: torch-rand instead
+    assert "x[idx] * (0.9 + (1.1 - 0.9) * torch.rand(()))" in fixed(scalar, "torch-rand", "FG108")
 
 
 def test_numpy_random_gives_up_when_the_draw_is_used_as_an_int():

@@ -8,8 +8,8 @@ For each case (suppress excluded: it changes no behaviour):
 - in eager mode it returns what the original returned, with the same side effects (no fix changes
   eager behaviour);
 - compiled (torch.compile with the module's own fullgraph flag; backend "eager", and also
-  "aot_eager" and "inductor" for fixes involving custom_op, nonstrict_trace or Dynamo's logging
-  sets) it raises no error, returns the original's eager result on the same inputs and on fresh
+  "aot_eager" and "inductor" for the first case of every remedy and for every case of the fixes
+  involving custom_op, nonstrict_trace, the print op or Dynamo's logging sets) it raises no error, returns the original's eager result on the same inputs and on fresh
   ones (seeds 0 and 123), and its side effects are the original's — except the effect a guard or
   ignore_logging_functions skips by design (and says so in its title), which must not happen.
 
@@ -40,7 +40,7 @@ MULTI_BACKEND = {"custom-op", "nonstrict-trace", "ignore-logging-function", "reo
 SKIPPING = {"guard", "ignore-logging-function"}  # the side effect is skipped when compiled
 # fixes that draw from another random stream (the title says so): the fixed code is compared with its own
 # eager run (the new stream, same seeds) and with the original in structure only (types, shapes, dtypes)
-RNG_STREAM = {"numpy-random"}
+RNG_STREAM = {"numpy-random", "torch-rand", "random-where"}  # random-where: a NumPy draw becomes Python's
 # ... and fixes that skip a reseeding when compiled: compiled results are compared in structure only
 RNG_UNSEEDED = {"seed-guard"}
 EFFECT_OF = {"FG101": "stdout", "FG105": "stdout", "FG102": "logs", "FG103": "logs", "FG104": "warnings", "FG106": "saves",
@@ -67,8 +67,13 @@ def _sources():
     return out
 
 
+# the first case of each remedy also runs under aot_eager and inductor (every case of MULTI_BACKEND does)
+ALL_BACKENDS_FOR: set[tuple] = set()
+
+
 def _cases():
     out = []
+    firsts: set[str] = set()
     for name, code, call, needs in _sources():
         if "__cpp_extension__" in needs and not _cpp_extensions_ok():
             continue
@@ -79,6 +84,9 @@ def _cases():
             for ref in f.fixes:
                 if ref.id == "suppress":
                     continue
+                if ref.id not in firsts:
+                    firsts.add(ref.id)
+                    ALL_BACKENDS_FOR.add((name, f.code, f.span.start.line, ref.id))
                 out.append(pytest.param(name, code, call, f, ref, id=f"{name}-{f.code}-L{f.span.start.line + 1}-{ref.id}"))
     return out
 
@@ -177,14 +185,15 @@ def test_fix_oracle(name, code, call, f, ref):
         assert [e.kind(k) for e in eager.effects] == [e.kind(k) for e in reference.effects], \
             f"the fix changes eager side effect `{k}`"
     backends = ["eager"]
-    if ref.id in MULTI_BACKEND:
+    if ref.id in MULTI_BACKEND or (name, f.code, f.span.start.line, ref.id) in ALL_BACKENDS_FOR:
         backends.append("aot_eager")
         if not SKIP_INDUCTOR:
             backends.append("inductor")
     for backend in backends:
         got = run(files, mod, call, "compile", backend)
+        # inductor draws from its own generator: a fix that moves a draw to torch's compares in structure there
         _check_compiled(f, ref.id, eager if ref.id in RNG_STREAM else reference, got, backend,
-                        structure_only=ref.id in RNG_UNSEEDED)
+                        structure_only=ref.id in RNG_UNSEEDED or (ref.id in RNG_STREAM and backend == "inductor"))
     COUNTS[ref.id] += 1
 
 
@@ -193,8 +202,9 @@ def test_fixes_are_offered_where_the_catalog_says_they_work():
     offered = collections.Counter(p.values[4].id for p in _cases())
     for fid in ("guard", "nonstrict-trace", "custom-op", "list-argument", "split", "ignore-logging-function",
                 "reorderable-logging", "torch-where", "torch-cond", "remove-graph-break", "clone", "torch-math",
-                "fstring", "hop-print", "capture-config", "assert-async", "tensor-assert", "random-uniform",
-                "random-where", "numpy-random", "seed-guard", "num-classes", "reorderable-disabled"):
+                "fstring", "hop-print", "capture-config", "assert-async", "tensor-assert",
+                "random-where", "numpy-random", "torch-rand", "seed-guard", "num-classes", "reorderable-disabled",
+                "min-max-list", "sort-key"):
         assert offered[fid] > 0, f"no oracle case offers {fid}"
 
 

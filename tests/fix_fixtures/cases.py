@@ -474,7 +474,39 @@ class RandomHorizontalFlip(torch.nn.Module):
 
 flip = torch.compile(RandomHorizontalFlip(0.5), fullgraph=True)
 ''', "[flip(torch.arange(8.0).view(2, 4)) for _ in range(6)]", ()),
-    # numpy-random: a NumPy permutation of the batch becomes torch.randperm (another stream)
+    # random-where: a float draw deciding a branch becomes torch's, selected with torch.where
+    "random-where-float": ('''import random
+
+import torch
+
+
+class Flip(torch.nn.Module):
+    def __init__(self, p=0.5):
+        super().__init__()
+        self.p = p
+
+    def forward(self, img):
+        if random.random() < self.p:
+            return img.flip(-1)
+        return img
+
+
+flip = torch.compile(Flip(), fullgraph=True)
+''', "flip(torch.randn(2, 3))", ()),
+    # random-where: a NumPy integer draw deciding a branch becomes Python's, selected with torch.where
+    "random-where-numpy-int": ('''import random
+
+import numpy as np
+import torch
+
+
+@torch.compile(fullgraph=True)
+def flip(img):
+    if np.random.randint(0, 2) == 0:
+        return img.flip(-1)
+    return img
+''', "flip(torch.randn(2, 3))", ("numpy",)),
+    # numpy-random: a NumPy permutation of the batch becomes torch.rand(n).argsort() (another stream)
     "numpy-random-permutation": ('''import numpy as np
 import torch
 
@@ -484,7 +516,7 @@ def shuffle_batch(x):
     idx = np.random.permutation(x.shape[0])
     return x[idx] * 2
 ''', "shuffle_batch(torch.randn(5, 3))", ("numpy",)),
-    # numpy-random: a scalar NumPy draw becomes Python's random.uniform (import added)
+    # torch-rand: a scalar NumPy float draw becomes torch's (another stream)
     "numpy-random-uniform-scale": ('''import numpy as np
 import torch
 

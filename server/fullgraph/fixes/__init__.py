@@ -30,7 +30,7 @@ def _register() -> None:
                 iterargs.ListArgument, hoist.HoistInit, split.Split, split.SplitModule, logging_fns.IgnoreLoggingFunction,
                 logging_fns.ReorderableLogging, branch.TorchWhere, branch.TorchCond, simple.CloneRewrite,
                 simple.TorchMath, simple.MinMaxList, simple.SortKey, simple.FString, hop_print.HopPrint, config.CaptureConfig,
-                asserts.AssertAsync, asserts.TensorAssert, rng.RandomUniform, rng.RandomWhere, rng.NumpyRandom,
+                asserts.AssertAsync, asserts.TensorAssert, rng.TorchRand, rng.RandomWhere, rng.NumpyRandom,
                 rng.SeedGuard, onehot.NumClasses, disabled.ReorderableDisabled, simple.Suppress):
         fix = cls()
         FIXES[fix.id] = fix

@@ -6,15 +6,18 @@ trace NumPy's generators.  The values become tensors in the graph, so a draw use
 (an `if`, `int()`, a slice) still breaks: these fixes give up there, except for the `if` that selects
 between two values, which becomes a `torch.where`.
 
-- `random-uniform` (safe): `random.random()` -> `random.uniform(0, 1)`; CPython computes
-  `uniform(a, b)` as `a + (b - a) * random()`, the same number from the same stream.
+A replayed *float* draw is not offered: under the inductor backend (the default) torch 2.13 on CPU
+computes with a garbage value (`x * random.uniform(0, 1)` gives ~1e34; eager and aot_eager are right),
+found by the fix oracle's inductor run.  Integer draws compile correctly on every backend.
+
 - `random-where` (unsafe: evaluates both branches): `if random.random() < p: return a` / `return b`
-  -> `return torch.where(torch.as_tensor(random.uniform(0, 1) < p), a, b)` (same stream; a NumPy draw
-  in the condition becomes Python's, and the title says so).
-- `numpy-random` (unsafe: another random stream): NumPy's global generator -> Python's for scalar
-  draws (`np.random.uniform(a, b)` -> `random.uniform(a, b)`, `np.random.randint(a, b)` ->
-  `random.randrange(a, b)`, `np.random.rand()` -> `random.uniform(0, 1)`), torch's for arrays
-  (`np.random.permutation(n)` -> `torch.randperm(n)`, `np.random.rand(d0, d1)` ->
+  -> `return torch.where(torch.as_tensor(torch.rand(()) < p), a, b)` (a float draw moves to torch's
+  generator, a NumPy integer draw to Python's: another stream, and the title says so).
+- `torch-rand` (unsafe: another random stream): a float draw -> `torch.rand(())` (scaled for
+  `uniform(a, b)`), which every backend computes right.
+- `numpy-random` (unsafe: another random stream): NumPy's global generator -> Python's for integer
+  draws (`np.random.randint(a, b)` -> `random.randrange(a, b)`), torch's for arrays
+  (`np.random.permutation(n)` -> `torch.rand(n).argsort()`, `np.random.rand(d0, d1)` ->
   `torch.rand(d0, d1, dtype=torch.float64)`): a tensor instead of an ndarray.
 """
 from __future__ import annotations
@@ -29,6 +32,10 @@ from .base import Fix, FixContext, Offer, give_up, short
 
 # verified on torch 2.13: random.uniform/randint/randrange traced and replayed, random.random skipped
 DYNAMO_RANDOM = VersionRange(since="2.13")
+# draws of one float: Dynamo replays Python's, but inductor (2.13, CPU) computes with a wrong value
+FLOAT_DRAWS = frozenset({"random.random", "random.uniform", "numpy.random.rand", "numpy.random.random",
+                         "numpy.random.random_sample", "numpy.random.sample", "numpy.random.uniform",
+                         "numpy.random.normal", "numpy.random.randn"})
 _PY_CONSUMERS = frozenset({"int", "round", "range", "len", "bool", "math.floor", "math.ceil"})
 
 
@@ -119,48 +126,58 @@ def _used_as_python_number(ctx, src, frag, call) -> bool:
     return False
 
 
-class RandomUniform(Fix):
-    id = "random-uniform"
-    title = "Draw with `random.uniform(0, 1)` instead of `random.random()` (the same number; Dynamo traces it)"
-    safe = True
-    versions = DYNAMO_RANDOM
-
-    def offer(self, ctx: FixContext, f) -> Offer | None:
-        src, frag, call, func, qual = _call(ctx, f)
-        if qual != "random.random" or call.args or "." not in func:
-            give_up("not random.random() through the module")
-        if _used_as_python_number(ctx, src, frag, call):
-            give_up("the value is used as a Python number: it still breaks")
-        mod = func.rsplit(".", 1)[0]
-        e = frag.replace_expr(call, f"{mod}.uniform(0, 1)")
-        return Offer(f"Use `{mod}.uniform(0, 1)` (the same number from the same generator; Dynamo replays it)", [e])
-
-
 def _py_draw(src, frag, call, qual: str) -> tuple[str, bool]:
     """(code of the same draw with Python's random module, whether the stream changes)."""
     pos, kw = _args(call)
     rnd = next((local for local, q in src.module_bindings().items() if q == "random"), None)
     code = lambda n: frag.code(n).strip()  # noqa: E731
-    if qual == "random.random" and not pos and not kw:
-        if rnd is None:
-            give_up("`random` is not imported")
-        return f"{rnd}.uniform(0, 1)", False
-    if qual in ("random.uniform", "random.randint", "random.randrange"):
+    if qual in FLOAT_DRAWS:
+        give_up("a replayed float draw is miscompiled by inductor on torch 2.13 (module docstring)")
+    if qual in ("random.randint", "random.randrange"):
         return code(call), False
     if rnd is None:
         give_up("`random` is not imported")  # numpy draws: added import kept out of this fix
-    if qual in ("numpy.random.rand", "numpy.random.random", "numpy.random.random_sample", "numpy.random.sample") \
-            and not pos and not kw:
-        return f"{rnd}.uniform(0, 1)", True
-    if qual == "numpy.random.uniform" and "size" not in kw and len(pos) <= 2 and set(kw) <= {"low", "high"}:
-        lo = kw.get("low", pos[0] if pos else None)
-        hi = kw.get("high", pos[1] if len(pos) > 1 else None)
-        return f"{rnd}.uniform({code(lo) if lo is not None else '0'}, {code(hi) if hi is not None else '1'})", True
     if qual == "numpy.random.randint" and "size" not in kw and "dtype" not in kw and 1 <= len(pos) <= 2 and \
             set(kw) <= {"high"}:
         args = [code(p) for p in pos] + ([code(kw["high"])] if "high" in kw else [])
         return f"{rnd}.randrange({', '.join(args)})", True
     give_up("no Python draw for this call")
+
+
+def _torch_float_draw(frag, call, qual: str, tn: str) -> str:
+    """The same kind of float draw from torch's generator: `torch.rand(())`, `(a + (b - a) * torch.rand(()))`."""
+    pos, kw = _args(call)
+    draw = f"{tn}.rand(())"
+    if qual in ("random.random", "numpy.random.rand", "numpy.random.random", "numpy.random.random_sample",
+                "numpy.random.sample") and not pos and not kw:
+        return draw
+    if qual in ("random.uniform", "numpy.random.uniform") and len(pos) == 2 and not kw:
+        lo, hi = (frag.code(p).strip() for p in pos)
+        return f"({lo} + ({hi} - {lo}) * {draw})"
+    give_up("not a draw of one float in [0, 1) or [a, b)")
+
+
+class TorchRand(Fix):
+    """A float draw (`random.random()`, `random.uniform(a, b)`, NumPy's scalar `rand()`/`uniform(a, b)`)
+    -> torch's generator: `torch.rand(())`, `a + (b - a) * torch.rand(())`.  A 0-d float32 tensor that
+    Dynamo puts in the graph (every backend computes it right), drawn from another stream than the
+    original; under inductor compiled code draws other numbers than eager (its own generator)."""
+
+    id = "torch-rand"
+    title = "Draw with torch's generator: `torch.rand(())` (another random stream; a tensor)"
+    safe = False
+
+    def offer(self, ctx: FixContext, f) -> Offer | None:
+        src, frag, call, func, qual = _call(ctx, f)
+        if qual not in FLOAT_DRAWS:
+            give_up("not a float draw")
+        if _used_as_python_number(ctx, src, frag, call):
+            give_up("the value is used as a Python number: it still breaks")
+        tn, edits = ctx.torch_name(src)
+        new = _torch_float_draw(frag, call, qual, tn)
+        e = frag.replace_expr(call, new)
+        return Offer(f"Use `{short(new, 40)}` instead of `{short(func, 24)}()` (torch's generator: another random "
+                     "stream, a 0-d tensor; compiled with inductor it draws other numbers than eager)", edits + [e])
 
 
 class RandomWhere(Fix):
@@ -176,11 +193,15 @@ class RandomWhere(Fix):
         owner = _condition_owner(frag, call)
         if not isinstance(owner, (cst.If, cst.IfExp)):
             give_up("the draw is not the condition of an if")
-        draw, changes = _py_draw(src, frag, call, qual)
+        tn, edits = ctx.torch_name(src)
+        if qual in FLOAT_DRAWS:  # torch's generator: a replayed float draw is miscompiled by inductor
+            draw, changes = _torch_float_draw(frag, call, qual, tn), "torch's generator instead"
+        else:
+            draw, other = _py_draw(src, frag, call, qual)
+            changes = "Python's generator instead of NumPy's" if other else ""
         test = owner.test.visit(_ReplaceNode(call, cst.parse_expression(draw)))
         if any(isinstance(n, cst.Call) and n is not call and _is_draw(src, frag, n) for n in _walk(owner.test)):
             give_up("several draws in the condition")
-        tn, edits = ctx.torch_name(src)
         cond = f"{tn}.as_tensor({' '.join(frag.module.code_for_node(test).split())})"
         _src, _frag, _fn, br = branch_of(src, frag, owner, cond)
         for _, _, _, tn_, en_ in br.pairs:
@@ -190,7 +211,7 @@ class RandomWhere(Fix):
             if (tn_ is None or _is_literal(tn_)) and (en_ is None or _is_literal(en_)):
                 give_up("both values are Python constants")
         new = _replace(frag, br, lambda a, b: f"{tn}.where({cond}, {a}, {b})")
-        stream = " (Python's generator instead of NumPy's)" if changes else ""
+        stream = f" ({changes})" if changes else ""
         return Offer(f"Select with `{tn}.where({short(cond, 36)}, …)`{stream} (evaluates both branches; they must "
                      "be tensors of the same shape and dtype)", edits + [e for e in new if e is not None])
 
@@ -240,7 +261,7 @@ class NumpyRandom(Fix):
                                                                                        cst.Subscript)):
             if not _int_like(frag, pos[0]):
                 give_up("permutation of an array")
-            new = f"{tn}.randperm({code(pos[0])})"
+            new = f"{tn}.rand({code(pos[0])}).argsort()"  # torch.randperm: inductor (2.13, CPU) fails on it
             what = "a tensor instead of an ndarray"
         elif name in ("rand", "randn") and pos and not kw:
             new = f"{tn}.{name}({', '.join(code(p) for p in pos)}, dtype={tn}.float64)"

@@ -454,7 +454,7 @@ class PythonRandom(Rule):
     # dependent operator"), and these break whatever they draw.
     calls = ("random.random", "numpy.random.permutation", "numpy.random.get_state", "numpy.random.default_rng",
              "numpy.random.choice", *V.NUMPY_SCALAR_DRAWS)
-    fixes = ("random-uniform", "random-where", "numpy-random", "split", "split-module", "suppress")
+    fixes = ("random-where", "numpy-random", "torch-rand", "split", "split-module", "suppress")
     what = "Finds Python's and NumPy's random number generators in compiled code."
     why = """`random.random()` is skipped by Dynamo (GB0007).  NumPy's generators produce a data-dependent value
 ("Could not guard on data-dependent expression").  (`random.randint` is supported.)"""
