@@ -455,7 +455,7 @@ def loss_fn(pred, target):
         raise FloatingPointError("non-finite loss")
     return loss
 ''', "loss_fn(torch.randn(8), torch.randn(8))", ()),
-    # random-where: a random horizontal flip (random_flip_augment.py's shape); the same Python stream
+    # random-where: a random horizontal flip (random_flip_augment.py's shape); the draw moves to torch's generator
     "random-where-flip": ('''import random
 
 import torch
@@ -474,25 +474,6 @@ class RandomHorizontalFlip(torch.nn.Module):
 
 flip = torch.compile(RandomHorizontalFlip(0.5), fullgraph=True)
 ''', "[flip(torch.arange(8.0).view(2, 4)) for _ in range(6)]", ()),
-    # random-where: a float draw deciding a branch becomes torch's, selected with torch.where
-    "random-where-float": ('''import random
-
-import torch
-
-
-class Flip(torch.nn.Module):
-    def __init__(self, p=0.5):
-        super().__init__()
-        self.p = p
-
-    def forward(self, img):
-        if random.random() < self.p:
-            return img.flip(-1)
-        return img
-
-
-flip = torch.compile(Flip(), fullgraph=True)
-''', "flip(torch.randn(2, 3))", ()),
     # random-where: a NumPy integer draw deciding a branch becomes Python's, selected with torch.where
     "random-where-numpy-int": ('''import random
 
