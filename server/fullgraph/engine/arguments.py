@@ -224,13 +224,16 @@ class ArgumentsMixin:
 
     def _init_param_passed(self, init_q: str | None, param: str, near: str, depth: int) -> tuple | None:
         """The value an `__init__` parameter has, as its class's constructions pass it: ("const", v),
-        ("dconst", v) for its default, or ("unknown",)."""
+        ("dconst", v) for its default, or ("unknown",); None for a followed library's class that nothing
+        constructs (its `__init__` never runs, so what it passes on does not count)."""
         hit = self.function(init_q or "", near)
         if hit is None or hit[0].name != "__init__" or hit[0].class_qualname is None:
             return ("unknown",)
         owner = self.class_(hit[0].class_qualname, hit[1].path)
         if owner is None:
             return ("unknown",)
+        if getattr(hit[1], "library", False) and not self._constructions().get(owner[0].qualname):
+            return None  # a library class nothing constructs (`Wav2Vec2ForPreTraining`): its __init__ never runs
         got = self._ctor_passes(owner[0], owner[1], param, depth + 1)
         if got is None:
             return ("dconst", hit[0].defaults[param]) if param in hit[0].defaults else ("unknown",)
@@ -257,6 +260,8 @@ class ArgumentsMixin:
             if v is not None and v[0] == "param" and _depth < 8:
                 # `CausalSelfAttention(n, debug=debug)` in Block.__init__: what Block's constructions pass
                 v = self._init_param_passed(site.caller, v[1], mod.path, _depth)
+                if v is None:
+                    continue  # made in an __init__ that never runs
             if v is not None:
                 found.append(v)
             else:  # this construction leaves the default: it holds for that instance

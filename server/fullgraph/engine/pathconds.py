@@ -77,9 +77,12 @@ class PathCondsMixin:
             return ("self", f"{node.value.attr}.{node.attr}")  # `self.config.use_cache`: a field of it
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" and \
                 self.lookup("getattr").kind == V.REF and len(node.args) in (2, 3) and \
-                isinstance(node.args[0], ast.Name) and self.lookup(node.args[0].id).kind == V.SELF and \
                 isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
-            return ("self", node.args[1].value)
+            obj = self._flag(node.args[0]) if isinstance(node.args[0], ast.Attribute) else None
+            if isinstance(node.args[0], ast.Name) and self.lookup(node.args[0].id).kind == V.SELF:
+                return ("self", node.args[1].value)  # getattr(self, "name", default)
+            if obj is not None and obj[0] == "self" and "." not in obj[1]:
+                return ("self", f"{obj[1]}.{node.args[1].value}")  # getattr(self.config, "name", default)
         return None
 
     def _atom(self, node: ast.AST) -> tuple | None:
