@@ -82,14 +82,25 @@ def decode_source(data: bytes) -> str:
 
 def _analyze_file(args: tuple[str, str | None, bool]) -> tuple[str, ModuleSummary | None, tuple | None]:
     path, modname, is_pkg = args
+    cells = None
     try:
         data = Path(path).read_bytes()
-        text = decode_source(data)
+        if path.endswith(".ipynb"):
+            from .notebook import NotebookError, read
+
+            try:
+                text, cells = read(data)
+            except NotebookError as e:
+                return path, None, ("FG002", str(e))
+        else:
+            text = decode_source(data)
     except SourceError as e:
         return path, None, (e.code, e.message)
     except OSError as e:
         return path, None, ("FG002", f"cannot read file: {e.strerror or e}")
-    return path, analyze(path, text, modname, is_pkg), None
+    summary = analyze(path, text, modname, is_pkg)
+    summary.cells = cells
+    return path, summary, None
 
 
 def _remember(lru: dict, key, value: tuple) -> None:
@@ -325,7 +336,7 @@ class Workspace:
         return cached[1]
 
     # ---- files on disk -------------------------------------------------------------------------
-    def discover(self, paths: Iterable[Path]) -> list[str]:
+    def discover(self, paths: Iterable[Path], notebooks: bool = False) -> list[str]:
         excludes = self.config.all_excludes()
         root = Path(self.config.project_root).resolve() if self.config.project_root else None
         out: list[str] = []
@@ -358,7 +369,7 @@ class Workspace:
                 d = Path(dirpath)
                 dirnames[:] = sorted(n for n in dirnames if not excluded(d / n))
                 for fn in sorted(filenames):
-                    if not fn.endswith(".py"):
+                    if not (fn.endswith(".py") or (notebooks and fn.endswith(".ipynb"))):
                         continue
                     fp = d / fn
                     if excluded(fp):
@@ -412,7 +423,7 @@ class Workspace:
                 gc.enable()
 
     def _check(self, paths: Iterable[Path], jobs: int | None) -> CheckResult:
-        files = self.discover(paths)
+        files = self.discover(paths, notebooks=True)
         self.load_files(files, jobs)
         findings = self.findings_for(files)
         # breaks of a root configured inside a followed library (`--root pkg.mod:Cls.forward`) have

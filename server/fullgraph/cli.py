@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from pathlib import Path
@@ -130,6 +131,10 @@ def cmd_check(args) -> int:
                 print(f"fullgraph: fixed {changed} finding{'s' if changed != 1 else ''}", file=sys.stderr)
     if args.verbose:
         _print_unresolved(ws, result)
+    if any(getattr(m, "cells", None) is not None for m in ws.project.modules.values()):
+        from .notebook import in_cells
+
+        result = dataclasses.replace(result, findings=in_cells(result.findings, ws.project.modules))
     # conditional findings (a flag off by default keeps their path out of the default call) are in
     # JSON and SARIF (as notes) always; text and GitHub output show them, and fail on them, on request
     shown = [f for f in result.findings if f.condition is None or args.show_conditional]

@@ -118,4 +118,5 @@ class Finding:
             "library_sites": [x.to_json() for x in self.library_sites],
             "conditional": self.condition is not None,
             "condition": self.condition,
+            **({"cell": self.data["cell"]} if "cell" in self.data else {}),  # a notebook's cell (from 1)
         }

@@ -30,13 +30,15 @@ def format_text(findings: list[Finding], files_checked: int, torch_version: str,
 
     lines: list[str] = []
     for f in findings:
-        loc = f"{_rel(f.path, base)}:{f.span.start.line + 1}:{f.span.start.col + 1}"
+        cell = f"cell {f.data['cell']}:" if "cell" in f.data else ""
+        loc = f"{_rel(f.path, base)}:{cell}{f.span.start.line + 1}:{f.span.start.col + 1}"
         sev = {ERROR: c("31", "error"), WARNING: c("33", "warning"), INFO: c("36", "info")}[f.severity]
         lines.append(f"{c('1', loc)}: {sev} {c('1', f.code)} {f.message}")
         if f.root is not None:
             fg = {True: "fullgraph=True", False: "without fullgraph=True"}.get(f.root.fullgraph, "fullgraph unknown")
             r = f.root.location
-            lines.append(f"    compiled by {f.root.label} ({fg}) at {_rel(r.path, base)}:{r.span.start.line + 1}")
+            rcell = f"cell {f.data['root_cell']}:" if "root_cell" in f.data else ""
+            lines.append(f"    compiled by {f.root.label} ({fg}) at {_rel(r.path, base)}:{rcell}{r.span.start.line + 1}")
         if len(f.call_path) > 1:
             lines.append(f"    call path: {' -> '.join(s.qualname for s in f.call_path)}")
         elif f.call_path:
@@ -142,7 +144,8 @@ def format_sarif(findings: list[Finding], base: str | None = None) -> str:
             "locations": [{"physicalLocation": {
                 "artifactLocation": {"uri": _uri(f.path, base), "uriBaseId": "%SRCROOT%"},
                 "region": region}}],
-            "properties": {"call_path": [s.qualname for s in f.call_path], "gb_codes": list(f.gb_codes)},
+            "properties": {"call_path": [s.qualname for s in f.call_path], "gb_codes": list(f.gb_codes),
+                           **({"cell": f.data["cell"]} if "cell" in f.data else {})},
         }
         if f.code in index:
             res["ruleIndex"] = index[f.code]

@@ -186,6 +186,7 @@ class ModuleSummary:
     name: str
     path: str
     text_hash: str
+    cells: object = None  # a notebook's notebook.CellMap (its code cells as this module), else None
     functions: dict[str, FunctionSummary] = field(default_factory=dict)
     classes: dict[str, ClassSummary] = field(default_factory=dict)
     roots: list[RootDecl] = field(default_factory=list)

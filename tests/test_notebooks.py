@@ -1,0 +1,97 @@
+"""`fullgraph check` on Jupyter notebooks: code cells as one module, magics masked, findings per cell."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from harness import dynamo_breaks_of_run
+
+from fullgraph.notebook import read
+
+
+def _cell(source, kind="code"):
+    cell = {"cell_type": kind, "metadata": {}, "source": source}
+    if kind == "code":
+        cell.update(execution_count=None, outputs=[])
+    return cell
+
+
+CELLS = [
+    _cell(["# Training — ünïcode 训练\n"], "markdown"),
+    _cell(["%pip install torch\n", "import torch\n", "import torch.nn as nn\n"]),
+    _cell(["%%time\n", "x = 1 +\n"]),  # a cell magic: not Python, masked (no syntax error)
+    _cell("class Net(nn.Module):\r\n    def forward(self, x):\r\n        print('训练', x.shape)\r\n"
+          "        return x * 2\r\n"),  # a string source with CRLF lines
+    _cell([]),
+    _cell(["files = !ls\n", "model = torch.compile(Net(), fullgraph=True)\n", "model?\n"]),
+    _cell(["def main():\n", "    return model(torch.randn(2, 3))\n"]),
+]
+
+
+def _notebook(tmp_path: Path, cells=CELLS) -> Path:
+    p = tmp_path / "train.ipynb"
+    p.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1,
+                            ensure_ascii=False) + "\n", encoding="utf-8")
+    return p
+
+
+def run(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "fullgraph", *map(str, args)], cwd=cwd, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_a_notebook_is_checked_cell_by_cell(tmp_path):
+    nb = _notebook(tmp_path)
+    r = run("check", ".", cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    assert "train.ipynb:cell 4:3:9: error FG101 `print()`" in r.stdout
+    assert "compiled by torch.compile(Net(), fullgraph=True) (fullgraph=True) at train.ipynb:cell 6:2" in r.stdout
+    assert "Found 1 graph break (1 error, 0 warnings) in 1 file checked" in r.stdout  # no FG001 for cell 3
+    doc = json.loads(run("check", nb, "--format", "json", cwd=tmp_path).stdout)
+    [d] = doc["diagnostics"]
+    assert (d["cell"], d["range"]["start"], d["fixes"]) == (4, {"line": 3, "column": 9}, [])
+    sarif = json.loads(run("check", nb, "--format", "sarif", cwd=tmp_path).stdout)
+    [res] = sarif["runs"][0]["results"]
+    assert res["properties"]["cell"] == 4 and res["locations"][0]["physicalLocation"]["region"]["startLine"] == 3
+
+
+def test_the_cells_map_to_where_dynamo_breaks(tmp_path):
+    """The module made of the code cells, run under Dynamo: its break maps back to the reported cell line."""
+    text, cells = read(_notebook(tmp_path).read_bytes())
+    (tmp_path / "nbmod.py").write_text(text, encoding="utf-8")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import importlib
+
+        breaks = dynamo_breaks_of_run(lambda: importlib.import_module("nbmod").main())
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("nbmod", None)
+    mine = os.path.realpath(tmp_path / "nbmod.py")
+    assert {cells.locate(line - 1) for path, line in breaks if path == mine} == {(4, 2)}  # cell 4, line 3
+
+
+def test_fixes_leave_a_notebook_untouched(tmp_path):
+    nb = _notebook(tmp_path)
+    before = nb.read_bytes()
+    r = run("check", ".", "--fix", "--unsafe-fixes", cwd=tmp_path)
+    assert r.returncode == 1 and nb.read_bytes() == before
+
+
+def test_a_broken_notebook_is_reported_not_analysed(tmp_path):
+    (tmp_path / "bad.ipynb").write_text("{not json", encoding="utf-8")
+    (tmp_path / "old.ipynb").write_text(json.dumps({"worksheets": []}), encoding="utf-8")
+    r = run("check", ".", cwd=tmp_path)
+    assert "bad.ipynb:1:1: error FG002 not a notebook (invalid JSON" in r.stdout
+    assert "old.ipynb:1:1: error FG002 not an nbformat 4 notebook" in r.stdout
+    assert "2 files could not be analysed" in r.stdout
+
+
+def test_magics_are_masked_in_place():
+    text, cells = read(json.dumps({"cells": [_cell(["  %time f(x)\n", "out = !ls -l\n", "obj??\n", "y = x % 2\n"]),
+                                             _cell(["%%bash\n", "echo hi\n"])]}).encode())
+    assert text.splitlines() == ["  #time f(x)", "out = None #ls -l", "#obj??", "y = x % 2", "#%%bash", "#echo hi"]
+    assert cells.locate(4) == (2, 0)
