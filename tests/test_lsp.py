@@ -117,6 +117,18 @@ async def diagnostics(client: LanguageClient, uri: str) -> list[t.Diagnostic]:
     raise AssertionError("no diagnostics")
 
 
+async def eventually(probe, done, timeout: float = 60.0, step: float = 0.05):
+    """Poll `probe()` until `done(value)` holds: as long as the event takes, with a generous ceiling for
+    a loaded machine (the background index and re-analyses run beside other jobs); returns the last value."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        value = await probe()
+        if done(value) or loop.time() > deadline:
+            return value
+        await asyncio.sleep(step)
+
+
 async def change(client: LanguageClient, uri: str, text: str, version: int) -> list[t.Diagnostic]:
     client.text_document_did_change(t.DidChangeTextDocumentParams(
         text_document=t.VersionedTextDocumentIdentifier(uri=uri, version=version),
@@ -283,11 +295,10 @@ async def test_config_change_takes_effect(client: LanguageClient):
     await diagnostics(client, uri)
     client.workspace_did_change_configuration(t.DidChangeConfigurationParams(
         settings={"fullgraph": {"ignore": ["FG101"], "debounce": 0, "bogusSetting": 1}}))
-    for _ in range(100):
-        await asyncio.sleep(0.05)
-        diags = await diagnostics(client, uri) if client.pull else client.diagnostics.get(uri, [])
-        if "FG101" not in {d.code for d in diags}:
-            break
+    async def current():
+        return await diagnostics(client, uri) if client.pull else client.diagnostics.get(uri, [])
+
+    diags = await eventually(current, lambda ds: "FG101" not in {d.code for d in ds})
     assert sorted(d.code for d in diags) == ["FG102", "FG301"]
     assert any("unknown setting fullgraph.bogusSetting" in m.message for m in client.log_messages)
 
@@ -319,20 +330,16 @@ async def test_cross_file_roots_and_close(client: LanguageClient):
     main = "import torch\n\nfrom lib import helper\n\n\n@torch.compile(fullgraph=True)\ndef f(x):\n    return helper(x)\n"
     (client.ws / "main.py").write_text(main)
     lib_uri = await open_doc(client, "lib.py", lib)
-    diags = []
-    for _ in range(100):  # the workspace index finds main.py's root in the background
-        diags = await diagnostics(client, lib_uri)
-        if diags:
-            break
-        await asyncio.sleep(0.1)
+    # the workspace index finds main.py's root in the background
+    diags = await eventually(lambda: diagnostics(client, lib_uri), bool)
     assert [(d.range.start.line, d.code) for d in diags] == [(4, "FG101")], [m.message for m in client.log_messages]
     assert any("compiled here: @torch.compile(fullgraph=True)" in r.message for r in diags[0].related_information)
     if not client.pull:
         client.text_document_did_close(t.DidCloseTextDocumentParams(text_document=t.TextDocumentIdentifier(uri=lib_uri)))
-        for _ in range(100):
-            if not client.diagnostics.get(lib_uri):
-                break
-            await asyncio.sleep(0.1)
+        async def published():
+            return client.diagnostics.get(lib_uri)
+
+        await eventually(published, lambda ds: not ds)
         assert not client.diagnostics[lib_uri]
 
 
@@ -371,11 +378,7 @@ async def test_runtime_record_merge_and_staleness(client: LanguageClient):
     rec_path.write_text(json.dumps(rec))
     client.workspace_did_change_watched_files(t.DidChangeWatchedFilesParams(changes=[
         t.FileEvent(uri=rec_path.as_uri(), type=t.FileChangeType.Created)]))
-    for _ in range(100):
-        await asyncio.sleep(0.1)
-        diags = await diagnostics(client, uri)
-        if len(diags) == 2:
-            break
+    diags = await eventually(lambda: diagnostics(client, uri), lambda ds: len(ds) == 2)
     got = sorted((d.range.start.line, d.message) for d in diags)
     assert len(got) == 2, got
     assert got[0][0] == 5 and got[0][1].endswith("(confirmed at runtime)")  # static + runtime: one diagnostic
@@ -407,11 +410,10 @@ async def test_project_findings_update_after_editing_a_callee(client: LanguageCl
     for p in (logs, heads):
         client.text_document_did_open(t.DidOpenTextDocumentParams(text_document=t.TextDocumentItem(
             uri=p.as_uri(), language_id="python", version=1, text=p.read_text())))
-    for _ in range(100):  # wait for the background index to find the root in scripts/train.py
-        d1, d2 = await diagnostics(client, logs_uri), await diagnostics(client, heads_uri)
-        if d1 and d2:
-            break
-        await asyncio.sleep(0.1)
+    async def both():  # the background index finds the root in scripts/train.py
+        return await diagnostics(client, logs_uri), await diagnostics(client, heads_uri)
+
+    d1, d2 = await eventually(both, lambda ds: bool(ds[0] and ds[1]))
     assert [(d.range.start.line, d.code) for d in d1] == [(10, "FG101")]
     assert [(d.range.start.line, d.code) for d in d2] == [(11, "FG301")]
     assert any("train.py" in r.location.uri for r in d1[0].related_information)
@@ -424,11 +426,7 @@ async def test_project_findings_update_after_editing_a_callee(client: LanguageCl
     net.write_text(net.read_text().replace("        return self.head(x)", "        return x"))
     client.workspace_did_change_watched_files(t.DidChangeWatchedFilesParams(changes=[
         t.FileEvent(uri=net.as_uri(), type=t.FileChangeType.Changed)]))
-    for _ in range(100):
-        await asyncio.sleep(0.1)
-        if not await diagnostics(client, heads_uri):
-            break
-    assert not await diagnostics(client, heads_uri)
+    assert not await eventually(lambda: diagnostics(client, heads_uri), lambda ds: not ds)
 
 
 FLAGGED = '''import torch
