@@ -1,6 +1,7 @@
 """`fullgraph check` on Jupyter notebooks: code cells as one module, magics masked, findings per cell."""
 from __future__ import annotations
 
+import copy
 import json
 import os
 import subprocess
@@ -52,7 +53,7 @@ def test_a_notebook_is_checked_cell_by_cell(tmp_path):
     assert "Found 1 graph break (1 error, 0 warnings) in 1 file checked" in r.stdout  # no FG001 for cell 3
     doc = json.loads(run("check", nb, "--format", "json", cwd=tmp_path).stdout)
     [d] = doc["diagnostics"]
-    assert (d["cell"], d["range"]["start"], d["fixes"]) == (4, {"line": 3, "column": 9}, [])
+    assert (d["cell"], d["range"]["start"]) == (4, {"line": 3, "column": 9}) and d["fixes"]
     sarif = json.loads(run("check", nb, "--format", "sarif", cwd=tmp_path).stdout)
     [res] = sarif["runs"][0]["results"]
     assert res["properties"]["cell"] == 4 and res["locations"][0]["physicalLocation"]["region"]["startLine"] == 3
@@ -74,11 +75,45 @@ def test_the_cells_map_to_where_dynamo_breaks(tmp_path):
     assert {cells.locate(line - 1) for path, line in breaks if path == mine} == {(4, 2)}  # cell 4, line 3
 
 
-def test_fixes_leave_a_notebook_untouched(tmp_path):
-    nb = _notebook(tmp_path)
+ITEM = [
+    {"cell_type": "code", "execution_count": 1, "id": "a1", "metadata": {},
+     "outputs": [{"name": "stdout", "output_type": "stream", "text": ["ok\n"]}],
+     "source": ["%matplotlib inline\n", "import torch"]},
+    {"cell_type": "markdown", "id": "m1", "metadata": {}, "source": ["Scores — ünïcode"]},
+    {"cell_type": "code", "execution_count": 2, "id": "a2", "metadata": {}, "outputs": [],
+     "source": ["@torch.compile\n", "def f(x):\n", "    s = x.sum().item()\n", "    return x * s\n"]},
+]
+
+
+def test_fixes_write_back_only_the_cells_they_change(tmp_path):
+    """The capture-config fix adds a line after the imports: it goes into the first cell, after its magic;
+    every other byte of the notebook (outputs, ids, metadata, key order, indent) stays."""
+    nb = tmp_path / "item.ipynb"
+    doc = {"cells": copy.deepcopy(ITEM), "metadata": {"kernelspec": {"name": "python3"}}, "nbformat": 4,
+           "nbformat_minor": 5}
+    nb.write_text(json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    before = nb.read_text(encoding="utf-8")
+    d = run("check", ".", "--diff", "--unsafe-fixes", cwd=tmp_path)
+    assert "--- a/item.ipynb:cell 1\n+++ b/item.ipynb:cell 1\n" in d.stdout
+    assert "+torch._dynamo.config.capture_scalar_outputs = True" in d.stdout
+    assert nb.read_text(encoding="utf-8") == before  # --diff writes nothing
+    r = run("check", ".", "--fix", "--unsafe-fixes", cwd=tmp_path)
+    assert "No graph breaks found" in r.stdout, r.stdout + r.stderr
+    after = json.loads(nb.read_text(encoding="utf-8"))
+    assert after["cells"][0]["source"] == ["%matplotlib inline\n", "import torch\n",
+                                          "torch._dynamo.config.capture_scalar_outputs = True"]
+    doc["cells"][0]["source"] = after["cells"][0]["source"]
+    assert nb.read_text(encoding="utf-8") == json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def test_a_notebook_whose_layout_cannot_be_kept_is_not_rewritten(tmp_path):
+    nb = tmp_path / "tabs.ipynb"
+    nb.write_text(json.dumps({"cells": copy.deepcopy(ITEM), "metadata": {}, "nbformat": 4, "nbformat_minor": 5},
+                             indent="\t"), encoding="utf-8")
     before = nb.read_bytes()
     r = run("check", ".", "--fix", "--unsafe-fixes", cwd=tmp_path)
-    assert r.returncode == 1 and nb.read_bytes() == before
+    assert "tabs.ipynb: not fixed: its JSON layout" in r.stderr and nb.read_bytes() == before
+    assert "fixed 1 finding" not in r.stderr
 
 
 def test_a_broken_notebook_is_reported_not_analysed(tmp_path):

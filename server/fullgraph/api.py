@@ -178,7 +178,15 @@ class Workspace:
         if text is not None:
             return text
         try:
-            return decode_source(Path(path).read_bytes())
+            data = Path(path).read_bytes()
+            if path.endswith(".ipynb"):
+                from .notebook import NotebookError, module_text
+
+                try:
+                    return module_text(data)  # the code cells as one module (notebook.py)
+                except NotebookError:
+                    return None
+            return decode_source(data)
         except (OSError, SourceError):
             return None
 

@@ -121,20 +121,23 @@ def cmd_check(args) -> int:
             raise UsageError(f"path does not exist: {p}")
     ws = Workspace(cfg)
     result = ws.check(paths, jobs=args.jobs)
+    notebooks = {p: m for p, m in ws.project.modules.items() if getattr(m, "cells", None) is not None}
     if args.fix or args.diff:
         from .fixes.apply import fix_paths
 
         changed = fix_paths(ws, result, unsafe=args.unsafe_fixes, diff=args.diff, out=sys.stdout)
         if args.fix and not args.diff:
-            result = Workspace(cfg).check(paths, jobs=args.jobs)
+            ws = Workspace(cfg)
+            result = ws.check(paths, jobs=args.jobs)
+            notebooks = {p: m for p, m in ws.project.modules.items() if getattr(m, "cells", None) is not None}
             if changed:
                 print(f"fullgraph: fixed {changed} finding{'s' if changed != 1 else ''}", file=sys.stderr)
     if args.verbose:
         _print_unresolved(ws, result)
-    if any(getattr(m, "cells", None) is not None for m in ws.project.modules.values()):
+    if notebooks:  # positions in notebooks per cell (the cells as they were when `result` was computed)
         from .notebook import in_cells
 
-        result = dataclasses.replace(result, findings=in_cells(result.findings, ws.project.modules))
+        result = dataclasses.replace(result, findings=in_cells(result.findings, notebooks))
     # conditional findings (a flag off by default keeps their path out of the default call) are in
     # JSON and SARIF (as notes) always; text and GitHub output show them, and fail on them, on request
     shown = [f for f in result.findings if f.condition is None or args.show_conditional]

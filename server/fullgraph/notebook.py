@@ -7,12 +7,15 @@ cell, a line magic or shell line (`%timeit f(x)`, `!pip install ...`, `obj?`) be
 `files = !ls` keeps its assignment (`files = None #ls`).  Findings are reported per cell: cell numbers
 count every cell from 1, as notebook editors show them; lines and columns are the cell's own.
 
-Not yet: fixes in notebooks (none is offered), the language server's notebook documents, runtime capture
-in a kernel.
+Fixes are computed on that module and written back into the cells they change (`write_back`): only the
+`source` of those cells changes, and the file keeps its JSON layout (indent, key order, escapes, trailing
+newline); a notebook whose layout cannot be reproduced, or a fix that would touch a masked line, is left
+alone.  Not yet: the language server's notebook documents, runtime capture in a kernel.
 """
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import json
 import re
 
@@ -106,3 +109,78 @@ def in_cells(findings: list[Finding], modules: dict) -> list[Finding]:
                                     data={**f.data, "root_cell": cell})
         out.append(f)
     return out
+
+
+def module_text(data: bytes) -> str:
+    """The module text `read` makes (what the analysis and the fixes see)."""
+    return read(data)[0]
+
+
+def write_back(data: bytes, old: str, new: str) -> tuple[bytes, list[tuple[int, str, str]]]:
+    """The notebook `data` with the code cells changed as the module text changed from `old` to `new`,
+    and the (cell number, old source, new source) of each cell that changed.  Lines a fix inserts go to
+    the cell of the line before them (the first cell for lines added at the top).  Raises NotebookError
+    when the change touches a masked (IPython) line or the file's layout cannot be kept."""
+    raw = data.decode("utf-8-sig")
+    nb = json.loads(raw)
+    layout = _layout(raw, nb)
+    text, cells = read(data)
+    if text != old:
+        raise NotebookError("the notebook changed since it was analysed")
+    old_lines, new_lines = old.splitlines(), new.splitlines()
+    owner = [cells.locate(i)[0] for i in range(len(old_lines))]
+    code_cells = [(number, cell) for number, cell in enumerate(nb["cells"], 1) if cell.get("cell_type") == "code"]
+    per_cell: dict[int, list[str]] = {number: [] for number, _ in code_cells}
+    original = {number: _source_lines(cell) for number, cell in code_cells}
+    masked = set()  # module lines that differ from their cell's line: IPython syntax masked by `read`
+    for i, text_line in enumerate(old_lines):
+        number, line = cells.locate(i)
+        src = original[number]
+        if line >= len(src) or src[line] != text_line:
+            masked.add(i)
+    sm = difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False)
+    for op, a1, a2, b1, b2 in sm.get_opcodes():
+        if op != "equal" and any(i in masked for i in range(a1, a2)):
+            raise NotebookError("a fix would change an IPython line")
+        for k in range(b2 - b1):
+            i = a1 + k if op == "equal" else None
+            if i is not None:
+                number, line = cells.locate(i)
+                per_cell[number].append(original[number][line])  # as written (magics unmasked)
+            else:
+                anchor = min(a1 + k, a2 - 1) if a2 > a1 else a1 - 1  # a replaced line's cell, else the line before's
+                number = owner[anchor] if 0 <= anchor < len(owner) else code_cells[0][0]
+                per_cell[number].append(new_lines[b1 + k])
+    changed = []
+    for number, cell in code_cells:
+        before = _source_lines(cell)
+        after = per_cell[number]
+        if after != before:
+            src = cell.get("source", "")
+            text_before = "".join(src) if isinstance(src, list) else str(src)
+            nl = "\r\n" if "\r\n" in text_before else "\n"
+            body = nl.join(after) + (nl if text_before.endswith(("\n", "\r")) or not text_before else "")
+            cell["source"] = body.splitlines(keepends=True) if isinstance(src, list) else body
+            changed.append((number, text_before, body))
+    out = json.dumps(nb, indent=layout[0], ensure_ascii=layout[1], separators=layout[2]) + layout[3]
+    return (b"\xef\xbb\xbf" if data.startswith(b"\xef\xbb\xbf") else b"") + out.encode("utf-8"), changed
+
+
+def _source_lines(cell) -> list[str]:
+    src = cell.get("source", "")
+    text = "".join(src) if isinstance(src, list) else str(src)
+    return text.splitlines() or [""]
+
+
+def _layout(raw: str, nb) -> tuple:
+    """(indent, ensure_ascii, separators, trailing text) with which json.dumps gives back `raw` exactly;
+    NotebookError if none does (then the file is not rewritten)."""
+    trailing = raw[len(raw.rstrip()):]
+    body = raw.rstrip()
+    second = body.splitlines()[1] if "\n" in body else ""
+    indent = len(second) - len(second.lstrip(" ")) or None
+    for ensure_ascii in (False, True):
+        for seps in ((",", ": "), (", ", ": ")):
+            if json.dumps(nb, indent=indent, ensure_ascii=ensure_ascii, separators=seps) == body:
+                return indent, ensure_ascii, seps, trailing
+    raise NotebookError("its JSON layout is not one this writer reproduces; not rewritten")

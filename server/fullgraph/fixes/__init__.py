@@ -73,8 +73,6 @@ def attach_fixes(findings, workspace) -> None:
     ctx = FixContext(workspace)
     ctx.findings = findings  # a split keeps the other breaks of the same root out of the graph too
     for f in findings:
-        if f.path.endswith(".ipynb"):
-            continue  # not yet: edits would have to go into the notebook's JSON (notebook.py)
         rule = registry.BY_CODE.get(f.code)
         refs: list[FixRef] = []
         edits: dict[str, list[dict]] = {}

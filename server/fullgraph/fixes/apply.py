@@ -85,7 +85,7 @@ def fix_paths(ws, result, unsafe: bool = False, diff: bool = False, out=None) ->
     current: dict[str, str] = {}
     findings = list(result.findings)
     paths = {f.path for f in findings}
-    fixed = 0
+    fixed_in: dict[str, int] = {}  # findings fixed per file
     for _ in range(MAX_ROUNDS):
         by_path: dict[str, list] = {}
         for f in findings:
@@ -120,7 +120,7 @@ def fix_paths(ws, result, unsafe: bool = False, diff: bool = False, out=None) ->
             current[path] = new
             ws.texts[path] = new
             ws.set_text(path, new)
-            fixed += len(done)
+            fixed_in[path] = fixed_in.get(path, 0) + len(done)
             changed = True
         if not changed:
             break
@@ -129,7 +129,10 @@ def fix_paths(ws, result, unsafe: bool = False, diff: bool = False, out=None) ->
         old, new = original[path], current[path]
         if old == new:
             continue
-        if diff:
+        if path.endswith(".ipynb"):
+            if not _write_notebook(path, old, new, diff, out):
+                fixed_in.pop(path, None)
+        elif diff:
             out.write(unified_diff(path, old, new))
         else:
             write_atomic(path, new)
@@ -137,7 +140,28 @@ def fix_paths(ws, result, unsafe: bool = False, diff: bool = False, out=None) ->
         # nothing was written: the workspace must not keep the in-memory texts
         for path in current:
             ws.texts.pop(path, None)
-    return fixed
+    return sum(fixed_in.values())
+
+
+def _write_notebook(path: str, old: str, new: str, diff: bool, out) -> bool:
+    """The fixed code cells back into the notebook (notebook.write_back), or their diffs, one per cell;
+    False when the notebook cannot take them (it is left as it is, and says why)."""
+    from ..notebook import NotebookError, write_back
+
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+        payload, cells = write_back(data, old, new)
+    except (OSError, NotebookError) as e:
+        print(f"fullgraph: {path}: not fixed: {e}", file=sys.stderr)
+        return False
+    if diff:
+        for number, before, after in cells:
+            out.write(unified_diff(f"{path}:cell {number}", before, after))
+        return True
+    st = os.stat(path)
+    write_bytes_atomic(path, payload, st.st_mode & 0o7777)
+    return True
 
 
 def unified_diff(path: str, old: str, new: str) -> str:
