@@ -542,6 +542,15 @@ def _neg(p: Pos):
     return Pos(-p.line, -p.col)
 
 
+def walk(node: cst.CSTNode):
+    """`node` and every node below it (libcst's counterpart of `ast.walk`)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.children)
+
+
 class _Replacer(cst.CSTTransformer):
     def __init__(self, replacements: dict):
         super().__init__()

@@ -28,7 +28,7 @@ import libcst as cst
 
 from ..torchinfo import VersionRange
 from . import names as N
-from .base import Fix, FixContext, Offer, give_up, short
+from .base import Fix, FixContext, Offer, _Replacer, give_up, short, walk
 
 # verified on torch 2.13: random.uniform/randint/randrange traced and replayed, random.random skipped
 DYNAMO_RANDOM = VersionRange(since="2.13")
@@ -199,8 +199,8 @@ class RandomWhere(Fix):
         else:
             draw, other = _py_draw(src, frag, call, qual)
             changes = "Python's generator instead of NumPy's" if other else ""
-        test = owner.test.visit(_ReplaceNode(call, cst.parse_expression(draw)))
-        if any(isinstance(n, cst.Call) and n is not call and _is_draw(src, frag, n) for n in _walk(owner.test)):
+        test = owner.test.visit(_Replacer({call: cst.parse_expression(draw)}))
+        if any(isinstance(n, cst.Call) and n is not call and _is_draw(src, frag, n) for n in walk(owner.test)):
             give_up("several draws in the condition")
         cond = f"{tn}.as_tensor({' '.join(frag.module.code_for_node(test).split())})"
         _src, _frag, _fn, br = branch_of(src, frag, owner, cond)
@@ -216,28 +216,11 @@ class RandomWhere(Fix):
                      "be tensors of the same shape and dtype)", edits + [e for e in new if e is not None])
 
 
-def _walk(node):
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(n.children)
-
-
 def _is_draw(src, frag, call) -> bool:
     func = frag.code(call.func).strip()
     parts = func.split(".")
     q = src.module_bindings().get(parts[0], "")
     return (q == "random" or q == "numpy") and len(parts) >= 2 and ("random" in parts[:-1] or q == "random")
-
-
-class _ReplaceNode(cst.CSTTransformer):
-    def __init__(self, old, new):
-        super().__init__()
-        self.old, self.new = old, new
-
-    def on_leave(self, original_node, updated_node):
-        return self.new if original_node is self.old else updated_node
 
 
 class NumpyRandom(Fix):

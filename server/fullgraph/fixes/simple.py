@@ -11,7 +11,7 @@ import libcst as cst
 from ..positions import Pos, Span
 from ..torchinfo import VersionRange
 from . import names as N
-from .base import Fix, FixContext, Offer, TextEdit, give_up, short
+from .base import Fix, FixContext, Offer, TextEdit, give_up, short, walk
 
 _SUPPRESS_RE = re.compile(r"#\s*fullgraph:\s*ignore(?:\[(?P<codes>[A-Za-z0-9_,\s]*)\])?", re.I)
 
@@ -432,7 +432,7 @@ class MinMaxList(Fix):
         if len(pos) != 1 or pos[0].star or len(kws) != 1 or kws[0].keyword.value != "default":
             give_up("not `max(<iterable>, default=...)`")
         arg, default = pos[0].value, kws[0].value
-        if any(isinstance(n, (cst.Call, cst.Await, cst.Yield, cst.NamedExpr)) for n in _walk(default)):
+        if any(isinstance(n, (cst.Call, cst.Await, cst.Yield, cst.NamedExpr)) for n in walk(default)):
             give_up("the default could have side effects: it would be evaluated later")
         if isinstance(arg, cst.GeneratorExp):
             items = frag.code(cst.ListComp(elt=arg.elt, for_in=arg.for_in))
@@ -443,12 +443,6 @@ class MinMaxList(Fix):
         func = frag.code(call.func).strip()
         e = frag.replace_expr(call, f"{func}({items} or [{frag.code(default).strip()}])")
         return Offer(f"Use `{func}([...] or [default])` instead of `default=` (the same value, without the keyword Dynamo cannot trace)", [e])
-
-
-def _walk(node: cst.CSTNode):
-    yield node
-    for child in node.children:
-        yield from _walk(child)
 
 
 class SortKey(Fix):

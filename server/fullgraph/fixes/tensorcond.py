@@ -18,7 +18,7 @@ import ast
 
 import libcst as cst
 
-from .base import give_up
+from .base import give_up, walk
 
 PY, TENSOR = "py", "tensor"
 
@@ -140,15 +140,7 @@ class Classifier:
 
 
 def _has_call(node) -> bool:
-    return any(isinstance(n, cst.Call) for n in _walk(node))
-
-
-def _walk(node):
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(n.children)
+    return any(isinstance(n, cst.Call) for n in walk(node))
 
 
 def _module_constants(tree: ast.Module | None) -> set[str]:
@@ -251,4 +243,4 @@ def torch_names(src) -> set[str]:
 
 def has_bool_ops(node) -> bool:
     return any(isinstance(n, cst.BooleanOperation) or (isinstance(n, cst.UnaryOperation) and
-                                                       isinstance(n.operator, cst.Not)) for n in _walk(node))
+                                                       isinstance(n.operator, cst.Not)) for n in walk(node))
