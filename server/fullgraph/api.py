@@ -80,20 +80,23 @@ def decode_source(data: bytes) -> str:
     return text
 
 
+def read_module(path: str, data: bytes) -> tuple[str, object | None]:
+    """The module text of a file's bytes, and for a notebook the CellMap of its code cells (the cells as
+    one module, notebook.py); raises SourceError."""
+    if path.endswith(".ipynb"):
+        from .notebook import NotebookError, read
+
+        try:
+            return read(data)
+        except NotebookError as e:
+            raise SourceError("FG002", str(e)) from None
+    return decode_source(data), None
+
+
 def _analyze_file(args: tuple[str, str | None, bool]) -> tuple[str, ModuleSummary | None, tuple | None]:
     path, modname, is_pkg = args
-    cells = None
     try:
-        data = Path(path).read_bytes()
-        if path.endswith(".ipynb"):
-            from .notebook import NotebookError, read
-
-            try:
-                text, cells = read(data)
-            except NotebookError as e:
-                return path, None, ("FG002", str(e))
-        else:
-            text = decode_source(data)
+        text, cells = read_module(path, Path(path).read_bytes())
     except SourceError as e:
         return path, None, (e.code, e.message)
     except OSError as e:
@@ -178,15 +181,7 @@ class Workspace:
         if text is not None:
             return text
         try:
-            data = Path(path).read_bytes()
-            if path.endswith(".ipynb"):
-                from .notebook import NotebookError, module_text
-
-                try:
-                    return module_text(data)  # the code cells as one module (notebook.py)
-                except NotebookError:
-                    return None
-            return decode_source(data)
+            return read_module(path, Path(path).read_bytes())[0]
         except (OSError, SourceError):
             return None
 

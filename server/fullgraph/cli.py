@@ -121,7 +121,7 @@ def cmd_check(args) -> int:
             raise UsageError(f"path does not exist: {p}")
     ws = Workspace(cfg)
     result = ws.check(paths, jobs=args.jobs)
-    notebooks = {p: m for p, m in ws.project.modules.items() if getattr(m, "cells", None) is not None}
+    notebooks = _notebooks(ws)
     if args.fix or args.diff:
         from .fixes.apply import fix_paths
 
@@ -129,7 +129,7 @@ def cmd_check(args) -> int:
         if args.fix and not args.diff:
             ws = Workspace(cfg)
             result = ws.check(paths, jobs=args.jobs)
-            notebooks = {p: m for p, m in ws.project.modules.items() if getattr(m, "cells", None) is not None}
+            notebooks = _notebooks(ws)
             if changed:
                 print(f"fullgraph: fixed {changed} finding{'s' if changed != 1 else ''}", file=sys.stderr)
     if args.verbose:
@@ -157,6 +157,11 @@ def cmd_check(args) -> int:
     if shown and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _notebooks(ws) -> dict:
+    """The summaries of the notebooks the workspace analysed (their cells map positions back)."""
+    return {p: m for p, m in ws.project.modules.items() if getattr(m, "cells", None) is not None}
 
 
 def _print_unresolved(ws, result) -> None:

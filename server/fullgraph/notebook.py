@@ -55,22 +55,33 @@ class CellMap:
 
 def read(data: bytes) -> tuple[str, CellMap]:
     """The module text of a notebook's code cells, and where each cell starts in it."""
+    return _module(_parse(data)[1])
+
+
+def _parse(data: bytes) -> tuple[str, dict]:
+    """The notebook's JSON text and document; NotebookError if it is not an nbformat 4 notebook."""
     try:
-        nb = json.loads(data.decode("utf-8-sig"))
+        raw = data.decode("utf-8-sig")
+        nb = json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise NotebookError(f"not a notebook (invalid JSON: {e})") from None
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
         raise NotebookError("not an nbformat 4 notebook (no `cells` list)")
+    return raw, nb
+
+
+def _code_cells(nb: dict) -> list[tuple[int, dict]]:
+    """(cell number counting every cell from 1, cell) of each code cell."""
+    return [(number, cell) for number, cell in enumerate(nb["cells"], 1)
+            if isinstance(cell, dict) and cell.get("cell_type") == "code"]
+
+
+def _module(nb: dict) -> tuple[str, CellMap]:
     out: list[str] = []
     starts: list[tuple[int, int]] = []
-    for number, cell in enumerate(nb["cells"], 1):
-        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
-            continue
-        source = cell.get("source", "")
-        text = "".join(source) if isinstance(source, list) else str(source)
-        lines = text.splitlines() or [""]
+    for number, cell in _code_cells(nb):
         starts.append((len(out), number))
-        out.extend(_mask(lines))
+        out.extend(_mask(_source_lines(cell)))
     return "\n".join(out) + "\n", CellMap(tuple(starts))
 
 
@@ -111,25 +122,19 @@ def in_cells(findings: list[Finding], modules: dict) -> list[Finding]:
     return out
 
 
-def module_text(data: bytes) -> str:
-    """The module text `read` makes (what the analysis and the fixes see)."""
-    return read(data)[0]
-
-
 def write_back(data: bytes, old: str, new: str) -> tuple[bytes, list[tuple[int, str, str]]]:
     """The notebook `data` with the code cells changed as the module text changed from `old` to `new`,
     and the (cell number, old source, new source) of each cell that changed.  Lines a fix inserts go to
     the cell of the line before them (the first cell for lines added at the top).  Raises NotebookError
     when the change touches a masked (IPython) line or the file's layout cannot be kept."""
-    raw = data.decode("utf-8-sig")
-    nb = json.loads(raw)
+    raw, nb = _parse(data)
     layout = _layout(raw, nb)
-    text, cells = read(data)
+    text, cells = _module(nb)
     if text != old:
         raise NotebookError("the notebook changed since it was analysed")
     old_lines, new_lines = old.splitlines(), new.splitlines()
     owner = [cells.locate(i)[0] for i in range(len(old_lines))]
-    code_cells = [(number, cell) for number, cell in enumerate(nb["cells"], 1) if cell.get("cell_type") == "code"]
+    code_cells = _code_cells(nb)
     per_cell: dict[int, list[str]] = {number: [] for number, _ in code_cells}
     original = {number: _source_lines(cell) for number, cell in code_cells}
     masked = set()  # module lines that differ from their cell's line: IPython syntax masked by `read`
@@ -153,9 +158,8 @@ def write_back(data: bytes, old: str, new: str) -> tuple[bytes, list[tuple[int, 
                 per_cell[number].append(new_lines[b1 + k])
     changed = []
     for number, cell in code_cells:
-        before = _source_lines(cell)
         after = per_cell[number]
-        if after != before:
+        if after != original[number]:
             src = cell.get("source", "")
             text_before = "".join(src) if isinstance(src, list) else str(src)
             nl = "\r\n" if "\r\n" in text_before else "\n"
