@@ -10,7 +10,7 @@ count every cell from 1, as notebook editors show them; lines and columns are th
 Fixes are computed on that module and written back into the cells they change (`write_back`): only the
 `source` of those cells changes, and the file keeps its JSON layout (indent, key order, escapes, trailing
 newline); a notebook whose layout cannot be reproduced, or a fix that would touch a masked line, is left
-alone.  Not yet: the language server's notebook documents, runtime capture in a kernel.
+alone.  The language server reads open notebooks' cells the same way (lsp/documents.py).
 """
 from __future__ import annotations
 
@@ -77,12 +77,21 @@ def _code_cells(nb: dict) -> list[tuple[int, dict]]:
 
 
 def _module(nb: dict) -> tuple[str, CellMap]:
+    cells = _code_cells(nb)
+    text, starts = module_of_cells([_source_lines(cell) for _, cell in cells])
+    return text, CellMap(tuple(zip(starts, (number for number, _ in cells))))
+
+
+def module_of_cells(sources: list) -> tuple[str, list[int]]:
+    """The module of code cells (each a source text or its lines), IPython lines masked, and the
+    module line where each cell starts.  The notebook file reader and the language server's open
+    notebooks both build their module here."""
     out: list[str] = []
-    starts: list[tuple[int, int]] = []
-    for number, cell in _code_cells(nb):
-        starts.append((len(out), number))
-        out.extend(_mask(_source_lines(cell)))
-    return "\n".join(out) + "\n", CellMap(tuple(starts))
+    starts: list[int] = []
+    for src in sources:
+        starts.append(len(out))
+        out.extend(_mask(src if isinstance(src, list) else (src.splitlines() or [""])))
+    return "\n".join(out) + "\n", starts
 
 
 def _mask(lines: list[str]) -> list[str]:

@@ -82,8 +82,6 @@ def summary_line(findings: list[Finding], files_checked: int, torch_version: str
         extra.append(f"{unresolved} compiled target{'s' if unresolved != 1 else ''} could not be resolved; "
                      "-v lists them")
     return f"{head}{''.join('; ' + e for e in extra)} (torch {torch_version}, {torch_source})."
-    lines.append(summary)
-    return "\n".join(lines)
 
 
 def format_json(result) -> str:

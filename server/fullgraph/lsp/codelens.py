@@ -5,6 +5,7 @@ from lsprotocol import types as t
 
 from ..model import Finding
 from . import convert as cv
+from .documents import same_uri
 from .engine import NOW
 from .server import FullgraphServer, server
 
@@ -14,9 +15,10 @@ async def code_lens(ls: FullgraphServer, params: t.CodeLensParams):
         return []
     uri = params.text_document.uri
     res = await ls.result_for(uri)
-    if res is None:
+    doc = ls.docs.get(uri)
+    if res is None or doc is None:
         return []
-    path = ls.path_of(uri)
+    path = ls.path_of(res.key)
 
     def compute():
         proj = ls.ws.project
@@ -32,8 +34,12 @@ async def code_lens(ls: FullgraphServer, params: t.CodeLensParams):
         return out
 
     items = await ls.engine.submit((NOW, 0), compute)
-    return [t.CodeLens(range=cv.to_range(res.index, span, ls.encoding),
-                       command=t.Command(title=title, command=NOOP_COMMAND)) for span, title in items]
+    lenses = []
+    for span, title in items:
+        moved = doc.to_owner(cv.to_range(res.index, span, ls.encoding))  # a notebook's: lenses of this cell
+        if moved is not None and same_uri(moved[0], uri):
+            lenses.append(t.CodeLens(range=moved[1], command=t.Command(title=title, command=NOOP_COMMAND)))
+    return lenses
 
 
 NOOP_COMMAND = "fullgraph.codeLens"

@@ -137,3 +137,39 @@ def suppression_edit(f: Finding, text: str, idx: LineIndex, enc: str, uri: str) 
         new = f"  # fullgraph: ignore[{f.code}]"
         span = Span.of(line_no, len(stripped), line_no, len(line))
     return {"uri": uri, "range": _range_json(to_range(idx, span, enc)), "newText": new}
+
+
+def into_cells(d: t.Diagnostic, doc) -> tuple[str, t.Diagnostic]:
+    """A notebook's diagnostic (module coordinates, `doc` a documents.Doc with cells) as (cell URI,
+    diagnostic in that cell): its range, the related locations and the edits of its fixes and
+    suppression that point into the notebook move to their cells; a fix with an edit across two cells
+    is dropped (the editor applies edits per cell document)."""
+    owner = doc.to_owner(d.range)
+    if owner is None:  # across cells (not a statement): shown at its start
+        owner = doc.to_owner(t.Range(d.range.start, d.range.start))
+    uri, rng = owner
+    related = None
+    if d.related_information:
+        related = []
+        for r in d.related_information:
+            moved = doc.to_owner(r.location.range) if r.location.uri == doc.key else (r.location.uri, r.location.range)
+            if moved is not None:
+                related.append(t.DiagnosticRelatedInformation(t.Location(moved[0], moved[1]), r.message))
+    data = dict(d.data or {})
+    fixes = []
+    for fx in data.get("fixes") or []:
+        edits = [_edit_into_cells(e, doc) for e in fx["edits"]]
+        if all(e is not None for e in edits):
+            fixes.append({**fx, "edits": edits})
+    data["fixes"] = fixes
+    if data.get("suppress"):
+        data["suppress"] = _edit_into_cells(data["suppress"], doc)
+    return uri, t.Diagnostic(range=rng, severity=d.severity, code=d.code, code_description=d.code_description,
+                             source=d.source, message=d.message, related_information=related or None, data=data)
+
+
+def _edit_into_cells(e: dict, doc) -> dict | None:
+    if e["uri"] != doc.key:
+        return e
+    moved = doc.to_owner(range_from_json(e["range"]))
+    return None if moved is None else {"uri": moved[0], "range": _range_json(moved[1]), "newText": e["newText"]}

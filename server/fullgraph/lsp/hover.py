@@ -22,13 +22,19 @@ _SUPPRESS_CODE_RE = re.compile(r"#\s*fullgraph:\s*ignore\[([^\]]*)\]")
 async def hover(ls: FullgraphServer, params: t.HoverParams):
     uri = params.text_document.uri
     res = await ls.result_for(uri)
-    if res is None:
+    doc = ls.docs.get(uri)
+    if res is None or doc is None:
         return None
-    pos = cv.from_position(res.index, params.position, ls.encoding)
+    pos = cv.from_position(res.index, doc.to_module(uri, params.position), ls.encoding)
+
+    def shown(span: Span) -> t.Range:  # in the document, or in the cell hovered
+        moved = doc.to_owner(cv.to_range(res.index, span, ls.encoding))
+        return moved[1] if moved is not None else t.Range(params.position, params.position)
+
     for f in res.findings:
         if f.span.start <= pos <= f.span.end and (f.span.start != f.span.end or f.span.start == pos):
             return t.Hover(contents=t.MarkupContent(kind=t.MarkupKind.Markdown, value=_finding_hover(ls, f)),
-                           range=cv.to_range(res.index, f.span, ls.encoding))
+                           range=shown(f.span))
     line = res.index.line(pos.line)
     m = None
     for m_ in _SUPPRESS_CODE_RE.finditer(line):
@@ -41,12 +47,12 @@ async def hover(ls: FullgraphServer, params: t.HoverParams):
                 rule = registry.get(cm.group(0))
                 if rule is not None:
                     return t.Hover(contents=t.MarkupContent(kind=t.MarkupKind.Markdown, value=rule.docs_markdown()),
-                                   range=cv.to_range(res.index, Span.of(pos.line, a, pos.line, b), ls.encoding))
-    root_md = await ls.engine.submit((NOW, 0), _root_hover, ls, ls.path_of(uri), pos)
+                                   range=shown(Span.of(pos.line, a, pos.line, b)))
+    root_md = await ls.engine.submit((NOW, 0), _root_hover, ls, ls.path_of(res.key), pos)
     if root_md:
         md, span = root_md
         return t.Hover(contents=t.MarkupContent(kind=t.MarkupKind.Markdown, value=md),
-                       range=cv.to_range(res.index, span, ls.encoding))
+                       range=shown(span))
     return None
 
 

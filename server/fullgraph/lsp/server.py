@@ -1,5 +1,11 @@
 """`fullgraph lsp`: the language server (pygls 2.x) on the same engine as the CLI.
 
+This module holds the server's state and the analysis pipeline (schedule -> analyse -> publish -> fixes);
+each LSP feature is a module of its own that registers on `server`: lifecycle (initialize, indexing),
+sync (text documents and notebooks), diagnostics (pull), configuration (settings, watched files),
+code_actions, hover, codelens.  What an open URI is analysed as (a file, or a notebook as one module
+shown in its cells) is documents.py.
+
 Threading model: LSP messages are handled on the asyncio event loop; every engine call (analysis,
 findings, fixes) runs on one engine thread in priority order (lsp/engine.py: the edited document
 first, fix offers and indexing in the background), so the workspace is never touched concurrently
@@ -30,7 +36,8 @@ from ..config import MAX_FILE_BYTES, Config, apply_settings, discover
 from ..model import Finding
 from ..positions import LineIndex
 from . import convert as cv
-from .engine import BACKGROUND, FIXES, NOW, REFRESH, Engine
+from .documents import Documents
+from .engine import FIXES, NOW, REFRESH, Engine
 
 log = logging.getLogger("fullgraph.lsp")
 
@@ -49,13 +56,21 @@ INDEX_CHUNK = 32  # workspace files analysed per engine job while indexing
 FIX_IDLE = 0.3
 
 
+# Notebooks: Jupyter's notebook type in VS Code, Python cells (the client syncs cells through these).
+NOTEBOOK_SYNC = t.NotebookDocumentSyncOptions(notebook_selector=[t.NotebookDocumentFilterWithCells(
+    notebook="jupyter-notebook", cells=[t.NotebookCellLanguage(language="python")])], save=True)
+
+
 @dataclass
 class DocResult:
     version: int | None
     text: str
     index: LineIndex
     findings: list[Finding]
-    diagnostics: list[t.Diagnostic]
+    diagnostics: list[t.Diagnostic]  # one per finding, in the coordinates of the document or cell showing it
+    owners: list[str] = field(default_factory=list)  # the URI showing each diagnostic (a cell's, for notebooks)
+    key: str = ""  # the URI of the analysed unit (the document, or the notebook)
+    published: tuple[str, ...] = ()  # URIs diagnostics were pushed to (cells that lose theirs get [])
     done: asyncio.Event = field(default_factory=asyncio.Event)
     fixes_done: bool = False  # the fix phase attached fixes to these findings
     # fixes computed for a code action before the fix phase got there: _diag_key -> fixes
@@ -85,8 +100,9 @@ class _Protocol(LanguageServerProtocol):
 class FullgraphServer(LanguageServer):
     def __init__(self):
         super().__init__("fullgraph", __version__, text_document_sync_kind=t.TextDocumentSyncKind.Incremental,
-                         protocol_cls=_Protocol)
+                         notebook_document_sync=NOTEBOOK_SYNC, protocol_cls=_Protocol)
         self.engine = Engine()
+        self.docs = Documents(self)
         self._paths: dict[str, str] = {}  # uri -> absolute path (memo of path_of)
         self.fix_phases = 0  # numbers fix phases: the newest document's fixes are computed first
         self.last_change = 0.0  # time.monotonic() of the last didChange (fix phases wait for a pause)
@@ -156,10 +172,11 @@ class FullgraphServer(LanguageServer):
     def rebuild_workspace(self) -> None:
         """New config: a fresh workspace with every open document and (re)indexed files."""
         ws = Workspace(self.config)
-        for uri, doc in list(self.workspace.text_documents.items()):
-            path = self.path_of(uri)
-            if path and self._is_python(uri):
-                self._set_buffer(ws, path, doc.source)
+        for key in self.docs.keys():
+            doc = self.docs.get(key)
+            path = self.path_of(key)
+            if path and doc is not None:
+                self._set_buffer(ws, path, doc.text)
         self.ws = ws
         self.indexed = False
         self.generation += 1
@@ -186,8 +203,8 @@ class FullgraphServer(LanguageServer):
         return p
 
     def _open_uri(self, path: str) -> str | None:
-        """The URI of the open document at `path`, as the client spells it."""
-        for uri in self.workspace.text_documents:
+        """The URI of the open document or notebook at `path`, as the client spells it."""
+        for uri in self.docs.keys():
             if self.path_of(uri) == path:
                 return uri
         return None
@@ -197,8 +214,9 @@ class FullgraphServer(LanguageServer):
 
     def index_of(self, path: str) -> LineIndex | None:
         uri = self._open_uri(path)
-        if uri is not None:
-            return LineIndex(self.workspace.get_text_document(uri).source)
+        doc = self.docs.get(uri) if uri is not None else None
+        if doc is not None:
+            return LineIndex(doc.text)
         text = self.ws.texts.get(path)
         if text is None:
             try:
@@ -206,10 +224,6 @@ class FullgraphServer(LanguageServer):
             except (OSError, SourceError):
                 return None
         return LineIndex(text)
-
-    @staticmethod
-    def _is_python(uri: str) -> bool:
-        return True
 
     @property
     def encoding(self) -> str:
@@ -238,7 +252,7 @@ class FullgraphServer(LanguageServer):
         Returns how far it got, or -1 if the document moved on."""
         i = start
         while i < len(findings):
-            if self.ws.texts.get(path) != text or self.workspace.get_text_document(uri).version != version:
+            if self.ws.texts.get(path) != text or self.docs.version(uri) != version:
                 return -1
             if i > start and self.engine.urgent_waiting(priority):
                 break
@@ -305,23 +319,27 @@ class FullgraphServer(LanguageServer):
 
     # ---- scheduling ----------------------------------------------------------------------------
     def schedule(self, uri: str, delay: float | None = None) -> None:
-        doc = self.workspace.get_text_document(uri)
+        """Analyse the unit `uri` belongs to (a cell's is its notebook) after `delay` (the debounce)."""
+        doc = self.docs.get(uri)
+        if doc is None:
+            return
+        uri = doc.key
         prev = self.tasks.get(uri)
         if prev is not None and not prev.done():
             prev.cancel()
         res = self.results.get(uri)
         if res is None or res.version != doc.version:
-            self.results[uri] = DocResult(doc.version, doc.source, LineIndex(doc.source), [], [])
+            self.results[uri] = DocResult(doc.version, doc.text, LineIndex(doc.text), [], [], key=uri)
         self.tasks[uri] = asyncio.ensure_future(self._run(uri, doc.version, self.debounce if delay is None else delay))
 
     async def _run(self, uri: str, version: int | None, delay: float) -> None:
         try:
             if delay:
                 await asyncio.sleep(delay)
-            doc = self.workspace.get_text_document(uri)
-            if doc.version != version:
+            doc = self.docs.get(uri)
+            if doc is None or doc.version != version:
                 return
-            text = doc.source
+            text = doc.text
             path = self.path_of(uri)
             started = time.perf_counter()
             try:
@@ -330,7 +348,7 @@ class FullgraphServer(LanguageServer):
                 log.exception("analysis failed")
                 self.log("error", f"analysis of {path} failed: {e.__class__.__name__}: {e}")
                 findings = []
-            if self.workspace.get_text_document(uri).version != version:
+            if self.docs.version(uri) != version:
                 return  # stale: a newer edit is on its way
             self.generation += 1
             self._store(uri, version, text, findings)
@@ -360,7 +378,7 @@ class FullgraphServer(LanguageServer):
         while done < len(fixed):
             while (quiet := time.monotonic() - self.last_change) < FIX_IDLE:
                 await asyncio.sleep(FIX_IDLE - quiet)  # the user is typing
-            if self.workspace.get_text_document(uri).version != version:
+            if self.docs.version(uri) != version:
                 return
             job = self.engine.submit(priority, self._engine_fixes, uri, version, path, text, fixed, done, priority)
             # a newer phase for this document drops this one's queued job (newer phases go first, so
@@ -381,7 +399,7 @@ class FullgraphServer(LanguageServer):
                 return
             if done < 0:
                 return
-        if self.workspace.get_text_document(uri).version != version:
+        if self.docs.version(uri) != version:
             return
         self._store(uri, version, text, fixed)
         self.results[uri].fixes_done = True
@@ -394,21 +412,29 @@ class FullgraphServer(LanguageServer):
 
     def _store(self, uri: str, version, text: str, findings: list[Finding]) -> None:
         idx = LineIndex(text)
-        diags = self._diagnostics(uri, text, idx, findings)
+        diags, owners = self._diagnostics(uri, text, idx, findings)
         res = self.results.get(uri)
         if res is None or res.version != version:
-            res = DocResult(version, text, idx, findings, diags)
+            res = DocResult(version, text, idx, findings, diags, owners, key=uri)
             self.results[uri] = res
         else:
-            res.text, res.index, res.findings, res.diagnostics = text, idx, findings, diags
+            res.text, res.index, res.findings, res.diagnostics, res.owners = text, idx, findings, diags, owners
             res.fixes_done = False  # until the caller says these findings carry their fixes
             res.fixes_on_request = {}
         res.done.set()
         if not self.pull:
-            self.text_document_publish_diagnostics(
-                t.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=version))
+            doc = self.docs.get(uri)
+            targets = doc.owners() if doc is not None else (uri,)
+            for target in dict.fromkeys((*targets, *res.published)):
+                mine = [d for d, o in zip(diags, owners) if o == target]
+                self.text_document_publish_diagnostics(t.PublishDiagnosticsParams(
+                    uri=target, diagnostics=mine, version=version if target == uri else self.docs.cell_version(target)))
+            res.published = targets
 
-    def _diagnostics(self, uri: str, text: str, idx: LineIndex, findings: list[Finding]) -> list[t.Diagnostic]:
+    def _diagnostics(self, uri: str, text: str, idx: LineIndex,
+                     findings: list[Finding]) -> tuple[list[t.Diagnostic], list[str]]:
+        """The diagnostics of `findings` in the unit `uri`, and the URI showing each (a notebook's
+        diagnostics, related locations and edits are moved into its cells)."""
         cache: dict[str, LineIndex | None] = {self.path_of(uri): idx}
 
         def index_of(path: str) -> LineIndex | None:  # one LineIndex per file per publication
@@ -416,7 +442,12 @@ class FullgraphServer(LanguageServer):
                 cache[path] = self.index_of(path)
             return cache[path]
 
-        return [self._diagnostic(f, idx, text, uri, index_of) for f in findings]
+        diags = [self._diagnostic(f, idx, text, uri, index_of) for f in findings]
+        doc = self.docs.get(uri)
+        if doc is None or doc.cells is None:
+            return diags, [uri] * len(diags)
+        pairs = [cv.into_cells(d, doc) for d in diags]
+        return [d for _, d in pairs], [o for o, _ in pairs]
 
     def _diagnostic(self, f: Finding, idx: LineIndex, text: str, uri: str, index_of) -> t.Diagnostic:
         return cv.to_diagnostic(f, idx, self.encoding, self.uri_of, index_of,
@@ -425,10 +456,11 @@ class FullgraphServer(LanguageServer):
     async def _refresh_others(self, changed_uri: str) -> None:
         """An edit in one file can change findings in another (roots and callees across files)."""
         others = {}
-        for uri, doc in list(self.workspace.text_documents.items()):
+        for uri in self.docs.keys():
             res = self.results.get(uri)
-            if uri != changed_uri and res is not None and res.version == doc.version and res.done.is_set():
-                others[uri] = (doc.version, res)
+            version = self.docs.version(uri)
+            if uri != changed_uri and res is not None and res.version == version and res.done.is_set():
+                others[uri] = (version, res)
         if not others:
             return
         paths = {uri: self.path_of(uri) for uri in others}
@@ -437,7 +469,7 @@ class FullgraphServer(LanguageServer):
         changed_any = False
         for uri, (version, res) in others.items():
             findings = fresh[uri]
-            if self.workspace.get_text_document(uri).version != version or _keys(findings) == _keys(res.findings):
+            if self.docs.version(uri) != version or _keys(findings) == _keys(res.findings):
                 continue
             changed_any = True
             self._store(uri, version, res.text, findings)
@@ -449,16 +481,19 @@ class FullgraphServer(LanguageServer):
                 pass
 
     async def result_for(self, uri: str) -> DocResult | None:
-        doc = self.workspace.get_text_document(uri)
-        res = self.results.get(uri)
+        """The current result of the unit `uri` belongs to (a cell's: its notebook's), once computed."""
+        doc = self.docs.get(uri)
+        if doc is None:
+            return None
+        res = self.results.get(doc.key)
         if res is None or res.version != doc.version:
-            self.schedule(uri, delay=0)
-            res = self.results.get(uri)
+            self.schedule(doc.key, delay=0)
+            res = self.results.get(doc.key)
         try:
             await asyncio.wait_for(res.done.wait(), timeout=30)
         except asyncio.TimeoutError:
             return None
-        return self.results.get(uri)
+        return self.results.get(doc.key)
 
     def send_status(self) -> None:
         torch_v = str(self.config.torch())
@@ -488,334 +523,6 @@ def _keys(findings: list[Finding]):
     return [(f.code, f.span, f.severity, f.message, f.origin) for f in findings]
 
 
-# ---- lifecycle -------------------------------------------------------------------------------------
-@server.feature(t.INITIALIZE)
-def initialize(ls: FullgraphServer, params: t.InitializeParams):
-    caps = params.capabilities
-    td = caps.text_document
-    ls.pull = bool(td is not None and td.diagnostic is not None)
-    ws_caps = caps.workspace
-    ls.refresh_support = bool(ws_caps and ws_caps.diagnostics and ws_caps.diagnostics.refresh_support)
-    ls.watch_support = bool(ws_caps and ws_caps.did_change_watched_files
-                            and ws_caps.did_change_watched_files.dynamic_registration)
-    ls.config_support = bool(ws_caps and ws_caps.configuration)
-    root = None
-    if params.workspace_folders:
-        root = to_fs_path(params.workspace_folders[0].uri)
-    elif params.root_uri:
-        root = to_fs_path(params.root_uri)
-    elif params.root_path:
-        root = params.root_path
-    ls.root = os.path.abspath(root) if root else None
-    ls.apply_editor_settings(params.initialization_options if isinstance(params.initialization_options, dict)
-                             else {})
-    ls.ws = Workspace(ls.config)
-    ls.log("info", f"fullgraph {__version__}; torch {ls.config.torch()} ({ls.config.torch_source()}); "
-                   f"{'pull' if ls.pull else 'push'} diagnostics; positions {ls.encoding}")
-
-
-@server.feature(t.INITIALIZED)
-async def initialized(ls: FullgraphServer, params: t.InitializedParams):
-    if ls.watch_support:
-        try:
-            await ls.client_register_capability_async(t.RegistrationParams(registrations=[t.Registration(
-                id="fullgraph-watch", method=t.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                register_options=t.DidChangeWatchedFilesRegistrationOptions(watchers=[
-                    t.FileSystemWatcher(glob_pattern="**/pyproject.toml"),
-                    t.FileSystemWatcher(glob_pattern="**/*.py"),
-                    t.FileSystemWatcher(glob_pattern="**/.fullgraph/*.json"),
-                ]))]))
-        except Exception as e:
-            ls.log("warning", f"could not watch files: {e}")
-    if ls.config_support:
-        await _pull_configuration(ls)
-    ls.load_runtime_record()
-    ls.send_status()
-    asyncio.ensure_future(_index(ls))
-
-
-async def _pull_configuration(ls: FullgraphServer) -> None:
-    try:
-        result = await ls.workspace_configuration_async(t.ConfigurationParams(items=[
-            t.ConfigurationItem(scope_uri=from_fs_path(ls.root) if ls.root else None, section="fullgraph")]))
-    except Exception as e:
-        ls.log("debug", f"workspace/configuration failed: {e}")
-        return
-    if result and isinstance(result[0], dict):
-        merged = dict(ls.settings)
-        merged.update(result[0])
-        ls.apply_editor_settings(merged)
-        ls.rebuild_workspace()
-
-
-async def _index(ls: FullgraphServer) -> None:
-    if not ls.root:
-        return
-    token = "fullgraph-index"
-    progress = False
-    try:
-        await ls.work_done_progress.create_async(token)
-        ls.work_done_progress.begin(token, t.WorkDoneProgressBegin(title="fullgraph", message="indexing workspace"))
-        progress = True
-    except Exception:
-        pass
-    n = 0
-    try:
-        files = await ls.engine.submit((BACKGROUND, 0), ls._index_files)
-        if isinstance(files, str):
-            ls.log("warning", files)
-            files = []
-        if len(files) > MAX_INDEX_FILES:
-            ls.log("warning", f"{len(files)} Python files under {ls.root}: indexing the first {MAX_INDEX_FILES}")
-            files = files[:MAX_INDEX_FILES]
-        # in pieces: an edit's analysis runs between two pieces, not after the whole workspace
-        for i in range(0, len(files), INDEX_CHUNK):
-            chunk = files[i:i + INDEX_CHUNK]
-            await ls.engine.submit((BACKGROUND, 0), ls._index_chunk, chunk)
-            n += len(chunk)
-            if progress and len(files) > INDEX_CHUNK:
-                ls.work_done_progress.report(token, t.WorkDoneProgressReport(
-                    message=f"{n}/{len(files)} files", percentage=n * 100 // len(files)))
-        await ls.engine.submit((BACKGROUND, 0), ls.engine.settle)
-    except Exception as e:
-        ls.log("error", f"indexing failed: {e}")
-    if progress:
-        ls.work_done_progress.end(token, t.WorkDoneProgressEnd(message=f"{n} files"))
-    ls.indexed = True
-    ls.log("info", f"indexed {n} files under {ls.root}")
-    for uri in list(ls.workspace.text_documents):
-        ls.schedule(uri, delay=0)
-    if ls.pull and ls.refresh_support:
-        try:
-            ls.workspace_diagnostic_refresh(None)
-        except Exception:
-            pass
-
-
-@server.feature(t.SHUTDOWN)
-def shutdown(ls: FullgraphServer, params=None):
-    for task in ls.tasks.values():
-        task.cancel()
-
-
-# ---- documents ---------------------------------------------------------------------------------------
-@server.feature(t.TEXT_DOCUMENT_DID_OPEN)
-def did_open(ls: FullgraphServer, params: t.DidOpenTextDocumentParams):
-    ls.schedule(params.text_document.uri, delay=0)
-
-
-@server.feature(t.TEXT_DOCUMENT_DID_CHANGE)
-def did_change(ls: FullgraphServer, params: t.DidChangeTextDocumentParams):
-    ls.last_change = time.monotonic()
-    ls.schedule(params.text_document.uri)
-
-
-@server.feature(t.TEXT_DOCUMENT_DID_CLOSE)
-async def did_close(ls: FullgraphServer, params: t.DidCloseTextDocumentParams):
-    uri = params.text_document.uri
-    task = ls.tasks.pop(uri, None)
-    if task is not None:
-        task.cancel()
-    ls.results.pop(uri, None)
-    job = ls.fix_jobs.pop(uri, None)
-    if job is not None:
-        job.cancel()
-    path = ls.path_of(uri)
-    if not ls.pull:
-        ls.text_document_publish_diagnostics(t.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
-    await ls.engine.submit((NOW, 0), ls.ws.forget_text, path)
-    ls.generation += 1
-    await ls._refresh_others(uri)
-
-
-@server.feature(t.TEXT_DOCUMENT_DIAGNOSTIC, t.DiagnosticOptions(identifier="fullgraph", inter_file_dependencies=True,
-                                                                workspace_diagnostics=False))
-async def pull_diagnostics(ls: FullgraphServer, params: t.DocumentDiagnosticParams):
-    res = await ls.result_for(params.text_document.uri)
-    items = res.diagnostics if res is not None else []
-    return t.RelatedFullDocumentDiagnosticReport(items=items)
-
-
-# ---- configuration -----------------------------------------------------------------------------------
-@server.feature(t.WORKSPACE_DID_CHANGE_CONFIGURATION)
-async def did_change_configuration(ls: FullgraphServer, params: t.DidChangeConfigurationParams):
-    settings = params.settings
-    if isinstance(settings, dict) and isinstance(settings.get("fullgraph"), dict):
-        merged = dict(ls.settings)
-        merged.update(settings["fullgraph"])
-        ls.apply_editor_settings(merged)
-        ls.rebuild_workspace()
-    elif ls.config_support:
-        await _pull_configuration(ls)
-    else:
-        return
-    await _reanalyze_all(ls)
-
-
-async def _reanalyze_all(ls: FullgraphServer) -> None:
-    ls.send_status()
-    asyncio.ensure_future(_index(ls))
-
-
-@server.feature(t.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-async def did_change_watched_files(ls: FullgraphServer, params: t.DidChangeWatchedFilesParams):
-    config_changed = False
-    record_changed = False
-    changed_py: list[tuple[str, int]] = []
-    for ch in params.changes:
-        path = to_fs_path(ch.uri)
-        if not path:
-            continue
-        if ls.record_path and os.path.abspath(path) == os.path.abspath(ls.record_path):
-            record_changed = True
-        elif os.path.basename(path) == "pyproject.toml":
-            config_changed = True
-        elif path.endswith(".py"):
-            changed_py.append((os.path.abspath(path), ch.type))
-    if config_changed:
-        ls.log("info", "pyproject.toml changed: reloading configuration")
-        ls.apply_editor_settings(ls.settings)
-        ls.rebuild_workspace()
-        await _reanalyze_all(ls)
-        return
-    if record_changed:
-        await ls.engine.submit((NOW, 0), ls.load_runtime_record)
-        ls.send_status()
-        for uri in list(ls.workspace.text_documents):
-            ls.schedule(uri, delay=0)
-    open_paths = {ls.path_of(u) for u in ls.workspace.text_documents}
-    todo = [(p, k) for p, k in changed_py if p not in open_paths]
-    if not todo:
-        return
-
-    def apply():
-        for p, kind in todo:
-            if kind == t.FileChangeType.Deleted or not os.path.isfile(p):
-                ls.ws.remove(p)
-            else:
-                ls.ws.load_files([p], jobs=1)
-
-    await ls.engine.submit((NOW, 0), apply)
-    ls.generation += 1
-    await ls._refresh_others("")
-
-
-# ---- code actions --------------------------------------------------------------------------------------
-def _workspace_edit(edits: list[dict]) -> t.WorkspaceEdit:
-    changes: dict[str, list[t.TextEdit]] = {}
-    for e in edits:
-        changes.setdefault(e["uri"], []).append(t.TextEdit(range=cv.range_from_json(e["range"]), new_text=e["newText"]))
-    return t.WorkspaceEdit(changes=changes)
-
-
-def _wants(kinds, kind: str) -> bool:
-    if not kinds:
-        return True
-    return any(kind == k or kind.startswith(str(getattr(k, "value", k)) + ".") or
-               kind == str(getattr(k, "value", k)) for k in kinds)
-
-
-@server.feature(t.TEXT_DOCUMENT_CODE_ACTION, t.CodeActionOptions(
-    code_action_kinds=[t.CodeActionKind.QuickFix, t.CodeActionKind.SourceFixAll, FIX_ALL_KIND],
-    resolve_provider=False))
-async def code_action(ls: FullgraphServer, params: t.CodeActionParams):
-    kinds = params.context.only
-    actions: list[t.CodeAction] = []
-    uri = params.text_document.uri
-    started = time.perf_counter()
-    if _wants(kinds, t.CodeActionKind.QuickFix.value):
-        ours = [d for d in params.context.diagnostics if d.source == cv.SOURCE and isinstance(d.data, dict)]
-        # the client holds diagnostics from before their fixes were attached: take the fixes from
-        # the latest result, or compute them for just these diagnostics
-        known = await _fixes_of(ls, uri, [d for d in ours if not d.data.get("fixes")])
-        for d in ours:
-            code = d.data.get("code") or d.code
-            fixes = d.data.get("fixes") or known.get(_diag_key(d)) or []
-            preferred_done = False
-            for fx in fixes:
-                actions.append(t.CodeAction(
-                    title=f"fullgraph ({code}): {fx['title']}",
-                    kind=t.CodeActionKind.QuickFix,
-                    diagnostics=[d],
-                    edit=_workspace_edit(fx["edits"]),
-                    is_preferred=(not preferred_done and fx.get("safe", False)) or None,
-                ))
-                if fx.get("safe"):
-                    preferred_done = True
-            sup = d.data.get("suppress")
-            if sup:
-                actions.append(t.CodeAction(title=f"fullgraph ({code}): Disable {code} for this line",
-                                            kind=t.CodeActionKind.QuickFix, diagnostics=[d],
-                                            edit=_workspace_edit([sup])))
-    if kinds and any(str(getattr(k, "value", k)) in ("source", "source.fixAll", FIX_ALL_KIND) for k in kinds):
-        res = await ls.result_for(uri)
-        if res is not None:
-            known = {} if res.fixes_done else await _fixes_of(ls, uri, res.diagnostics)
-            edits = _fix_all_edits(res.diagnostics, known)
-            if edits:
-                actions.append(t.CodeAction(title="fullgraph: Fix all auto-fixable graph breaks",
-                                            kind=FIX_ALL_KIND, edit=_workspace_edit(edits)))
-    start = params.range.start
-    ls.log("debug", f"code actions at {os.path.basename(ls.path_of(uri))}:{start.line + 1}:{start.character + 1} "
-                    f"for {len(params.context.diagnostics)} diagnostic(s): {len(actions)} in "
-                    f"{(time.perf_counter() - started) * 1000:.0f} ms")
-    return actions or None
-
-
-def _diag_key(d: t.Diagnostic) -> tuple:
-    r = d.range
-    return (d.code, r.start.line, r.start.character, r.end.line, r.end.character)
-
-
-async def _fixes_of(ls: FullgraphServer, uri: str, diags: list[t.Diagnostic]) -> dict[tuple, list[dict]]:
-    """The fixes of `diags` in the document's current result.  If the fix phase has not reached
-    them yet, they are computed now, for these findings only: the lightbulb never waits for
-    the rest of the file's fixes."""
-    if not diags:
-        return {}
-    res = await ls.result_for(uri)
-    if res is None:
-        return {}
-    wanted = {_diag_key(d) for d in diags}
-    if res.fixes_done:
-        return {k: (cd.data or {}).get("fixes") or [] for cd in res.diagnostics if (k := _diag_key(cd)) in wanted}
-    cache = res.fixes_on_request  # editors ask again on every cursor move: compute each once
-    picked = [f for f, cd in zip(res.findings, res.diagnostics) if (k := _diag_key(cd)) in wanted and k not in cache]
-    if picked:
-        started = time.perf_counter()
-        text = res.text
-        fixed = await ls.engine.submit((NOW, 0), ls._engine_fixes_now, ls.path_of(uri), text, picked)
-        if fixed is None:
-            return {}
-        computed = {_diag_key(cd): (cd.data or {}).get("fixes") or []
-                    for cd in ls._diagnostics(uri, text, res.index, fixed)}
-        if res.fixes_on_request is cache:  # the findings were not replaced meanwhile
-            cache.update(computed)
-        ls.log("debug", f"fixes for {len(fixed)} finding(s) of {os.path.basename(ls.path_of(uri))} v{res.version} "
-                        f"on request in {(time.perf_counter() - started) * 1000:.0f} ms")
-        return {k: v for k, v in {**cache, **computed}.items() if k in wanted}
-    return {k: cache[k] for k in wanted if k in cache}
-
-
-def _fix_all_edits(diagnostics: list[t.Diagnostic], known: dict[tuple, list[dict]]) -> list[dict]:
-    """The safe fixes of every diagnostic (from its data, or `known` by _diag_key), first come
-    first served when edits overlap."""
-    chosen: list[dict] = []
-    taken: list[tuple] = []
-    for d in diagnostics:
-        for fx in (d.data or {}).get("fixes") or known.get(_diag_key(d)) or []:
-            if not fx.get("safe") or fx.get("id") == "suppress":  # fix-all never adds suppressions
-                continue
-            spans = [(e["uri"], (e["range"]["start"]["line"], e["range"]["start"]["character"]),
-                      (e["range"]["end"]["line"], e["range"]["end"]["character"])) for e in fx["edits"]]
-            if any(u1 == u2 and not (e1 <= s2 or e2 <= s1) for (u1, s1, e1) in spans for (u2, s2, e2) in taken):
-                continue
-            chosen.extend(fx["edits"])
-            taken.extend(spans)
-            break
-    return chosen
-
-
 def run(tcp: bool = False, port: int = 2087) -> None:
     # stderr is shown as errors by editors: only real errors go there; the rest is window/logMessage
     logging.basicConfig(level=logging.ERROR)
@@ -828,4 +535,4 @@ def run(tcp: bool = False, port: int = 2087) -> None:
 
 
 # Features in modules of their own register on `server` when imported (after it exists).
-from . import codelens, hover  # noqa: E402,F401
+from . import code_actions, codelens, configuration, diagnostics, hover, lifecycle, sync  # noqa: E402,F401
