@@ -232,9 +232,12 @@ export class ServerManager implements vscode.Disposable {
     };
     const channel = createLogChannel();
     const clientOptions: LanguageClientOptions = {
+      // Python files, and the Python cells of notebooks: the server offers notebookDocumentSync for
+      // `jupyter-notebook`, so vscode-languageclient syncs a notebook's cells as one notebook document.
       documentSelector: [
         { scheme: "file", language: "python" },
         { scheme: "untitled", language: "python" },
+        { scheme: "vscode-notebook-cell", language: "python" },
       ],
       outputChannel: channel,
       traceOutputChannel: channel,

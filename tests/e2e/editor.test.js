@@ -10,13 +10,13 @@
 // CODE_SERVER, CHROMIUM.
 "use strict";
 
-const { describe, it, before, after, afterEach } = require("node:test");
+const { describe, it, before, after } = require("node:test");
 const assert = require("node:assert/strict");
 const { execFileSync } = require("node:child_process");
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
-const { CodeServer, config, log, ROOT } = require("./harness");
+const { CodeServer, config, log, reportFailures, ROOT } = require("./harness");
 
 const MODEL = fs.readFileSync(path.join(__dirname, "workspace", "model.py"), "utf8");
 const LINES = MODEL.split("\n");
@@ -57,18 +57,6 @@ function parseProblems(rows) {
     const code = /fullgraph\(?(FG\d{3})\)?\s*\[Ln \d+/.exec(row.text);
     const pos = /at line (\d+) and character (\d+)/.exec(row.label);
     return { code: code ? code[1] : "?", line: pos ? Number(pos[1]) : -1, col: pos ? Number(pos[2]) : -1 };
-  });
-}
-
-/**
- * After each failed test of the suite, a screenshot and the tail of the extension's log on stdout.
- * @param {() => CodeServer | undefined} current the suite's code-server
- */
-function reportFailures(current) {
-  afterEach(async (t) => {
-    if ("passed" in t && !t.passed) {
-      await current()?.reportFailure(t.name);
-    }
   });
 }
 

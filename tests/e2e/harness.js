@@ -15,6 +15,7 @@ const http = require("node:http");
 const net = require("node:net");
 const os = require("node:os");
 const path = require("node:path");
+const { afterEach } = require("node:test");
 const { chromium } = require("playwright-core");
 
 const ROOT = path.resolve(__dirname, "..", "..");
@@ -603,4 +604,16 @@ function groupAlive(pgid) {
   }
 }
 
-module.exports = { CodeServer, config, log, ROOT };
+/**
+ * After each failed test of the suite, a screenshot and the tail of the extension's log on stdout.
+ * @param {() => CodeServer | undefined} current the suite's code-server
+ */
+function reportFailures(current) {
+  afterEach(async (t) => {
+    if ("passed" in t && !t.passed) {
+      await current()?.reportFailure(t.name);
+    }
+  });
+}
+
+module.exports = { CodeServer, config, log, reportFailures, ROOT };

@@ -25,15 +25,22 @@ from ..notebook import module_of_cells
 
 @dataclasses.dataclass(frozen=True)
 class Cells:
-    """The code cells of a notebook as one module: each cell's URI and the module line it starts at."""
+    """The code cells of a notebook as one module: each cell's URI, the module line it starts at, and its
+    number among all the notebook's cells (from 1, as notebook editors and `fullgraph check` count)."""
 
     uris: tuple[str, ...]
     starts: tuple[int, ...]
+    numbers: tuple[int, ...]
 
     def locate(self, line: int) -> tuple[str, int]:
         """(cell URI, line in the cell) of a 0-based module line."""
         i = max(bisect.bisect_right(self.starts, line) - 1, 0)
         return self.uris[i], line - self.starts[i]
+
+    def where(self, line: int) -> str:
+        """A module line as people read it in a notebook: "cell 4, line 2"."""
+        i = max(bisect.bisect_right(self.starts, line) - 1, 0)
+        return f"cell {self.numbers[i]}, line {line - self.starts[i] + 1}"
 
     def offset(self, cell_uri: str) -> int | None:
         """The module line where a cell starts (None: not a code cell of this notebook)."""
@@ -84,7 +91,7 @@ class Documents:
 
     def __init__(self, server):
         self._server = server  # pygls makes its workspace at `initialize`
-        self._built: dict[str, tuple[int | None, tuple, Doc]] = {}  # notebook key -> its last Doc
+        self._built: dict[str, tuple[tuple, Doc]] = {}  # notebook key -> (versions it was built at, its Doc)
 
     @property
     def workspace(self):
@@ -123,20 +130,22 @@ class Documents:
 
     def _notebook(self, nb: t.NotebookDocument) -> Doc:
         code = []
-        for cell in nb.cells:
+        for number, cell in enumerate(nb.cells, 1):
             if cell.kind != t.NotebookCellKind.Code or unquote(cell.document) not in self.workspace.text_documents:
                 continue
             doc = self.workspace.get_text_document(cell.document)
             if (doc.language_id or "python") == "python":
-                code.append((cell.document, doc.source, doc.version))
-        # a cell's text can change without the notebook's version (pygls files cell edits separately)
-        stamp = tuple((uri, v) for uri, _, v in code)
+                code.append((cell.document, doc.source, doc.version, number))
+        # VS Code edits a cell's text without changing the notebook's version: the unit's version counts
+        # changes of the notebook or of any cell (a result is current while it is unchanged)
+        stamp = (nb.version, tuple((uri, v, number) for uri, _, v, number in code))
         built = self._built.get(nb.uri)
-        if built is not None and built[0] == nb.version and built[1] == stamp:
-            return built[2]
-        text, starts = module_of_cells([src for _, src, _ in code])
-        doc = Doc(nb.uri, nb.version, text, Cells(tuple(uri for uri, _, _ in code), tuple(starts)))
-        self._built[nb.uri] = (nb.version, stamp, doc)
+        if built is not None and built[0] == stamp:
+            return built[1]
+        text, starts = module_of_cells([src for _, src, _, _ in code])
+        version = built[1].version + 1 if built is not None else 1
+        doc = Doc(nb.uri, version, text, Cells(tuple(c[0] for c in code), tuple(starts), tuple(c[3] for c in code)))
+        self._built[nb.uri] = (stamp, doc)
         return doc
 
     def closed(self, key: str) -> None:

@@ -13,6 +13,7 @@ from ..positions import Pos, Span
 from ..rules import registry
 from ..torchinfo import load_gb_registry
 from . import convert as cv
+from .documents import Doc
 from .engine import NOW
 from .server import FullgraphServer, server
 
@@ -33,7 +34,7 @@ async def hover(ls: FullgraphServer, params: t.HoverParams):
 
     for f in res.findings:
         if f.span.start <= pos <= f.span.end and (f.span.start != f.span.end or f.span.start == pos):
-            return t.Hover(contents=t.MarkupContent(kind=t.MarkupKind.Markdown, value=_finding_hover(ls, f)),
+            return t.Hover(contents=t.MarkupContent(kind=t.MarkupKind.Markdown, value=_finding_hover(ls, f, doc)),
                            range=shown(f.span))
     line = res.index.line(pos.line)
     m = None
@@ -56,7 +57,7 @@ async def hover(ls: FullgraphServer, params: t.HoverParams):
     return None
 
 
-def _finding_hover(ls: FullgraphServer, f: Finding) -> str:
+def _finding_hover(ls: FullgraphServer, f: Finding, doc: Doc) -> str:
     rule = registry.BY_CODE.get(f.code)
     if f.condition is not None:
         kind = f"conditional: a graph break only when {f.condition}"
@@ -75,7 +76,10 @@ def _finding_hover(ls: FullgraphServer, f: Finding) -> str:
         parts += [f"- {h}" for h in (f.data.get("hints") or [])[:4]]
         parts.append("")
     if f.root is not None:
-        where = f"{os.path.basename(f.root.location.path)}:{f.root.location.span.start.line + 1}"
+        line = f.root.location.span.start.line
+        where = f"{os.path.basename(f.root.location.path)}:{line + 1}"
+        if doc.cells is not None and f.root.location.path == ls.path_of(doc.key):
+            where = f"{os.path.basename(f.root.location.path)}, {doc.cells.where(line)}"
         parts.append(f"Reached from {cv.path_description(f)} (compiled by `{f.root.label}` at {where}).")
         parts.append("")
     gb = load_gb_registry()

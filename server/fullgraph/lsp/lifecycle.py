@@ -110,11 +110,7 @@ async def _index(ls: FullgraphServer) -> None:
     ls.log("info", f"indexed {n} files under {ls.root}")
     for uri in list(ls.docs.keys()):
         ls.schedule(uri, delay=0)
-    if ls.pull and ls.refresh_support:
-        try:
-            ls.workspace_diagnostic_refresh(None)
-        except Exception:
-            pass
+    ls.refresh_pulls()
 
 
 @server.feature(t.SHUTDOWN)

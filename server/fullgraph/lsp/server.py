@@ -354,6 +354,8 @@ class FullgraphServer(LanguageServer):
             self._store(uri, version, text, findings)
             self.log("debug", f"analysed {os.path.basename(path)} v{version}: {len(findings)} findings in "
                               f"{(time.perf_counter() - started) * 1000:.0f} ms")
+            if doc.cells is not None:
+                self.refresh_pulls()  # an edit in one cell can change the diagnostics of the others
             await self._refresh_others(uri)
             await self._add_fixes(uri, version, path, text, findings)
         except asyncio.CancelledError:
@@ -404,11 +406,7 @@ class FullgraphServer(LanguageServer):
         self._store(uri, version, text, fixed)
         self.results[uri].fixes_done = True
         self.log("debug", f"fixes for {os.path.basename(path)} v{version} in {spent * 1000:.0f} ms")
-        if self.pull and self.refresh_support:
-            try:
-                self.workspace_diagnostic_refresh(None)
-            except Exception:
-                pass
+        self.refresh_pulls()
 
     def _store(self, uri: str, version, text: str, findings: list[Finding]) -> None:
         idx = LineIndex(text)
@@ -474,7 +472,13 @@ class FullgraphServer(LanguageServer):
             changed_any = True
             self._store(uri, version, res.text, findings)
             asyncio.ensure_future(self._add_fixes(uri, version, paths[uri], res.text, findings))
-        if changed_any and self.pull and self.refresh_support:
+        if changed_any:
+            self.refresh_pulls()
+
+    def refresh_pulls(self) -> None:
+        """Ask a pull client to pull again (workspace/diagnostic/refresh): results changed for documents it
+        did not edit."""
+        if self.pull and self.refresh_support:
             try:
                 self.workspace_diagnostic_refresh(None)
             except Exception:
