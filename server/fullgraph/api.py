@@ -22,7 +22,7 @@ from typing import Iterable
 
 from . import __version__, libcache
 from .config import MAX_FILE_BYTES, Config
-from .engine.analyzer import ModuleAnalyzer, analyze, module_name_for
+from .engine.analyzer import ModuleAnalyzer, analyze, module_name_for, parse_module
 from .engine.project import Project
 from .engine.summary import ModuleSummary
 from .model import ERROR, Finding
@@ -141,6 +141,7 @@ class Workspace:
         self.config = config or Config()
         self.project = Project(self.config)
         self.project.source_of = self.source_of
+        self.project.tree_of = self._tree_of
         self._follow: dict[str, str] | None = None
         self._library_bytes: dict[str, bytes] = {}  # followed files read for _library_may_define
         self._may_define: dict[tuple[str, str], bool] = {}
@@ -184,6 +185,20 @@ class Workspace:
             return read_module(path, Path(path).read_bytes())[0]
         except (OSError, SourceError):
             return None
+
+    def _tree_of(self, path: str, text: str):
+        """The syntax tree of `text` (the module at `path`): the one its analysis parsed when the workspace
+        kept it, else parsed now and kept (the last few, like the fixes' sources); None if it does not parse."""
+        h = hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+        cached = self._trees.get(path)
+        if cached is not None and cached[0] == h:
+            return cached[1]
+        try:
+            tree = parse_module(text, path)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+        _remember(self._trees, path, (h, tree))
+        return tree
 
     def set_error(self, path: str, code: str, message: str) -> None:
         path = os.path.abspath(path)

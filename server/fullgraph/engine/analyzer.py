@@ -8,6 +8,8 @@ from __future__ import annotations
 import ast
 import builtins
 import contextlib
+import copy
+import dataclasses
 import hashlib
 import re
 import warnings
@@ -74,13 +76,36 @@ def module_name_for(path: str, root: str | None = None) -> tuple[str, bool]:
     return ".".join(p for p in parts if p) or stem, is_pkg
 
 
+def _fields_copy(obj):
+    """A copy of a summary dataclass whose containers are copied one level deep (writable without
+    changing `obj`)."""
+    new = copy.copy(obj)
+    for f in dataclasses.fields(obj):
+        v = getattr(obj, f.name)
+        if isinstance(v, (dict, list, set)):
+            setattr(new, f.name, type(v)(v))
+    return new
+
+
+
+def parse_module(text: str, path: str) -> ast.Module:
+    """The module's syntax tree, as the analysis parses it (raises SyntaxError, ValueError, ...)."""
+    with warnings.catch_warnings():  # SyntaxWarnings about the user's code are not ours to print
+        warnings.simplefilter("ignore")
+        return ast.parse(text, filename=path, type_comments=False)
+
+
 class ModuleAnalyzer:
     def __init__(self, path: str, text: str, modname: str, is_package: bool = False, recover: bool = False,
-                 tensors: dict[str, frozenset[str]] | None = None):
+                 tensors: dict[str, frozenset[str]] | None = None, tree: ast.Module | None = None,
+                 bodies: bool = True):
         self.path = path
         # function qualname -> unannotated parameters to read as tensors (what its callers pass: the
-        # project re-analyses a function so when a walk knows it; Project._with_tensor_params)
+        # project re-analyses a function so when a walk knows it; Project._with_tensor_params).  Such a
+        # run analyses the module's top level and only those functions (and the functions inside them).
         self.tensors = tensors or {}
+        self._given_tree = tree  # `text` already parsed (by an earlier analysis of the same text)
+        self.bodies = bodies  # False: the top level only (the functions are left for variant())
         self.text = text
         self.recover = recover
         self.modname = modname
@@ -132,9 +157,7 @@ class ModuleAnalyzer:
     # ---- entry ---------------------------------------------------------------------------------
     def run(self) -> ModuleSummary:
         try:
-            with warnings.catch_warnings():  # SyntaxWarnings about the user's code are not ours to print
-                warnings.simplefilter("ignore")
-                tree = ast.parse(self.text, filename=self.path, type_comments=False)
+            tree = self._given_tree or parse_module(self.text, self.path)
         except SyntaxError as e:
             self.summary.syntax_error = (f"SyntaxError: {e.msg}", self._error_span(e))
             self._suppressions()
@@ -162,11 +185,39 @@ class ModuleAnalyzer:
             else:
                 self.summary.bindings[name] = ("value", None)
         # Function bodies run after the module is imported: analyse them with the final bindings.
+        self._queued = list(self._pending)  # what the top level defines, for variant()
+        if self.bodies:
+            self._analyze_pending()
+        return self.summary
+
+    def _analyze_pending(self) -> None:
+        wanted = tuple(self.tensors)
         while self._pending:
             node, qual, cls, parent = self._pending.pop(0)
+            if wanted and not any(qual == w or qual.startswith(w + ".<locals>.") for w in wanted):
+                continue  # a run for some functions' parameters: the others are as the first run saw them
             fa = FunctionAnalyzer(self, parent, node, qualname=qual, cls=cls)
             fa.analyze_function()
-        return self.summary
+
+    def variant(self, qualname: str, tensors: frozenset[str], classes: dict) -> FunctionSummary | None:
+        """After run(): the function `qualname` analysed again with the parameters `tensors` read as
+        tensors (Project._with_tensor_params), on this analysis' top level: one module parse and top-level
+        pass serve every such variant of the module.  `classes` are the module's classes as its full
+        analysis left them (what every method set on `self`); the analysis writes into copies (the
+        function's own class; summary containers) and changes neither."""
+        base, tensors_before = self.summary, self.tensors
+        self._pending = [e for e in getattr(self, "_queued", ()) if e[1] == qualname]
+        summary = _fields_copy(base)
+        summary.classes = dict(classes)
+        for _, _, cls, _ in self._pending:  # a method writes into its own class only
+            if cls in summary.classes:
+                summary.classes[cls] = _fields_copy(summary.classes[cls])
+        self.summary, self.tensors = summary, {qualname: tensors}
+        try:
+            self._analyze_pending()
+            return self.summary.functions.get(qualname)
+        finally:
+            self.summary, self.tensors, self._pending = base, tensors_before, []
 
     def _error_span(self, e: SyntaxError) -> Span:
         line = max((e.lineno or 1) - 1, 0)

@@ -69,27 +69,42 @@ class ArgumentsMixin:
         """`fs` as analysed with the parameters its caller passes tensors to read as tensors (their
         annotations say nothing): `def update(self, target, pred): k = (target >= 0) ...` called
         with tensors has the breaks of tensor code.  The module is analysed again for that function
-        (memoised by text, function and parameters); without its text, `fs` as it is."""
+        (memoised by text, function and parameters): that function only, on one analysis of the module's
+        top level per text (_base_analysis); without its text, `fs` as it is."""
         tensors = frozenset(p for p in fs.params if p not in fs.annotated and env.get(p, (None,))[0] == C.TENSOR)
         if not tensors or self.source_of is None:
             return fs
         key = (mod.path, mod.text_hash, fs.qualname, tensors)
         hit = self._variants.get(key)
         if hit is None:
-            text = self.source_of(mod.path)
-            hit = fs
-            if text is not None:
-                from .analyzer import ModuleAnalyzer
-
-                an = ModuleAnalyzer(mod.path, text, mod.name, os.path.basename(mod.path) == "__init__.py",
-                                    recover=mod.syntax_error is not None, tensors={fs.qualname: tensors})
-                summary = an.run()
-                if summary.text_hash == mod.text_hash:
-                    hit = summary.functions.get(fs.qualname, fs)
+            base = self._base_analysis(mod)
+            hit = (base.variant(fs.qualname, tensors, mod.classes) if base is not None else None) or fs
             if len(self._variants) > 4096:
                 self._variants.clear()
             self._variants[key] = hit
         return hit
+
+    def _base_analysis(self, mod: ModuleSummary):
+        """The module analysed again from its text (the syntax tree the workspace keeps, when it does) for
+        its functions' variants; the last few modules' are kept.  None without the text it was analysed from."""
+        cached = self._bases.get(mod.path)
+        if cached is not None and cached[0] == mod.text_hash:
+            return cached[1]
+        text = self.source_of(mod.path)
+        if text is None:
+            return None
+        from .analyzer import ModuleAnalyzer
+
+        tree = self.tree_of(mod.path, text) if self.tree_of is not None and mod.syntax_error is None else None
+        an = ModuleAnalyzer(mod.path, text, mod.name, os.path.basename(mod.path) == "__init__.py",
+                            recover=mod.syntax_error is not None, tree=tree, bodies=False)
+        if an.run().text_hash != mod.text_hash:
+            return None
+        self._bases.pop(mod.path, None)
+        self._bases[mod.path] = (mod.text_hash, an)
+        while len(self._bases) > 8:
+            self._bases.pop(next(iter(self._bases)))
+        return an
 
     def _param_type(self, e: Edge, r: Reached) -> str | None:
         """The class of the parameter a param_call/param_method edge calls (what the caller passed)."""

@@ -74,7 +74,10 @@ class Project(ArgumentsMixin):
         # path -> the text a module was analysed from (set by the workspace): functions are analysed
         # again with what their callers pass (_with_tensor_params)
         self.source_of = None
+        # (path, text) -> the syntax tree of that text, parsed once for all such analyses (set by the workspace)
+        self.tree_of = None
         self._variants: dict[tuple, FunctionSummary] = {}
+        self._bases: dict[str, tuple] = {}  # path -> (text hash, ModuleAnalyzer): see _base_analysis
         self._load_attempted: set[str] = set()
 
     # ---- contents ------------------------------------------------------------------------------
