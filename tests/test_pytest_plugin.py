@@ -274,13 +274,18 @@ def test_off_records_nothing(project):
 
 
 @needs_torch
-def test_warn_mode_warns_instead_of_failing(project):
+def test_ini_option_and_tool_fullgraph_warn_mode(project):
+    """The README's line (`graph_breaks = "fail"` in [tool.pytest.ini_options]), and [tool.fullgraph]."""
     project.makepyfile(test_breaks=TESTS.split("compiled_f =")[0] + textwrap.dedent('''\
         def test_project():
             torch.compile(f, backend="eager")(torch.ones(3))
     '''))
-    project.makepyprojecttoml('[tool.pytest.ini_options]\ngraph_breaks = "warn"\n')
-    result = project.runpytest_subprocess("-rA", *ARGS)
+    project.makepyprojecttoml('[tool.pytest.ini_options]\ngraph_breaks = "fail"\n')
+    result = project.runpytest_subprocess(*ARGS)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["fullgraph: 1 graph break in project code (--graph-breaks=fail):"])
+    project.makepyprojecttoml('[tool.fullgraph]\ngraph-breaks = "warn"\n')
+    result = project.runpytest_subprocess(*ARGS)
     result.assert_outcomes(passed=1, warnings=1)
     result.stdout.fnmatch_lines(["*GraphBreakWarning: graph break GB0025 * at test_breaks.py:*"])
 
