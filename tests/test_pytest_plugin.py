@@ -297,10 +297,12 @@ def test_ini_option_and_tool_fullgraph_warn_mode(project):
      "ERROR: baseline *missing.json does not exist (create it with --graph-breaks-update-baseline)"),
     (["--graph-breaks=fail", "--graph-breaks-baseline", "bad.json"], "ERROR: baseline *bad.json is not valid JSON*"),
     (["--graph-breaks-update-baseline"], "ERROR: --graph-breaks-update-baseline needs --graph-breaks-baseline FILE"),
+    (["--graph-breaks=warn", "--graph-breaks-baseline", "adir"], "ERROR: cannot read baseline *adir: Is a directory"),
 ])
 def test_bad_options(pytester, args, message):
     pytester.makepyfile(test_x="def test_x():\n    pass\n")
     (pytester.path / "bad.json").write_text("{")
+    (pytester.path / "adir").mkdir()
     result = pytester.runpytest_subprocess(*args, "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([message])
@@ -351,3 +353,12 @@ def test_a_plain_pytest_run_does_not_import_torch(pytester):
     '''))
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
+
+
+def test_installed_package_of_a_path():
+    from fullgraph.trace.verdict import module_of
+
+    assert module_of("/v/lib/python3.11/site-packages/transformers/models/bert/modeling_bert.py") == \
+        "transformers.models.bert.modeling_bert"
+    assert module_of("/usr/lib/python3/dist-packages/fakelib/__init__.py") == "fakelib"
+    assert module_of("/home/me/project/model.py") is None

@@ -165,7 +165,10 @@ def warning_text(b: Break, kind: str, base: str) -> str:
 
 def _static_matches(breaks: list[Break], record: Record) -> dict[int, object]:
     """break -> the static finding at its line (same line or statement), when the analysis has one."""
-    paths = sorted({b.path for b in breaks if os.path.isfile(b.path) and not is_library_path(b.path)})
+    # the break's file and the files of its user frames and root: the compiled root may be elsewhere
+    candidates = {b.path for b in breaks} | {fr["path"] for b in breaks for fr in b.stack} | \
+        {b.root["path"] for b in breaks if b.root}
+    paths = sorted(p for p in candidates if not is_library_path(p) and os.path.isfile(p))
     if not paths:
         return {}
     try:
