@@ -290,6 +290,26 @@ def test_ini_option_and_tool_fullgraph_warn_mode(project):
     result.stdout.fnmatch_lines(["*GraphBreakWarning: graph break GB0025 * at test_breaks.py:*"])
 
 
+@needs_torch
+def test_project_code_outside_a_tests_rootdir_counts(pytester):
+    """tests/pytest.ini makes tests/ the rootdir; the model in src/ is still the project's code."""
+    pytester.makepyprojecttoml("[project]\nname = 'demo'\n")
+    (pytester.path / "src").mkdir()
+    (pytester.path / "src" / "model.py").write_text(TESTS.split("def g(x)")[0].replace("import fakelib\n", ""))
+    tests = pytester.path / "tests"
+    tests.mkdir()
+    (tests / "pytest.ini").write_text("[pytest]\n")
+    (tests / "conftest.py").write_text(
+        "import os, sys\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'src'))\n")
+    (tests / "test_model.py").write_text("import torch\nimport model\n\n\ndef test_model():\n"
+                                         "    torch.compile(model.f, backend='eager')(torch.ones(3))\n")
+    result = pytester.runpytest_subprocess("tests", "--graph-breaks=fail", *ARGS)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["rootdir: *tests", "fullgraph: 1 graph break in project code (--graph-breaks=fail):",
+                                 "src/model.py:7:5: warning GB0025 *", "    stack (innermost last):",
+                                 "      tests/test_model.py:6 in test_model", "      src/model.py:7 in f"])
+
+
 # ---- bad input: a clear message, not a traceback (no torch runs: the plugin stops at configure) -------------
 @pytest.mark.parametrize("args, message", [
     (["--graph-breaks=maybe"], "ERROR: --graph-breaks: unknown value 'maybe'; use one of: fail, warn, off"),

@@ -42,6 +42,16 @@ def read_marker(item) -> Marker:
     return Marker(enabled=m.args[0] if m.args else True, allow=list(allow), max=mx)
 
 
+def project_root(config) -> str:
+    """Where project code lives: pytest's rootdir, or the nearest directory above it with
+    pyproject.toml or .git (a rootdir of tests/ with its own pytest.ini must not make src/ a library)."""
+    from .trace.record import find_project_root
+
+    root = str(config.rootpath)
+    top = find_project_root(root)
+    return top if os.path.commonpath([top, root]) == top else root
+
+
 # ---- the check (registered only when --graph-breaks is fail or warn) ------------------------------------
 class GraphBreaks:
     def __init__(self, config, settings: Settings):
@@ -60,7 +70,7 @@ class GraphBreaks:
                                 update_flag="--graph-breaks-update-baseline")
             except BaselineError as e:
                 raise pytest.UsageError(str(e)) from None
-        self.policy = Policy(rootdir=str(config.rootpath), include=settings.include,
+        self.policy = Policy(rootdir=project_root(config), include=settings.include,
                              baseline=None if settings.update_baseline else baseline)
         self.baseline = baseline
         self.capture = TestCapture()
@@ -103,7 +113,7 @@ class GraphBreaks:
         if not record.breaks:
             return
         verdict = judge(record, self.policy, marker.allow, marker.max)
-        base = str(self.config.rootpath)
+        base = self.policy.rootdir  # paths relative to the project root
         fail = self.settings.mode == "fail" and verdict.over and not self.settings.update_baseline
         for b, kind in zip(record.breaks, verdict.kinds):
             if kind == LIBRARY or (kind in ("project", "included") and not fail and verdict.over):
@@ -199,7 +209,7 @@ class GraphBreaks:
             sites = []
             for b, kind in zip(record.breaks, kinds):
                 total[kind] = total.get(kind, 0) + 1
-                sites.append(f"{site_text(b, str(self.config.rootpath))} {b.code} ({kind})")
+                sites.append(f"{site_text(b, self.policy.rootdir)} {b.code} ({kind})")
             rows.append((d["nodeid"], str(sum(b.count for b in record.breaks)), sites, d.get("reused") or []))
         tw.write_sep("=", "fullgraph: graph breaks")
         if rows:

@@ -144,7 +144,7 @@ def pytest_unconfigure(config):
 @pytest.fixture
 def graph_breaks(request):
     """The graph breaks Dynamo met in this test so far (records them even with --graph-breaks=off)."""
-    from .pytest_check import Breaks
+    from .pytest_check import Breaks, project_root
     from .trace.verdict import Policy
 
     plugin = request.config.pluginmanager.get_plugin(PLUGIN_NAME)
@@ -157,4 +157,4 @@ def graph_breaks(request):
         cap = request.config.stash[_FIXTURE_CAPTURE] = TestCapture()
     cap.start(request.node.nodeid)
     request.addfinalizer(cap.stop)
-    return Breaks(cap, Policy(rootdir=str(request.config.rootpath), include=read_settings(request.config).include))
+    return Breaks(cap, Policy(rootdir=project_root(request.config), include=read_settings(request.config).include))

@@ -3,8 +3,9 @@
 Each break of a test's `Record` gets one kind:
 
 * ``project``: its innermost frame (the last of Dynamo's stack) is project code: under the project
-  root and not an installed package, the standard library or torch (`parse.is_library_path`, the
-  same attribution `fullgraph trace` uses);
+  root (pytest's rootdir, or the nearest directory above it with pyproject.toml or .git) and not an
+  installed package, the standard library or torch (`parse.is_library_path`, the same attribution
+  `fullgraph trace` uses);
 * ``library``: the innermost frame is anywhere else, unless its package is included
   (``--graph-breaks-include transformers``), which makes it ``included``;
 * ``allowed``: project/included, but the test's marker allows its code;
