@@ -242,6 +242,8 @@ def test_baseline_hides_known_findings_and_fails_on_a_new_one(tmp_path):
     r = run("check", "m.py", "--baseline", bl, cwd=tmp_path)
     assert r.returncode == 0, r.stdout
     assert "1 finding in the baseline" in r.stderr
+    r = run("check", "m.py", "--baseline", bl, "--format", "sarif", cwd=tmp_path)  # what CI uploads
+    assert r.returncode == 0 and json.loads(r.stdout)["runs"][0]["results"] == []
     # a second identical line is beyond the baseline's count: new, reported at its line, exit 1
     (tmp_path / "m.py").write_text(PRINT_MOD.replace('    print("x", x)\n', '    print("x", x)\n    print("x", x)\n'))
     r = run("check", "m.py", "--baseline", bl, cwd=tmp_path)
