@@ -223,3 +223,50 @@ def test_python_dash_m_and_script(module, tmp_path):
         exe = Path(sys.executable).parent / "fullgraph"
         r = subprocess.run([str(exe), "check", str(tmp_path)], capture_output=True, text=True)
     assert r.returncode == 1 and "FG101" in r.stdout
+
+
+def test_baseline_hides_known_findings_and_fails_on_a_new_one(tmp_path):
+    (tmp_path / "m.py").write_text(PRINT_MOD)
+    bl = tmp_path / "baseline.json"
+    r = run("check", "m.py", "--baseline", bl, cwd=tmp_path)
+    assert r.returncode == 2 and "baseline" in r.stderr and "does not exist (create it with --update-baseline)" \
+        in r.stderr and "Traceback" not in r.stderr
+    r = run("check", "m.py", "--baseline", bl, "--update-baseline", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "wrote 1 finding to the baseline" in r.stderr
+    doc = json.loads(bl.read_text())
+    assert doc == {"version": 1, "entries": [{"path": "m.py", "code": "FG101", "text": 'print("x", x)', "count": 1,
+                                              "origin": "static"}]}
+    # lines added above move the finding: still known
+    (tmp_path / "m.py").write_text("# a comment\n\n" + PRINT_MOD)
+    r = run("check", "m.py", "--baseline", bl, cwd=tmp_path)
+    assert r.returncode == 0, r.stdout
+    assert "1 finding in the baseline" in r.stderr
+    r = run("check", "m.py", "--baseline", bl, "--format", "sarif", cwd=tmp_path)  # what CI uploads
+    assert r.returncode == 0 and json.loads(r.stdout)["runs"][0]["results"] == []
+    # a second identical line is beyond the baseline's count: new, reported at its line, exit 1
+    (tmp_path / "m.py").write_text(PRINT_MOD.replace('    print("x", x)\n', '    print("x", x)\n    print("x", x)\n'))
+    r = run("check", "m.py", "--baseline", bl, cwd=tmp_path)
+    assert r.returncode == 1
+    first = next(i for i, ln in enumerate(PRINT_MOD.splitlines(), 1) if "print(" in ln)
+    assert f"m.py:{first + 1}:5: error FG101" in r.stdout and f"m.py:{first}:5" not in r.stdout
+    # updating from `check` keeps the runtime entries the pytest plugin wrote
+    doc["entries"].append({"path": "t.py", "code": "GB0025", "text": "torch._dynamo.graph_break()", "count": 1,
+                           "origin": "runtime"})
+    bl.write_text(json.dumps(doc))
+    assert run("check", "m.py", "--baseline", bl, "--update-baseline", cwd=tmp_path).returncode == 0
+    entries = json.loads(bl.read_text())["entries"]
+    assert [(e["code"], e["count"], e["origin"]) for e in entries] == [("FG101", 2, "static"), ("GB0025", 1, "runtime")]
+
+
+@pytest.mark.parametrize("content, message", [
+    ("{", "is not valid JSON"),
+    ('{"version": 2, "entries": []}', "is not a fullgraph baseline"),
+    ('{"version": 1, "entries": [{"path": 1}]}', "entry #1 needs path, code, text"),
+])
+def test_bad_baseline_is_a_usage_error(tmp_path, content, message):
+    (tmp_path / "m.py").write_text(PRINT_MOD)
+    (tmp_path / "b.json").write_text(content)
+    r = run("check", "m.py", "--baseline", "b.json", cwd=tmp_path)
+    assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
+    assert run("check", "m.py", "--update-baseline", cwd=tmp_path).returncode == 2

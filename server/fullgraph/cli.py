@@ -55,6 +55,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also show (and fail on) conditional findings: breaks on paths that flags off by "
                         "default keep out of the default call (JSON always lists them)")
     c.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    c.add_argument("--baseline", type=Path, metavar="FILE",
+                   help="report only findings not in this baseline (fullgraph/baseline.py describes it)")
+    c.add_argument("--update-baseline", action="store_true",
+                   help="with --baseline: write the current findings to FILE and exit 0")
     c.add_argument("--jobs", "-j", type=int, default=None, help="parallel workers (default: CPU count)")
     c.add_argument("--color", choices=("auto", "always", "never"), default="auto")
 
@@ -134,6 +138,10 @@ def cmd_check(args) -> int:
                 print(f"fullgraph: fixed {changed} finding{'s' if changed != 1 else ''}", file=sys.stderr)
     if args.verbose:
         _print_unresolved(ws, result)
+    if args.baseline is not None or args.update_baseline:
+        result = _apply_baseline(args, ws, result)
+        if result is None:
+            return EXIT_CLEAN
     if notebooks:  # positions in notebooks per cell (the cells as they were when `result` was computed)
         from .notebook import in_cells
 
@@ -157,6 +165,44 @@ def cmd_check(args) -> int:
     if shown and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _apply_baseline(args, ws, result):
+    """--baseline: drop the findings the baseline accepts (None after --update-baseline wrote it)."""
+    from .baseline import BaselineError, load
+    from .output import FILE_CODES
+    from .positions import split_lines
+
+    if args.baseline is None:
+        raise UsageError("--update-baseline needs --baseline FILE")
+    cache: dict = {}
+
+    def lines_of(path):
+        if path not in cache:
+            text = ws.source_of(path)
+            cache[path] = split_lines(text) if text is not None else None
+        return cache[path]
+
+    try:
+        bl = load(str(args.baseline), missing_ok=args.update_baseline)
+        graph_breaks = [f for f in result.findings if f.code not in FILE_CODES]
+        key = lambda f: bl.key(f.path, f.span.start.line + 1, f.code, lines_of)  # noqa: E731
+        if args.update_baseline:
+            bl.replace("static", (key(f) for f in graph_breaks))
+            bl.save()
+            n = bl.total("static")
+            print(f"fullgraph: wrote {n} finding{'s' if n != 1 else ''} to the baseline {args.baseline}",
+                  file=sys.stderr)
+            return None
+        new, known = bl.split(graph_breaks, key, "static")
+    except BaselineError as e:
+        raise UsageError(str(e)) from None
+    if known:
+        print(f"fullgraph: {len(known)} finding{'s' if len(known) != 1 else ''} in the baseline "
+              f"{args.baseline} not shown", file=sys.stderr)
+    keep = {id(f) for f in new}
+    return dataclasses.replace(result, findings=[f for f in result.findings
+                                                 if f.code in FILE_CODES or id(f) in keep])
 
 
 def _notebooks(ws) -> dict:

@@ -42,6 +42,10 @@ class Config:
     follow: list[str] = field(default_factory=list)  # installed packages to analyse into
     src: list[str] = field(default_factory=list)  # source roots (default: project root and src/)
     custom_op_namespace: str | None = None
+    # the pytest plugin's settings (fullgraph/pytest_plugin.py reads them; the analysis does not)
+    graph_breaks: str | None = None
+    graph_breaks_include: list[str] = field(default_factory=list)
+    graph_breaks_baseline: str | None = None
     project_root: str | None = None
     warnings: list[str] = field(default_factory=list)
 
@@ -102,6 +106,9 @@ _KEYS = {
     "follow": list,
     "src": list,
     "custom-op-namespace": str,
+    "graph-breaks": str,
+    "graph-breaks-include": list,
+    "graph-breaks-baseline": str,
 }
 
 

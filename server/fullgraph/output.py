@@ -25,34 +25,70 @@ def _rel(path: str, base: str | None) -> str:
 
 def format_text(findings: list[Finding], files_checked: int, torch_version: str, torch_source: str,
                 base: str | None = None, color: bool = False, unresolved: int = 0, conditional: int = 0) -> str:
+    lines: list[str] = []
+    for f in findings:
+        lines.extend(finding_lines(f, base, color))
+    lines.append(summary_line(findings, files_checked, torch_version, torch_source, unresolved, conditional))
+    return "\n".join(lines)
+
+
+def finding_lines(f: Finding, base: str | None = None, color: bool = False) -> list[str]:
+    """One finding as the text output shows it: location, severity, code, message, root, path, fixes."""
     def c(code: str, s: str) -> str:
         return f"\x1b[{code}m{s}\x1b[0m" if color else s
 
     lines: list[str] = []
-    for f in findings:
-        cell = f"cell {f.data['cell']}:" if "cell" in f.data else ""
-        loc = f"{_rel(f.path, base)}:{cell}{f.span.start.line + 1}:{f.span.start.col + 1}"
-        sev = {ERROR: c("31", "error"), WARNING: c("33", "warning"), INFO: c("36", "info")}[f.severity]
-        lines.append(f"{c('1', loc)}: {sev} {c('1', f.code)} {f.message}")
-        if f.root is not None:
-            fg = {True: "fullgraph=True", False: "without fullgraph=True"}.get(f.root.fullgraph, "fullgraph unknown")
-            r = f.root.location
-            rcell = f"cell {f.data['root_cell']}:" if "root_cell" in f.data else ""
-            lines.append(f"    compiled by {f.root.label} ({fg}) at {_rel(r.path, base)}:{rcell}{r.span.start.line + 1}")
-        if len(f.call_path) > 1:
-            lines.append(f"    call path: {' -> '.join(s.qualname for s in f.call_path)}")
-        elif f.call_path:
-            lines.append(f"    in: {f.call_path[0].qualname}")
-        for site in f.library_sites[:LIBRARY_SITES_SHOWN]:
-            lines.append(f"    inside: {_rel(site.path, base)}:{site.span.start.line + 1}:{site.span.start.col + 1}: "
-                         f"{site.code} {site.message}")
-        if len(f.library_sites) > LIBRARY_SITES_SHOWN:
-            lines.append(f"    ... and {len(f.library_sites) - LIBRARY_SITES_SHOWN} more library sites "
-                         "(--format json lists them all)")
-        if f.fixes:
-            lines.append("    fixes: " + "; ".join(f"{x.title}{'' if x.safe else ' (unsafe)'}" for x in f.fixes))
-    lines.append(summary_line(findings, files_checked, torch_version, torch_source, unresolved, conditional))
-    return "\n".join(lines)
+    cell = f"cell {f.data['cell']}:" if "cell" in f.data else ""
+    loc = f"{_rel(f.path, base)}:{cell}{f.span.start.line + 1}:{f.span.start.col + 1}"
+    sev = {ERROR: c("31", "error"), WARNING: c("33", "warning"), INFO: c("36", "info")}[f.severity]
+    lines.append(f"{c('1', loc)}: {sev} {c('1', f.code)} {f.message}")
+    if f.root is not None:
+        fg = {True: "fullgraph=True", False: "without fullgraph=True"}.get(f.root.fullgraph, "fullgraph unknown")
+        r = f.root.location
+        rcell = f"cell {f.data['root_cell']}:" if "root_cell" in f.data else ""
+        lines.append(f"    compiled by {f.root.label} ({fg}) at {_rel(r.path, base)}:{rcell}{r.span.start.line + 1}")
+    if len(f.call_path) > 1:
+        lines.append(f"    call path: {' -> '.join(s.qualname for s in f.call_path)}")
+    elif f.call_path:
+        lines.append(f"    in: {f.call_path[0].qualname}")
+    for site in f.library_sites[:LIBRARY_SITES_SHOWN]:
+        lines.append(f"    inside: {_rel(site.path, base)}:{site.span.start.line + 1}:{site.span.start.col + 1}: "
+                     f"{site.code} {site.message}")
+    if len(f.library_sites) > LIBRARY_SITES_SHOWN:
+        lines.append(f"    ... and {len(f.library_sites) - LIBRARY_SITES_SHOWN} more library sites "
+                     "(--format json lists them all)")
+    if f.fixes:
+        lines.append("    fixes: " + "; ".join(f"{x.title}{'' if x.safe else ' (unsafe)'}" for x in f.fixes))
+    return lines
+
+
+def runtime_lines(f: Finding, base: str | None = None, rule: str | None = None) -> list[str]:
+    """What a runtime finding (`fullgraph.trace.record.to_finding`) adds below `finding_lines`: Dynamo's
+    explanation and hints, the stack it reported (outermost first), and where to read more (`rule`:
+    the static finding's code at that line, else the first rule that stands for the GB code)."""
+    from .trace.parse import is_library_path
+
+    lines: list[str] = []
+    explanation = (f.data.get("explanation") or "").strip().splitlines()
+    if explanation and explanation[0] in f.message:  # the message has the first line already
+        explanation = explanation[1:]
+    for i, text in enumerate(explanation):
+        lines.append(("    explanation: " if i == 0 else "                 ") + text)
+    for h in f.data.get("hints") or []:
+        lines.append(f"    hint: {h}")
+    stack = f.data.get("stack") or []
+    first_user = next((i for i, s in enumerate(stack) if not is_library_path(s["path"])), 0)
+    stack = stack[first_user:]  # the frames above the user's code (runpy, pytest, ...) say nothing
+    if stack:
+        lines.append("    stack (innermost last):")
+        lines.extend(f"      {_rel(s['path'], base)}:{s['line']} in {s.get('function') or '?'}" for s in stack)
+    rules = [rule] if rule else [r.code for r in registry.RULES if f.gb_codes and f.gb_codes[0] in r.gb_codes]
+    more = [f"fullgraph explain {rules[0]}"] if rules else []
+    if f.url:
+        more.append(f.url)
+    if more:
+        lines.append("    more: " + " ; ".join(more))
+    return lines
 
 
 def summary_line(findings: list[Finding], files_checked: int, torch_version: str, torch_source: str,

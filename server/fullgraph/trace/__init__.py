@@ -15,7 +15,9 @@ Modules:
 * `logs`       TORCH_LOGS text logs and TORCH_TRACE directories;
 * `record`     the record file format, `load_record`, `runtime_findings` (the language server's API);
 * `compare`    runtime record vs static findings;
-* `cli`        the ``trace`` subcommand.
+* `cli`        the ``trace`` subcommand;
+* `pertest`    the same capture in-process, one record per test (the pytest plugin);
+* `verdict`    which of a test's breaks fail it (project / library / allowed / baseline) and the text.
 
 API for editors::
 

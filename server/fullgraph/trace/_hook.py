@@ -105,9 +105,29 @@ class Recorder(logging.Handler):
             except Exception:
                 pass
 
+    def switch(self, directory):
+        """Write what follows to a part file in `directory` (None: pause, keeping only the string
+        table, which later parts need).  The pytest plugin gives each test a directory of its own."""
+        with self.lock:
+            if self._fh is not None:
+                try:
+                    self._fh.close()
+                except Exception:
+                    pass
+            self._fh = None
+            self._pid = None
+            self.directory = directory
+
     # -- logging.Handler ----------------------------------------------------------------------
     def emit(self, record):
         try:
+            if self.directory is None:  # paused: remember interned strings only
+                meta = getattr(record, "metadata", None)
+                if isinstance(meta, dict) and "str" in meta:
+                    value = meta.get("str")
+                    if isinstance(value, (list, tuple)) and len(value) == 2:
+                        self._strings[value[1]] = value[0]
+                return
             self._emit(record)
         except Exception:
             pass  # never disturb the traced program
