@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Build every .vsix: one per VS Code platform with the server bundled, and a universal one without it.
+
+  python3 scripts/package_all.py [--targets linux-x64,universal] [--out dist/vsix] [--cache build/wheels]
+
+(`npm run package:all`, after `npm ci`.) For each platform target, scripts/bundle_server.py fills bundled/ with the
+server and the binary wheels of that platform (downloaded once into the cache, reused by later builds), then
+`vsce package --target <target>` packs it. The universal package has no bundled/ directory: the extension then runs
+the fullgraph installed in the selected interpreter's environment and offers to `pip install fullgraph` into it when
+it is missing. Archives: <out>/fullgraph-<target>.vsix and <out>/fullgraph-universal.vsix. bundled/ is removed at
+the end (the last build is the universal one); `npm run package` rebuilds the linux-x64 one for development.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bundle_server  # noqa: E402
+
+ROOT = bundle_server.ROOT
+UNIVERSAL = "universal"
+ALL = [*bundle_server.TARGETS, UNIVERSAL]
+
+
+def vsce(args: list[str]) -> None:
+    exe = ROOT / "node_modules" / ".bin" / ("vsce.cmd" if os.name == "nt" else "vsce")
+    if not exe.exists():
+        raise SystemExit(f"{exe} is missing: run `npm ci` first")
+    subprocess.run([str(exe), "package", "--no-dependencies", *args], cwd=ROOT, check=True)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--targets", default=",".join(ALL), help=f"comma-separated subset of {', '.join(ALL)}")
+    ap.add_argument("--out", type=Path, default=ROOT / "dist" / "vsix")
+    ap.add_argument("--cache", type=Path,
+                    default=Path(os.environ.get("FULLGRAPH_WHEEL_CACHE", bundle_server.DEFAULT_CACHE)))
+    ap.add_argument("--python-versions", default=",".join(bundle_server.DEFAULT_VERSIONS))
+    args = ap.parse_args()
+    targets = [t.strip() for t in args.targets.split(",") if t.strip()]
+    unknown = [t for t in targets if t not in ALL]
+    if unknown:
+        raise SystemExit(f"unknown targets {unknown}; known: {', '.join(ALL)}")
+    versions = [v.strip() for v in args.python_versions.split(",") if v.strip()]
+    out: Path = args.out.resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    bundled = ROOT / "bundled"
+    started = time.monotonic()
+    rows = []
+    # The universal package last: it needs bundled/ gone.
+    for target in sorted(targets, key=lambda t: t == UNIVERSAL):
+        t0 = time.monotonic()
+        vsix = out / f"fullgraph-{target}.vsix"
+        vsix.unlink(missing_ok=True)
+        if target == UNIVERSAL:
+            shutil.rmtree(bundled, ignore_errors=True)
+            vsce(["-o", str(vsix)])
+        else:
+            bundle_server.build(target, bundled / "libs", versions, args.cache.resolve())
+            vsce(["--target", target, "-o", str(vsix)])
+        rows.append((target, vsix.stat().st_size, time.monotonic() - t0))
+    shutil.rmtree(bundled, ignore_errors=True)
+    print()
+    for target, size, seconds in rows:
+        print(f"  {target:<13} {size / 1e6:6.1f} MB  {seconds:5.1f} s  {out / f'fullgraph-{target}.vsix'}")
+    print(f"package_all: {len(rows)} archives in {time.monotonic() - started:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
