@@ -34,7 +34,34 @@ export interface Requirements {
 
 export type Resolution =
   | { ok: true; interpreter: Interpreter; attempts: string[] }
-  | { ok: false; attempts: string[]; explicit: boolean };
+  | {
+      ok: false;
+      attempts: string[];
+      explicit: boolean;
+      /** The first candidate that would do but for fullgraph missing from its environment (fromEnvironment). */
+      withoutFullgraph?: Interpreter;
+    };
+
+/**
+ * The VS Code target platform of this machine, as `vsce package --target` names it: `${platform}-${arch}`, with
+ * `alpine-` for Linux on musl (where the glibc wheels in a linux-x64 package do not load).
+ */
+export function hostTarget(
+  platform: string = process.platform,
+  arch: string = process.arch,
+  musl: boolean = platform === "linux" && isMusl(),
+): string {
+  return `${musl ? "alpine" : platform}-${arch}`;
+}
+
+function isMusl(): boolean {
+  try {
+    const report = process.report.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
+    return report?.header !== undefined && !report.header.glibcVersionRuntime;
+  } catch {
+    return false;
+  }
+}
 
 const PROBE = [
   "import importlib.util, json, sys",
@@ -172,6 +199,7 @@ export interface ResolveOptions {
  */
 export async function resolveInterpreter(python: PythonEnvironments, opts: ResolveOptions): Promise<Resolution> {
   const attempts: string[] = [];
+  let withoutFullgraph: Interpreter | undefined;
   const tryCandidate = async (
     command: string,
     args: string[],
@@ -181,6 +209,21 @@ export async function resolveInterpreter(python: PythonEnvironments, opts: Resol
     try {
       const probe = await probeInterpreter(command, args, opts.probeEnv);
       const reason = unusableReason(probe, opts.requirements);
+      if (
+        reason &&
+        !withoutFullgraph &&
+        !probe.fullgraph &&
+        unusableReason(probe, { ...opts.requirements, needsFullgraph: false }) === undefined
+      ) {
+        withoutFullgraph = {
+          command,
+          args,
+          source,
+          version: probe.version,
+          executable: probe.executable,
+          hasFullgraph: false,
+        };
+      }
       if (reason) {
         attempts.push(`${label} — ${reason}`);
         log.warn(`Interpreter ${label} (${probe.executable}) is not usable: ${reason}`);
@@ -207,7 +250,7 @@ export async function resolveInterpreter(python: PythonEnvironments, opts: Resol
   if (opts.configured.length > 0) {
     const [command, ...args] = opts.configured;
     const found = await tryCandidate(command, args, "fullgraph.interpreter");
-    return found ? { ok: true, interpreter: found, attempts } : { ok: false, attempts, explicit: true };
+    return found ? { ok: true, interpreter: found, attempts } : { ok: false, attempts, explicit: true, withoutFullgraph };
   }
   log.info("fullgraph.interpreter is not set; trying the Python extension's environment, then PATH");
 
@@ -245,5 +288,5 @@ export async function resolveInterpreter(python: PythonEnvironments, opts: Resol
       return { ok: true, interpreter: found, attempts };
     }
   }
-  return { ok: false, attempts, explicit: false };
+  return { ok: false, attempts, explicit: false, withoutFullgraph };
 }
