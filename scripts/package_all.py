@@ -29,11 +29,12 @@ UNIVERSAL = "universal"
 ALL = [*bundle_server.TARGETS, UNIVERSAL]
 
 
-def vsce(args: list[str]) -> None:
+def vsce(args: list[str], pre_release: bool = False) -> None:
     exe = ROOT / "node_modules" / ".bin" / ("vsce.cmd" if os.name == "nt" else "vsce")
     if not exe.exists():
         raise SystemExit(f"{exe} is missing: run `npm ci` first")
-    subprocess.run([str(exe), "package", "--no-dependencies", *args], cwd=ROOT, check=True)
+    extra = ["--pre-release"] if pre_release else []
+    subprocess.run([str(exe), "package", "--no-dependencies", *extra, *args], cwd=ROOT, check=True)
 
 
 def main() -> int:
@@ -43,6 +44,7 @@ def main() -> int:
     ap.add_argument("--cache", type=Path,
                     default=Path(os.environ.get("FULLGRAPH_WHEEL_CACHE", bundle_server.DEFAULT_CACHE)))
     ap.add_argument("--python-versions", default=",".join(bundle_server.DEFAULT_VERSIONS))
+    ap.add_argument("--pre-release", action="store_true", help="mark the packages as a pre-release (vsce)")
     args = ap.parse_args()
     targets = [t.strip() for t in args.targets.split(",") if t.strip()]
     unknown = [t for t in targets if t not in ALL]
@@ -61,10 +63,10 @@ def main() -> int:
         vsix.unlink(missing_ok=True)
         if target == UNIVERSAL:
             shutil.rmtree(bundled, ignore_errors=True)
-            vsce(["-o", str(vsix)])
+            vsce(["-o", str(vsix)], args.pre_release)
         else:
             bundle_server.build(target, bundled / "libs", versions, args.cache.resolve())
-            vsce(["--target", target, "-o", str(vsix)])
+            vsce(["--target", target, "-o", str(vsix)], args.pre_release)
         rows.append((target, vsix.stat().st_size, time.monotonic() - t0))
     shutil.rmtree(bundled, ignore_errors=True)
     print()
