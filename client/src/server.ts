@@ -190,7 +190,11 @@ export class ServerManager implements vscode.Disposable {
       requirements,
     });
     if (!resolution.ok && resolution.withoutFullgraph) {
-      return this.failWithoutFullgraph(resolution.withoutFullgraph, resolution.attempts, interactive);
+      const why =
+        launch.importStrategy === "fromEnvironment"
+          ? 'importStrategy is "fromEnvironment".'
+          : "This copy of the extension has no bundled server for this platform.";
+      return this.failWithoutFullgraph(resolution.withoutFullgraph, why, resolution.attempts, interactive);
     }
     if (!resolution.ok) {
       const fix = resolution.explicit
@@ -209,14 +213,13 @@ export class ServerManager implements vscode.Disposable {
    */
   private failWithoutFullgraph(
     interpreter: Interpreter,
+    why: string,
     attempts: string[],
     interactive: boolean,
   ): { error: string } {
     const message =
-      `fullgraph is not installed in ${interpreter.executable} (Python ${formatVersion(interpreter.version)}, ` +
-      `from ${interpreter.source}), and this copy of the extension runs the fullgraph of that environment ` +
-      "(it has no bundled server for this platform, or importStrategy is fromEnvironment). Install it there with " +
-      "`python -m pip install fullgraph`, or select another interpreter.";
+      `fullgraph is not installed for ${interpreter.executable} (Python ${formatVersion(interpreter.version)}). ` +
+      `${why} Install it there, or select another interpreter.`;
     log.info(`Interpreters tried: ${attempts.join("; ")}`);
     if (!interactive) {
       log.error(message);
