@@ -7,13 +7,18 @@
 server and the binary wheels of that platform (downloaded once into the cache, reused by later builds), then
 `vsce package --target <target>` packs it. The universal package has no bundled/ directory: the extension then runs
 the fullgraph installed in the selected interpreter's environment and offers to `pip install fullgraph` into it when
-it is missing. Archives: <out>/fullgraph-<target>.vsix and <out>/fullgraph-universal.vsix. bundled/ is removed at
-the end (the last build is the universal one); `npm run package` rebuilds the linux-x64 one for development.
+it is missing. Archives: <out>/fullgraph-<target>.vsix and <out>/fullgraph-universal.vsix.
+
+vsce runs in a staging directory (build/vsix-stage) that holds only what .vscodeignore lets through: run in the
+repository, vsce walks every file of it (.venv, the e2e's code-server) before filtering, ~15 s per package. The
+client is compiled once (`npm run compile`) instead of by vsce's vscode:prepublish hook, which the staged
+package.json does not have. `npm run package` still packages linux-x64 from the repository for development.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -29,12 +34,37 @@ UNIVERSAL = "universal"
 ALL = [*bundle_server.TARGETS, UNIVERSAL]
 
 
-def vsce(args: list[str], pre_release: bool = False) -> None:
-    exe = ROOT / "node_modules" / ".bin" / ("vsce.cmd" if os.name == "nt" else "vsce")
+# What the extension is made of besides bundled/ (the globs .vscodeignore re-includes).
+STAGED = ["package.json", "README.md", "LICENSE", "CHANGELOG.md", ".vscodeignore", "images/icon.png",
+          "client/out/extension.js", "syntaxes/*.tmLanguage.json"]
+
+
+def stage_files(stage: Path) -> None:
+    """Copy the extension's files (not bundled/) into stage, with package.json minus its vscode:prepublish hook."""
+    shutil.rmtree(stage, ignore_errors=True)
+    for pattern in STAGED:
+        matches = list(ROOT.glob(pattern))
+        if not matches:
+            raise SystemExit(f"nothing matches {pattern}")
+        for src in matches:
+            dst = stage / src.relative_to(ROOT)
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dst)
+    manifest = json.loads((ROOT / "package.json").read_text(encoding="utf-8"))
+    manifest["scripts"].pop("vscode:prepublish", None)  # compiled once by main(); nothing to build in the stage
+    (stage / "package.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def npm_bin(name: str) -> str:
+    exe = ROOT / "node_modules" / ".bin" / (f"{name}.cmd" if os.name == "nt" else name)
     if not exe.exists():
         raise SystemExit(f"{exe} is missing: run `npm ci` first")
+    return str(exe)
+
+
+def vsce(stage: Path, args: list[str], pre_release: bool = False) -> None:
     extra = ["--pre-release"] if pre_release else []
-    subprocess.run([str(exe), "package", "--no-dependencies", *extra, *args], cwd=ROOT, check=True)
+    subprocess.run([npm_bin("vsce"), "package", "--no-dependencies", *extra, *args], cwd=stage, check=True)
 
 
 def main() -> int:
@@ -53,8 +83,11 @@ def main() -> int:
     versions = [v.strip() for v in args.python_versions.split(",") if v.strip()]
     out: Path = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
-    bundled = ROOT / "bundled"
     started = time.monotonic()
+    subprocess.run(["npm", "run", "-s", "compile"], cwd=ROOT, check=True)
+    stage = ROOT / "build" / "vsix-stage"
+    stage_files(stage)
+    bundled = stage / "bundled"
     rows = []
     # The universal package last: it needs bundled/ gone.
     for target in sorted(targets, key=lambda t: t == UNIVERSAL):
@@ -63,12 +96,12 @@ def main() -> int:
         vsix.unlink(missing_ok=True)
         if target == UNIVERSAL:
             shutil.rmtree(bundled, ignore_errors=True)
-            vsce(["-o", str(vsix)], args.pre_release)
+            vsce(stage, ["-o", str(vsix)], args.pre_release)
         else:
             bundle_server.build(target, bundled / "libs", versions, args.cache.resolve())
-            vsce(["--target", target, "-o", str(vsix)], args.pre_release)
+            vsce(stage, ["--target", target, "-o", str(vsix)], args.pre_release)
         rows.append((target, vsix.stat().st_size, time.monotonic() - t0))
-    shutil.rmtree(bundled, ignore_errors=True)
+    shutil.rmtree(stage, ignore_errors=True)
     print()
     for target, size, seconds in rows:
         print(f"  {target:<13} {size / 1e6:6.1f} MB  {seconds:5.1f} s  {out / f'fullgraph-{target}.vsix'}")
