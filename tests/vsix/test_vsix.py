@@ -157,6 +157,21 @@ def test_required_files_are_in(vsix, names):
     assert "extension/license.txt" in lower or "extension/license" in lower, "LICENSE missing"
 
 
+def test_file_list_is_exactly_the_extension(vsix, names):
+    """What `vsce ls` would list, and nothing else: the extension's own files plus, on a platform, bundled/."""
+    own = {
+        "extension.vsixmanifest", "[Content_Types].xml", "extension/package.json", "extension/readme.md",
+        "extension/changelog.md", "extension/LICENSE.txt", "extension/images/icon.png",
+        "extension/client/out/extension.js", "extension/syntaxes/fullgraph-suppression.injection.tmLanguage.json",
+    }
+    rest = set(names) - own
+    assert own <= set(names), sorted(own - set(names))
+    if vsix.bundled:
+        assert all(n.startswith("extension/bundled/") for n in rest), sorted(rest)[:10]
+    else:
+        assert rest == set(), sorted(rest)
+
+
 def test_target_platform(vsix):
     with zipfile.ZipFile(vsix.path) as z:
         root = ET.fromstring(z.read("extension.vsixmanifest"))
