@@ -64,15 +64,18 @@ function isMusl(): boolean {
 }
 
 const PROBE = [
-  "import importlib.util, json, sys",
+  "import importlib.util, json, sys, sysconfig",
   "print(json.dumps({'version': list(sys.version_info[:3]), 'executable': sys.executable,",
-  "                  'fullgraph': importlib.util.find_spec('fullgraph') is not None}))",
+  "                  'fullgraph': importlib.util.find_spec('fullgraph') is not None,",
+  "                  'freeThreaded': bool(sysconfig.get_config_var('Py_GIL_DISABLED'))}))",
 ].join("\n");
 
 interface ProbeResult {
   version: [number, number, number];
   executable: string;
   fullgraph: boolean;
+  /** A free-threaded build (3.13t, 3.14t): its extension modules have their own ABI (cp314t). */
+  freeThreaded?: boolean;
 }
 
 /** Run the interpreter once to learn its version (the same check as `python -c "import sys; print(sys.version_info[:2])"`). */
@@ -119,6 +122,12 @@ export function unusableReason(probe: ProbeResult, req: Requirements): string | 
   const [major, minor] = probe.version;
   if (major < MIN_PYTHON[0] || (major === MIN_PYTHON[0] && minor < MIN_PYTHON[1])) {
     return `Python ${formatVersion(probe.version)} is older than ${formatVersion(MIN_PYTHON)}`;
+  }
+  if (req.supportedVersions && probe.freeThreaded) {
+    return (
+      `Python ${major}.${minor} is a free-threaded build, which the bundled server has no native libcst for; ` +
+      'use importStrategy "fromEnvironment" with fullgraph installed'
+    );
   }
   if (req.supportedVersions && !req.supportedVersions.includes(`${major}.${minor}`)) {
     return (

@@ -63,6 +63,9 @@ describe("interpreter checks", () => {
       /no native libcst in the bundled server \(bundled for 3\.10, 3\.14\)/,
     );
     assert.match(unusableReason(probe(12), { needsFullgraph: true }) ?? "", /fullgraph is not installed/);
+    const freeThreaded = { ...probe(14), freeThreaded: true };
+    assert.match(unusableReason(freeThreaded, { needsFullgraph: false, supportedVersions: ["3.14"] }) ?? "", /free-threaded/);
+    assert.equal(unusableReason(freeThreaded, { needsFullgraph: false }), undefined);
   });
 });
 
