@@ -16,12 +16,16 @@ import shutil
 import subprocess
 import sys
 import tarfile
-import tomllib
 import venv
 import zipfile
 from pathlib import Path
 
 import pytest
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: fullgraph depends on tomli there
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVER = ROOT / "server"
