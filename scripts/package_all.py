@@ -12,7 +12,7 @@ it is missing. Archives: <out>/fullgraph-<target>.vsix and <out>/fullgraph-unive
 vsce runs in a staging directory (build/vsix-stage) that holds only what .vscodeignore lets through: run in the
 repository, vsce walks every file of it (.venv, the e2e's code-server) before filtering, ~15 s per package. The
 client is compiled once (`npm run compile`) instead of by vsce's vscode:prepublish hook, which the staged
-package.json does not have. `npm run package` still packages linux-x64 from the repository for development.
+package.json does not have. The package's README (its Marketplace page) is docs/marketplace.md.
 """
 
 from __future__ import annotations
@@ -35,8 +35,11 @@ ALL = [*bundle_server.TARGETS, UNIVERSAL]
 
 
 # What the extension is made of besides bundled/ (the globs .vscodeignore re-includes).
-STAGED = ["package.json", "README.md", "LICENSE", "CHANGELOG.md", ".vscodeignore", "images/icon.png",
+STAGED = ["package.json", "LICENSE", "CHANGELOG.md", ".vscodeignore", "images/icon.png",
           "client/out/extension.js", "syntaxes/*.tmLanguage.json"]
+# The Marketplace / Open VSX page: written for users of the extension (the repository's README starts with the
+# contributors' commands). Its links and images are absolute https URLs, as vsce requires of images.
+MARKETPLACE_README = "docs/marketplace.md"
 
 
 def stage_files(stage: Path) -> None:
@@ -50,6 +53,7 @@ def stage_files(stage: Path) -> None:
             dst = stage / src.relative_to(ROOT)
             dst.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dst)
+    shutil.copy2(ROOT / MARKETPLACE_README, stage / "README.md")
     manifest = json.loads((ROOT / "package.json").read_text(encoding="utf-8"))
     manifest["scripts"].pop("vscode:prepublish", None)  # compiled once by main(); nothing to build in the stage
     (stage / "package.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

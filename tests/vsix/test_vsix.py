@@ -172,6 +172,16 @@ def test_file_list_is_exactly_the_extension(vsix, names):
         assert rest == set(), sorted(rest)
 
 
+def test_readme_is_the_marketplace_page(vsix):
+    """docs/marketplace.md, with images vsce accepts (https, not SVG) and no contributor commands."""
+    with zipfile.ZipFile(vsix.path) as z:
+        readme = z.read("extension/readme.md").decode()
+    assert readme.startswith("# fullgraph: torch.compile graph breaks")
+    assert "scripts/setup.sh" not in readme
+    images = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", readme)
+    assert len(images) >= 2 and all(i.startswith("https://") and not i.endswith(".svg") for i in images), images
+
+
 def test_target_platform(vsix):
     with zipfile.ZipFile(vsix.path) as z:
         root = ET.fromstring(z.read("extension.vsixmanifest"))
