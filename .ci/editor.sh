@@ -102,17 +102,18 @@ if [ "$NPM_OK" -eq 0 ]; then
   step "lint (eslint)" 300 npm run -s lint
   step "client unit tests" 120 npm run -s test:unit
   step "grammar tests" 120 npm run -s test:grammar
-  step "package .vsix" 600 npm run -s package
+  # all 8 archives (7 platforms + universal) into dist/vsix; wheels cached in build/wheels between the builds
+  step "package .vsix (all targets)" 900 npm run -s package:all
   PACKAGE_OK=$?
 else
-  for s in "typecheck (tsc)" "lint (eslint)" "client unit tests" "grammar tests" "package .vsix"; do
+  for s in "typecheck (tsc)" "lint (eslint)" "client unit tests" "grammar tests" "package .vsix (all targets)"; do
     skip "$s" "npm ci failed"
   done
   PACKAGE_OK=1
 fi
 
 if [ "$PACKAGE_OK" -eq 0 ] && [ "$VENV_OK" -eq 0 ]; then
-  step "vsix contents (pytest)" 300 env FULLGRAPH_REQUIRE_VSIX=1 "$PY" -m pytest -q -p no:cacheprovider tests/vsix
+  step "vsix contents (pytest)" 300 env FULLGRAPH_VSIX_DIR="$ROOT/dist/vsix" "$PY" -m pytest -q -p no:cacheprovider tests/vsix
 else
   skip "vsix contents (pytest)" "no .vsix or no .venv"
 fi
@@ -129,6 +130,7 @@ elif [ "$PACKAGE_OK" -eq 0 ] && [ "$VENV_OK" -eq 0 ]; then
   if step "code-server install" 900 code_server_install; then
     rm -rf "$ROOT/e2e-out"
     step "code-server e2e" 900 env FULLGRAPH_E2E_PYTHON="$PY" FULLGRAPH_E2E_OUT="$ROOT/e2e-out" \
+      FULLGRAPH_VSIX="$ROOT/dist/vsix/fullgraph-linux-x64.vsix" \
       node --test --test-reporter=spec tests/e2e/
   else
     skip "code-server e2e" "code-server install failed"

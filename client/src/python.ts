@@ -34,18 +34,48 @@ export interface Requirements {
 
 export type Resolution =
   | { ok: true; interpreter: Interpreter; attempts: string[] }
-  | { ok: false; attempts: string[]; explicit: boolean };
+  | {
+      ok: false;
+      attempts: string[];
+      explicit: boolean;
+      /** The first candidate that would do but for fullgraph missing from its environment (fromEnvironment). */
+      withoutFullgraph?: Interpreter;
+    };
+
+/**
+ * The VS Code target platform of this machine, as `vsce package --target` names it: `${platform}-${arch}`, with
+ * `alpine-` for Linux on musl (where the glibc wheels in a linux-x64 package do not load).
+ */
+export function hostTarget(
+  platform: string = process.platform,
+  arch: string = process.arch,
+  musl: boolean = platform === "linux" && isMusl(),
+): string {
+  return `${musl ? "alpine" : platform}-${arch}`;
+}
+
+function isMusl(): boolean {
+  try {
+    const report = process.report.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
+    return report?.header !== undefined && !report.header.glibcVersionRuntime;
+  } catch {
+    return false;
+  }
+}
 
 const PROBE = [
-  "import importlib.util, json, sys",
+  "import importlib.util, json, sys, sysconfig",
   "print(json.dumps({'version': list(sys.version_info[:3]), 'executable': sys.executable,",
-  "                  'fullgraph': importlib.util.find_spec('fullgraph') is not None}))",
+  "                  'fullgraph': importlib.util.find_spec('fullgraph') is not None,",
+  "                  'freeThreaded': bool(sysconfig.get_config_var('Py_GIL_DISABLED'))}))",
 ].join("\n");
 
 interface ProbeResult {
   version: [number, number, number];
   executable: string;
   fullgraph: boolean;
+  /** A free-threaded build (3.13t, 3.14t): its extension modules have their own ABI (cp314t). */
+  freeThreaded?: boolean;
 }
 
 /** Run the interpreter once to learn its version (the same check as `python -c "import sys; print(sys.version_info[:2])"`). */
@@ -92,6 +122,12 @@ export function unusableReason(probe: ProbeResult, req: Requirements): string | 
   const [major, minor] = probe.version;
   if (major < MIN_PYTHON[0] || (major === MIN_PYTHON[0] && minor < MIN_PYTHON[1])) {
     return `Python ${formatVersion(probe.version)} is older than ${formatVersion(MIN_PYTHON)}`;
+  }
+  if (req.supportedVersions && probe.freeThreaded) {
+    return (
+      `Python ${major}.${minor} is a free-threaded build, which the bundled server has no native libcst for; ` +
+      'use importStrategy "fromEnvironment" with fullgraph installed'
+    );
   }
   if (req.supportedVersions && !req.supportedVersions.includes(`${major}.${minor}`)) {
     return (
@@ -172,6 +208,7 @@ export interface ResolveOptions {
  */
 export async function resolveInterpreter(python: PythonEnvironments, opts: ResolveOptions): Promise<Resolution> {
   const attempts: string[] = [];
+  let withoutFullgraph: Interpreter | undefined;
   const tryCandidate = async (
     command: string,
     args: string[],
@@ -181,6 +218,21 @@ export async function resolveInterpreter(python: PythonEnvironments, opts: Resol
     try {
       const probe = await probeInterpreter(command, args, opts.probeEnv);
       const reason = unusableReason(probe, opts.requirements);
+      if (
+        reason &&
+        !withoutFullgraph &&
+        !probe.fullgraph &&
+        unusableReason(probe, { ...opts.requirements, needsFullgraph: false }) === undefined
+      ) {
+        withoutFullgraph = {
+          command,
+          args,
+          source,
+          version: probe.version,
+          executable: probe.executable,
+          hasFullgraph: false,
+        };
+      }
       if (reason) {
         attempts.push(`${label} — ${reason}`);
         log.warn(`Interpreter ${label} (${probe.executable}) is not usable: ${reason}`);
@@ -207,7 +259,7 @@ export async function resolveInterpreter(python: PythonEnvironments, opts: Resol
   if (opts.configured.length > 0) {
     const [command, ...args] = opts.configured;
     const found = await tryCandidate(command, args, "fullgraph.interpreter");
-    return found ? { ok: true, interpreter: found, attempts } : { ok: false, attempts, explicit: true };
+    return found ? { ok: true, interpreter: found, attempts } : { ok: false, attempts, explicit: true, withoutFullgraph };
   }
   log.info("fullgraph.interpreter is not set; trying the Python extension's environment, then PATH");
 
@@ -245,5 +297,5 @@ export async function resolveInterpreter(python: PythonEnvironments, opts: Resol
       return { ok: true, interpreter: found, attempts };
     }
   }
-  return { ok: false, attempts, explicit: false };
+  return { ok: false, attempts, explicit: false, withoutFullgraph };
 }

@@ -1,3 +1,4 @@
+import { execFile } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import * as vscode from "vscode";
@@ -13,7 +14,14 @@ import {
 } from "vscode-languageclient/node";
 import { CONFIG_SECTION, PYTHON_EXTENSION_ID, SERVER_ID, SERVER_NAME, STATUS_NOTIFICATION } from "./constants";
 import { createLogChannel, log, notify } from "./logger";
-import { formatVersion, Interpreter, PythonEnvironments, Requirements, resolveInterpreter } from "./python";
+import {
+  formatVersion,
+  hostTarget,
+  Interpreter,
+  PythonEnvironments,
+  Requirements,
+  resolveInterpreter,
+} from "./python";
 import { getLaunchSettings, getServerSettings, ImportStrategy, LaunchSettings } from "./settings";
 
 /** Params of the server's `fullgraph/status` notification. */
@@ -40,8 +48,13 @@ export interface Runtime {
   cwd: string;
 }
 
+/** How long `pip install fullgraph` may take before it is given up. */
+const PIP_TIMEOUT_MS = 5 * 60 * 1000;
+
 /** `bundled/manifest.json`, written by scripts/bundle_server.py. */
 interface BundleManifest {
+  /** The VS Code target the bundle's native modules are for, e.g. "darwin-arm64" (absent before 0.2). */
+  target?: string;
   pythonVersions: string[];
   platform: string;
   packages: Record<string, string>;
@@ -132,17 +145,29 @@ export class ServerManager implements vscode.Disposable {
     let requirements: Requirements = { needsFullgraph: strategy === "fromEnvironment" };
     if (strategy === "useBundled") {
       const manifest = this.readBundleManifest();
-      if (manifest && fs.existsSync(path.join(this.bundledLibs, "fullgraph", "__init__.py"))) {
+      const host = hostTarget();
+      const present = manifest !== undefined && fs.existsSync(path.join(this.bundledLibs, "fullgraph", "__init__.py"));
+      const foreign = present && manifest.target !== undefined && manifest.target !== host;
+      if (foreign) {
+        log.warn(
+          `The bundled server is built for ${manifest.target}, but this machine is ${host}: its native modules ` +
+            "would not load. Install the extension for this platform; meanwhile fullgraph from the interpreter's " +
+            "environment is used.",
+        );
+      }
+      if (present && !foreign) {
         requirements = { needsFullgraph: false, supportedVersions: manifest.pythonVersions };
         log.info(
           `Import strategy useBundled: ${this.bundledLibs} (Python ${manifest.pythonVersions.join(", ")}, ` +
             `${manifest.platform})`,
         );
       } else if (launch.trusted) {
-        log.warn(
-          `This copy of the extension has no bundled server (${this.bundledLibs} is missing); ` +
-            "falling back to the fullgraph installed in the interpreter's environment.",
-        );
+        if (!foreign) {
+          log.info(
+            `This copy of the extension (the universal package) has no bundled server (${this.bundledLibs} is ` +
+              "missing): running the fullgraph installed in the interpreter's environment.",
+          );
+        }
         strategy = "fromEnvironment";
         requirements = { needsFullgraph: true };
       } else {
@@ -164,6 +189,13 @@ export class ServerManager implements vscode.Disposable {
       probeEnv: where,
       requirements,
     });
+    if (!resolution.ok && resolution.withoutFullgraph) {
+      const why =
+        launch.importStrategy === "fromEnvironment"
+          ? 'importStrategy is "fromEnvironment".'
+          : "This copy of the extension has no bundled server for this platform.";
+      return this.failWithoutFullgraph(resolution.withoutFullgraph, why, resolution.attempts, interactive);
+    }
     if (!resolution.ok) {
       const fix = resolution.explicit
         ? 'Fix the "fullgraph.interpreter" setting, or clear it to use the Python extension\'s environment or python3 on PATH.'
@@ -173,6 +205,80 @@ export class ServerManager implements vscode.Disposable {
       return this.fail(message, interactive);
     }
     return { runtime: { interpreter: resolution.interpreter, strategy, ...where } };
+  }
+
+  /**
+   * The interpreter would do but has no fullgraph (the universal package, or importStrategy fromEnvironment): say
+   * so, and offer to `pip install fullgraph` into that interpreter with one click.
+   */
+  private failWithoutFullgraph(
+    interpreter: Interpreter,
+    why: string,
+    attempts: string[],
+    interactive: boolean,
+  ): { error: string } {
+    const message =
+      `fullgraph is not installed for ${interpreter.executable} (Python ${formatVersion(interpreter.version)}). ` +
+      `${why} Install it there, or select another interpreter.`;
+    log.info(`Interpreters tried: ${attempts.join("; ")}`);
+    if (!interactive) {
+      log.error(message);
+      return { error: message };
+    }
+    const actions = ["Install fullgraph", "Show Logs"];
+    if (vscode.extensions.getExtension(PYTHON_EXTENSION_ID)) {
+      actions.splice(1, 0, "Select Interpreter");
+    }
+    void notify("error", message, ...actions).then((picked) => {
+      if (picked === "Install fullgraph") {
+        void this.installFullgraph(interpreter);
+      } else if (picked === "Select Interpreter") {
+        void vscode.commands.executeCommand("python.setInterpreter");
+      } else if (picked === "Show Logs") {
+        log.show(false);
+      }
+    });
+    return { error: message };
+  }
+
+  /** `<interpreter> -m pip install fullgraph`, with progress; restarts the server when it worked. */
+  async installFullgraph(interpreter: Interpreter): Promise<boolean> {
+    const argv = [...interpreter.args, "-m", "pip", "install", "--disable-pip-version-check", "fullgraph"];
+    log.info(`Installing fullgraph: ${[interpreter.command, ...argv].join(" ")}`);
+    const result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Installing fullgraph into ${interpreter.executable}…` },
+      () =>
+        new Promise<{ ok: boolean; output: string }>((resolve) => {
+          execFile(
+            interpreter.command,
+            argv,
+            { timeout: PIP_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, windowsHide: true, cwd: this.context.extensionPath },
+            (error, stdout, stderr) => {
+              resolve({ ok: !error, output: `${stdout}${stderr}`.trim() });
+            },
+          );
+        }),
+    );
+    for (const line of result.output.split("\n")) {
+      log.info(`pip: ${line}`);
+    }
+    if (result.ok) {
+      void notify("info", `Installed fullgraph into ${interpreter.executable}; restarting the server.`);
+      await this.restart("fullgraph installed");
+      return true;
+    }
+    const managed = result.output.includes("externally-managed-environment");
+    const hint = managed
+      ? " This Python is managed by the system (PEP 668): create a virtual environment (`python3 -m venv .venv`), " +
+        "select it, and install there."
+      : "";
+    const last = result.output.split("\n").filter((l) => l.trim()).slice(-1)[0] ?? "";
+    void notify("error", `Installing fullgraph failed: ${last}${hint}`, "Show Logs").then((picked) => {
+      if (picked === "Show Logs") {
+        log.show(false);
+      }
+    });
+    return false;
   }
 
   /** Log (and, if interactive, notify about) why no server can run; returns the message. */

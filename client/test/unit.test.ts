@@ -6,7 +6,7 @@ import * as path from "node:path";
 import { describe, it, beforeEach } from "node:test";
 import { state } from "./vscode-stub";
 import { expandPath } from "../src/settings";
-import { PythonEnvironments, probeInterpreter, resolveInterpreter, unusableReason } from "../src/python";
+import { hostTarget, PythonEnvironments, probeInterpreter, resolveInterpreter, unusableReason } from "../src/python";
 import { findingsText, torchText } from "../src/status";
 import { parseRules } from "../src/rules";
 
@@ -63,6 +63,9 @@ describe("interpreter checks", () => {
       /no native libcst in the bundled server \(bundled for 3\.10, 3\.14\)/,
     );
     assert.match(unusableReason(probe(12), { needsFullgraph: true }) ?? "", /fullgraph is not installed/);
+    const freeThreaded = { ...probe(14), freeThreaded: true };
+    assert.match(unusableReason(freeThreaded, { needsFullgraph: false, supportedVersions: ["3.14"] }) ?? "", /free-threaded/);
+    assert.equal(unusableReason(freeThreaded, { needsFullgraph: false }), undefined);
   });
 });
 
@@ -107,6 +110,45 @@ describe("resolveInterpreter", () => {
     assert.equal(r.explicit, false);
     assert.equal(r.attempts.length, 3, JSON.stringify(r.attempts));
     assert.match(r.attempts[1], /^PATH: python3 — Python 3\.\d+ has no native libcst/);
+  });
+});
+
+describe("universal package and platform bundles", () => {
+  const python = new PythonEnvironments();
+  const base = { usePythonExtension: true, resource: undefined, probeEnv: here };
+
+  it("names the machine as vsce's --target does", () => {
+    assert.equal(hostTarget("linux", "x64", false), "linux-x64");
+    assert.equal(hostTarget("linux", "x64", true), "alpine-x64");
+    assert.equal(hostTarget("darwin", "arm64", false), "darwin-arm64");
+    assert.equal(hostTarget("win32", "arm64", false), "win32-arm64");
+    assert.match(hostTarget(), /^(linux|alpine|darwin|win32)-(x64|arm64)$/);
+  });
+
+  it("offers the interpreter that lacks only fullgraph for a one-click install", async () => {
+    const r = await resolveInterpreter(python, {
+      ...base,
+      configured: [PYTHON, "-I"], // -I: the working directory's packages are not seen
+      probeEnv: { env: { ...process.env, PYTHONPATH: "" }, cwd: os.tmpdir() },
+      requirements: { needsFullgraph: true },
+    });
+    if (r.ok) {
+      return; // this Python has fullgraph installed: nothing to offer
+    }
+    assert.ok(r.withoutFullgraph, JSON.stringify(r));
+    assert.equal(r.withoutFullgraph.command, PYTHON);
+    assert.deepEqual(r.withoutFullgraph.args, ["-I"]);
+    assert.match(r.attempts[0], /fullgraph is not installed/);
+  });
+
+  it("offers nothing when the interpreter is unusable for another reason", async () => {
+    const r = await resolveInterpreter(python, {
+      ...base,
+      configured: [PYTHON],
+      requirements: { needsFullgraph: true, supportedVersions: ["2.7"] },
+    });
+    assert.ok(!r.ok);
+    assert.equal(r.withoutFullgraph, undefined);
   });
 });
 

@@ -108,11 +108,15 @@ class CodeServer {
    * @param {string} name scenario name, used for screenshots and logs
    * @param {Record<string, unknown>} settings user settings (merged over BASE_SETTINGS)
    * @param {Record<string, string>} files workspace files: relative path -> content
-   * @param {{trusted?: boolean}} options trusted: false opens the workspace in Restricted Mode
+   * @param {{trusted?: boolean, vsix?: string, env?: Record<string, string>}} options trusted: false opens the
+   *   workspace in Restricted Mode; vsix: the package to install (default config.vsix); env: added to
+   *   code-server's environment (its extension host, the server and what they start inherit it)
    */
   constructor(name, settings, files, options = {}) {
     this.name = name;
     this.trusted = options.trusted ?? true;
+    this.vsix = options.vsix ?? config.vsix;
+    this.env = options.env ?? {};
     this.tmp = fs.mkdtempSync(path.join(os.tmpdir(), `fullgraph-e2e-${name}-`));
     this.userData = path.join(this.tmp, "user-data");
     this.extensions = path.join(this.tmp, "extensions");
@@ -191,13 +195,13 @@ class CodeServer {
 
   /** Install the .vsix, start code-server and open the workspace in Chromium. */
   async start() {
-    if (!fs.existsSync(config.vsix)) {
-      throw new Error(`${config.vsix} does not exist: run \`npm run package\` first`);
+    if (!fs.existsSync(this.vsix)) {
+      throw new Error(`${this.vsix} does not exist: run \`npm run package\` first`);
     }
     const installed = execFileSync(
       config.codeServer,
       ["--config", this.csConfig, "--user-data-dir", this.userData, "--extensions-dir", this.extensions,
-        "--install-extension", config.vsix],
+        "--install-extension", this.vsix],
       { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 120000 },
     );
     log(this.name, "install-extension:", installed.trim().split("\n").slice(-1)[0]);
@@ -212,7 +216,7 @@ class CodeServer {
         "--config", this.csConfig, "--user-data-dir", this.userData, "--extensions-dir", this.extensions,
         this.workspace],
       // EXTENSIONS_GALLERY={}: no marketplace. detached: its own process group, killed as a whole in stop().
-      { stdio: ["ignore", csLog, csLog], env: { ...process.env, EXTENSIONS_GALLERY: "{}" }, detached: true },
+      { stdio: ["ignore", csLog, csLog], env: { ...process.env, ...this.env, EXTENSIONS_GALLERY: "{}" }, detached: true },
     );
     fs.closeSync(csLog);
     if (this.proc.pid) {

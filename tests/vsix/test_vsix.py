@@ -1,12 +1,17 @@
-"""The packaged extension (fullgraph-linux-x64.vsix): what a user installs.
+"""The packaged extension: what a user installs, for every platform it is built for.
 
-Checks the file list (what must be in, what must stay out), the manifest VS Code reads, and that the bundled
-server really runs from the .vsix alone: its libs are extracted and `python -m fullgraph lsp` is started with a
-bare interpreter (a venv with no packages) and `PYTHONPATH=<extension>/bundled/libs`, exactly as the client does.
+Checks each archive's file list (what must be in, what must stay out), that its native modules are the ones of its
+platform (the wheel tags it was built from and the binaries' own headers), its size, the manifest VS Code reads,
+and that the bundled server really runs from the .vsix alone: on linux-x64 its libs are extracted and
+`python -m fullgraph lsp` is started with a bare interpreter (a venv with no packages) and
+`PYTHONPATH=<extension>/bundled/libs`, exactly as the client does.
 
-Build first with `npm ci && npm run package`, then `npm run test:vsix`. The tests run only when asked for with
-FULLGRAPH_REQUIRE_VSIX=1 (as .ci/editor.sh and `npm run test:vsix` do; a missing .vsix is then a failure) or
-FULLGRAPH_VSIX=<path>: in a plain `pytest tests` a .vsix left over from an earlier build may be stale.
+Which archives:
+- FULLGRAPH_VSIX_DIR=<dir> (`npm run package:all`, then `npm run test:vsix:all`; .ci/editor.sh): all eight,
+  <dir>/fullgraph-<target>.vsix for the seven platforms and fullgraph-universal.vsix; a missing one is a failure.
+- FULLGRAPH_VSIX=<path>: that one archive (its target read from its manifest).
+- FULLGRAPH_REQUIRE_VSIX=1 (`npm run package`, then `npm run test:vsix`): ./fullgraph-linux-x64.vsix.
+Otherwise the tests are skipped: in a plain `pytest tests` a .vsix left over from an earlier build may be stale.
 """
 from __future__ import annotations
 
@@ -14,43 +19,114 @@ import json
 import os
 import queue
 import re
+import struct
 import subprocess
 import threading
 import time
 import venv
 import xml.etree.ElementTree as ET
 import zipfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-VSIX = Path(os.environ.get("FULLGRAPH_VSIX", ROOT / "fullgraph-linux-x64.vsix"))
-REQUIRED_PYTHONS = ("310", "311", "312", "313")
+REQUIRED_PYTHONS = ("310", "311", "312", "313", "314")
+UNIVERSAL = "universal"
 
-if os.environ.get("FULLGRAPH_REQUIRE_VSIX") != "1" and "FULLGRAPH_VSIX" not in os.environ:
-    pytest.skip("packaging tests run from .ci/editor.sh or `npm run test:vsix` (after npm run package)",
-                allow_module_level=True)
-if not VSIX.is_file():
-    raise RuntimeError(f"{VSIX} does not exist: run `npm ci && npm run package` first")
+# Per VS Code target: the wheel platform tags its native wheels may carry, and what the native binaries must be
+# (ELF e_machine and C library / Mach-O CPU type / PE machine). Written independently of scripts/bundle_server.py.
+EM_X86_64, EM_AARCH64 = 62, 183
+PLATFORMS = {
+    "linux-x64": (r"manylinux_2_(1[7-9]|2[0-8])_x86_64|manylinux2014_x86_64", ("elf", EM_X86_64, "glibc")),
+    "linux-arm64": (r"manylinux_2_(1[7-9]|2[0-8])_aarch64|manylinux2014_aarch64", ("elf", EM_AARCH64, "glibc")),
+    "alpine-x64": (r"musllinux_1_[12]_x86_64", ("elf", EM_X86_64, "musl")),
+    "darwin-x64": (r"macosx_1[01]_\d+_x86_64", ("macho", 0x01000007)),
+    "darwin-arm64": (r"macosx_11_0_arm64", ("macho", 0x0100000C)),
+    "win32-x64": (r"win_amd64", ("pe", 0x8664)),
+    "win32-arm64": (r"win_arm64", ("pe", 0xAA64)),
+}
+# A platform archive must stay well below the Marketplace's limits and quick to download (they are ~9-10 MB).
+MAX_PLATFORM_MB = 15.0
+MAX_UNIVERSAL_MB = 1.0
+
+
+def _archives() -> list[tuple[str, Path]]:
+    if os.environ.get("FULLGRAPH_VSIX_DIR"):
+        folder = Path(os.environ["FULLGRAPH_VSIX_DIR"])
+        if not folder.is_absolute():
+            folder = ROOT / folder
+        found = [(t, folder / f"fullgraph-{t}.vsix") for t in [*PLATFORMS, UNIVERSAL]]
+        missing = [p.name for _, p in found if not p.is_file()]
+        if missing:
+            raise RuntimeError(f"missing from {folder}: {missing}: run `npm ci && npm run package:all` first")
+        return found
+    if os.environ.get("FULLGRAPH_VSIX"):
+        path = Path(os.environ["FULLGRAPH_VSIX"])
+    elif os.environ.get("FULLGRAPH_REQUIRE_VSIX") == "1":
+        path = ROOT / "fullgraph-linux-x64.vsix"
+    else:
+        pytest.skip("packaging tests run from .ci/editor.sh or `npm run test:vsix[:all]` (after npm run package[:all])",
+                    allow_module_level=True)
+    if not path.is_file():
+        raise RuntimeError(f"{path} does not exist: run `npm ci && npm run package` first")
+    return [(_target_of(path) or UNIVERSAL, path)]
+
+
+def _target_of(path: Path) -> str | None:
+    with zipfile.ZipFile(path) as z:
+        root = ET.fromstring(z.read("extension.vsixmanifest"))
+    identity = next(el for el in root.iter() if el.tag.endswith("Identity"))
+    return identity.get("TargetPlatform")
+
+
+ARCHIVES = _archives()
+
+
+@dataclass
+class Vsix:
+    target: str
+    path: Path
+    names: list[str] = field(default_factory=list)
+
+    @property
+    def bundled(self) -> bool:
+        return self.target != UNIVERSAL
+
+
+@pytest.fixture(scope="module", params=ARCHIVES, ids=[t for t, _ in ARCHIVES])
+def vsix(request) -> Vsix:
+    target, path = request.param
+    with zipfile.ZipFile(path) as z:
+        return Vsix(target, path, z.namelist())
 
 
 @pytest.fixture(scope="module")
-def names() -> list[str]:
-    with zipfile.ZipFile(VSIX) as z:
-        return z.namelist()
+def names(vsix) -> list[str]:
+    return vsix.names
 
 
 @pytest.fixture(scope="module")
-def manifest() -> dict:
-    with zipfile.ZipFile(VSIX) as z:
+def manifest(vsix) -> dict:
+    with zipfile.ZipFile(vsix.path) as z:
         return json.loads(z.read("extension/package.json"))
 
 
 @pytest.fixture(scope="module")
-def extracted(tmp_path_factory) -> Path:
+def bundle(vsix) -> dict:
+    if not vsix.bundled:
+        pytest.skip("the universal package has no bundled server")
+    with zipfile.ZipFile(vsix.path) as z:
+        return json.loads(z.read("extension/bundled/manifest.json"))
+
+
+@pytest.fixture(scope="module")
+def extracted(vsix, tmp_path_factory) -> Path:
+    if vsix.target != "linux-x64":
+        pytest.skip("the bundled server runs here only from the linux-x64 package")
     dest = tmp_path_factory.mktemp("vsix")
-    with zipfile.ZipFile(VSIX) as z:
+    with zipfile.ZipFile(vsix.path) as z:
         z.extractall(dest)
     return dest / "extension"
 
@@ -59,10 +135,10 @@ def _has(names: list[str], path: str) -> bool:
     return f"extension/{path}" in names
 
 
-def test_required_files_are_in(names):
-    for path in (
-        "package.json",
-        "client/out/extension.js",
+def test_required_files_are_in(vsix, names):
+    common = ["package.json", "client/out/extension.js", "syntaxes/fullgraph-suppression.injection.tmLanguage.json",
+              "images/icon.png"]
+    server = [
         "bundled/manifest.json",
         "bundled/libs/fullgraph/__init__.py",
         "bundled/libs/fullgraph/__main__.py",
@@ -70,26 +146,123 @@ def test_required_files_are_in(names):
         "bundled/libs/pygls/__init__.py",
         "bundled/libs/lsprotocol/types.py",
         "bundled/libs/libcst/__init__.py",
-        "syntaxes/fullgraph-suppression.injection.tmLanguage.json",
-    ):
-        assert _has(names, path), f"{path} missing from {VSIX.name}"
+    ]
+    for path in common + (server if vsix.bundled else []):
+        assert _has(names, path), f"{path} missing from {vsix.path.name}"
+    if not vsix.bundled:
+        assert not [n for n in names if n.startswith("extension/bundled/")], "the universal package bundles nothing"
     lower = {n.lower() for n in names}
     assert "extension/readme.md" in lower, "README missing"
+    assert "extension/changelog.md" in lower, "CHANGELOG missing"
     assert "extension/license.txt" in lower or "extension/license" in lower, "LICENSE missing"
 
 
-def test_libcst_native_module_for_every_supported_python(names):
-    natives = {
-        m.group(1)
-        for n in names
-        if (m := re.fullmatch(r"extension/bundled/libs/libcst/native\.cpython-(\d+)-x86_64-linux-gnu\.so", n))
+def test_file_list_is_exactly_the_extension(vsix, names):
+    """What `vsce ls` would list, and nothing else: the extension's own files plus, on a platform, bundled/."""
+    own = {
+        "extension.vsixmanifest", "[Content_Types].xml", "extension/package.json", "extension/readme.md",
+        "extension/changelog.md", "extension/LICENSE.txt", "extension/images/icon.png",
+        "extension/client/out/extension.js", "extension/syntaxes/fullgraph-suppression.injection.tmLanguage.json",
     }
-    missing = [v for v in REQUIRED_PYTHONS if v not in natives]
-    assert not missing, f"no libcst native module for cp{missing} (have {sorted(natives)})"
+    rest = set(names) - own
+    assert own <= set(names), sorted(own - set(names))
+    if vsix.bundled:
+        assert all(n.startswith("extension/bundled/") for n in rest), sorted(rest)[:10]
+    else:
+        assert rest == set(), sorted(rest)
 
 
-def test_whole_server_package_is_bundled(names):
+def test_readme_is_the_marketplace_page(vsix):
+    """docs/marketplace.md, with images vsce accepts (https, not SVG) and no contributor commands."""
+    with zipfile.ZipFile(vsix.path) as z:
+        readme = z.read("extension/readme.md").decode()
+    assert readme.startswith("# fullgraph: torch.compile graph breaks")
+    assert "scripts/setup.sh" not in readme
+    images = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", readme)
+    assert len(images) >= 2 and all(i.startswith("https://") and not i.endswith(".svg") for i in images), images
+
+
+def test_target_platform(vsix):
+    with zipfile.ZipFile(vsix.path) as z:
+        root = ET.fromstring(z.read("extension.vsixmanifest"))
+    identity = next(el for el in root.iter() if el.tag.endswith("Identity"))
+    assert identity.get("TargetPlatform") == (vsix.target if vsix.bundled else None)
+    assert identity.get("Id") == "fullgraph" and identity.get("Publisher") == "fullgraph"
+
+
+def test_size(vsix):
+    mb = vsix.path.stat().st_size / 1e6
+    bound = MAX_PLATFORM_MB if vsix.bundled else MAX_UNIVERSAL_MB
+    assert mb < bound, f"{vsix.path.name} is {mb:.1f} MB (bound {bound} MB)"
+
+
+def _binary_kind(data: bytes) -> tuple:
+    """What a native module is built for, from its header: ("elf", e_machine, libc), ("macho", cputype, ...),
+    ("pe", machine)."""
+    if data[:4] == b"\x7fELF":
+        (machine,) = struct.unpack_from("<H", data, 18)
+        return ("elf", machine, "musl" if b"libc.musl-" in data else "glibc")
+    if data[:4] in (b"\xcf\xfa\xed\xfe", b"\xce\xfa\xed\xfe"):  # thin Mach-O (64/32-bit), little endian
+        (cputype,) = struct.unpack_from("<i", data, 4)
+        return ("macho", cputype)
+    if data[:4] == b"\xca\xfe\xba\xbe":  # universal (fat) Mach-O: every architecture it holds
+        (count,) = struct.unpack_from(">I", data, 4)
+        return ("macho", *sorted(struct.unpack_from(">i", data, 8 + 20 * i)[0] for i in range(count)))
+    if data[:2] == b"MZ":
+        (offset,) = struct.unpack_from("<I", data, 0x3C)
+        assert data[offset:offset + 4] == b"PE\0\0"
+        (machine,) = struct.unpack_from("<H", data, offset + 4)
+        return ("pe", machine)
+    return ("unknown", data[:4])
+
+
+NATIVE = re.compile(r"\.(so|pyd|dylib|dll)$")
+
+
+def test_native_files_are_for_the_platform(vsix, names):
+    """Every native binary in the archive is built for the archive's platform (and the universal one has none)."""
+    natives = [n for n in names if NATIVE.search(n)]
+    if not vsix.bundled:
+        assert natives == []
+        return
+    _, expected = PLATFORMS[vsix.target]
+    assert natives, "no native modules"
+    with zipfile.ZipFile(vsix.path) as z:
+        wrong = {n: kind for n in natives if (kind := _binary_kind(z.read(n))) != expected}
+    assert not wrong, f"not {expected}: {wrong}"
+
+
+def test_libcst_native_module_for_every_supported_python(vsix, names, bundle):
+    """libcst's parser for each CPython the bundle claims, from a wheel with the platform's tag; the other wheels
+    are pure or of the same platform."""
+    assert bundle["target"] == vsix.target
+    claimed = [v.replace(".", "") for v in bundle["pythonVersions"]]
+    assert set(REQUIRED_PYTHONS) <= set(claimed), f"bundle claims {claimed}"
+    tags, _ = PLATFORMS[vsix.target]
+    for version in bundle["pythonVersions"]:
+        cp = "cp" + version.replace(".", "")
+        wheels = bundle["wheels"][version]
+        libcst = [w for w in wheels if w.startswith("libcst-")]
+        assert len(libcst) == 1, wheels
+        m = re.fullmatch(r"libcst-[\d.]+-(cp\d+)-(cp\d+)-(.+)\.whl", libcst[0])
+        assert m and m.group(1) == cp and m.group(2) == cp, libcst[0]
+        assert all(re.fullmatch(tags, t) for t in m.group(3).split(".")), libcst[0]
+        for wheel in wheels:
+            platform_tag = wheel[:-len(".whl")].rsplit("-", 1)[1]
+            assert platform_tag == "any" or all(re.fullmatch(tags, t) for t in platform_tag.split(".")), wheel
+        # ... and its module is in the archive, named as that CPython imports it on the platform
+        tag = cp[2:]
+        native = [n for n in names if re.fullmatch(
+            rf"extension/bundled/libs/libcst/native\.(cpython-{tag}-[a-z0-9_-]+\.so|cp{tag}-win_[a-z0-9]+\.pyd)", n)]
+        assert len(native) == 1, f"libcst native module for {cp}: {native}"
+    assert {"pygls", "lsprotocol", "libcst", "attrs", "cattrs", "fullgraph"} <= set(bundle["packages"])
+    assert "PyYAML" not in bundle["packages"], "PyYAML is needed only by libcst.tool, which fullgraph never imports"
+
+
+def test_whole_server_package_is_bundled(vsix, names):
     """Every module of server/fullgraph is in the .vsix: a stale or partial copy would crash at import time."""
+    if not vsix.bundled:
+        pytest.skip("the universal package has no bundled server")
     src = ROOT / "server" / "fullgraph"
     expected = {
         p.relative_to(src).as_posix()
@@ -111,10 +284,11 @@ def test_whole_server_package_is_bundled(names):
         (r"^extension/tests/", "tests"),
         (r"^extension/server/", "server sources outside bundled/"),
         (r"(^|/)\.venv/", "a virtualenv"),
-        (r"(^|/)__pycache__/|\.pyc$", "bytecode caches"),
+        (r"(^|/)(__pycache__|\.pytest_cache|\.hypothesis|\.fullgraph|\.mypy_cache)/|\.pyc$", "caches"),
         (r"^extension/bundled/libs/bin/", "console scripts"),
-        (r"^extension/(scripts|examples|bench|\.ci|e2e-out)/", "repository tooling"),
-        (r"\.vsix$", "an older package"),
+        (r"^extension/(scripts|examples|bench|docs|\.ci|e2e-out|dist|build|bundled/wheels)/", "repository tooling"),
+        (r"\.(vsix|whl|tar\.gz)$", "packages"),
+        (r"(^|/)\.git(/|$)|\.github/", "git"),
     ],
 )
 def test_excluded(names, pattern, why):
@@ -122,18 +296,12 @@ def test_excluded(names, pattern, why):
     assert not bad, f"{why} must not be packaged: {bad[:5]}"
 
 
-def test_target_platform_is_linux_x64():
-    with zipfile.ZipFile(VSIX) as z:
-        root = ET.fromstring(z.read("extension.vsixmanifest"))
-    identity = next(el for el in root.iter() if el.tag.endswith("Identity"))
-    assert identity.get("TargetPlatform") == "linux-x64"
-    assert identity.get("Id") == "fullgraph" and identity.get("Publisher") == "fullgraph"
-
-
 def test_manifest_points_at_packaged_files(manifest, names):
     assert manifest["name"] == "fullgraph" and manifest["publisher"] == "fullgraph"
     assert "onLanguage:python" in manifest["activationEvents"]
     assert _has(names, manifest["main"].removeprefix("./"))
+    assert _has(names, manifest["icon"].removeprefix("./"))
+    assert manifest["galleryBanner"]["theme"] in ("dark", "light")
     for grammar in manifest["contributes"]["grammars"]:
         assert _has(names, grammar["path"].removeprefix("./")), grammar["path"]
         assert grammar["injectTo"] == ["source.python"]
@@ -172,14 +340,6 @@ def test_manifest_settings_and_commands(manifest):
         "fullgraph.explainRule": "fullgraph: Explain Rule…",
         "fullgraph.runWithCapture": "fullgraph: Run with Graph-Break Capture…",
     }
-
-
-def test_bundle_manifest_matches_native_modules(extracted):
-    bundle = json.loads((extracted / "bundled" / "manifest.json").read_text())
-    for version in bundle["pythonVersions"]:
-        tag = version.replace(".", "")
-        assert (extracted / "bundled" / "libs" / "libcst" / f"native.cpython-{tag}-x86_64-linux-gnu.so").is_file()
-    assert {"pygls", "lsprotocol", "libcst", "attrs", "cattrs", "fullgraph"} <= set(bundle["packages"])
 
 
 # ---- the bundled server runs from the extracted .vsix with a bare interpreter --------------------------------
