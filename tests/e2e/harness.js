@@ -296,13 +296,24 @@ class CodeServer {
    * The text of the editor lines on screen, top to bottom (Monaco reuses line elements, so DOM order is not
    * line order). Lines scrolled out of view are not included.
    */
-  editorText() {
-    return this.p.$eval(".editor-group-container.active .editor-instance .monaco-editor .view-lines", (e) =>
-      [...e.querySelectorAll(".view-line")]
-        .map((l) => ({ top: l.getBoundingClientRect().top, text: (l.textContent || "").replace(/\u00a0/g, " ") }))
-        .sort((a, b) => a.top - b.top)
-        .map((l) => l.text)
-        .join("\n"),
+  async editorText() {
+    return (await this.editorTexts(".editor-group-container.active .editor-instance .monaco-editor .view-lines"))[0];
+  }
+
+  /**
+   * The text on screen of every editor whose `.view-lines` element matches `selector` (a notebook's cells), in
+   * document order; each as editorText() reads it.
+   * @param {string} selector
+   */
+  editorTexts(selector) {
+    return this.p.$$eval(selector, (editors) =>
+      editors.map((e) =>
+        [...e.querySelectorAll(".view-line")]
+          .map((l) => ({ top: l.getBoundingClientRect().top, text: (l.textContent || "").replace(/\u00a0/g, " ") }))
+          .sort((a, b) => a.top - b.top)
+          .map((l) => l.text)
+          .join("\n"),
+      ),
     );
   }
 

@@ -18,15 +18,7 @@ const GUARD = 'fullgraph (FG101): Skip `print("温度 🔥", x.shape)` when comp
  * @param {CodeServer} cs
  */
 function cellTexts(cs) {
-  return cs.p.$$eval(".notebook-editor .code-cell-row .monaco-editor .view-lines", (editors) =>
-    editors.map((e) =>
-      [...e.querySelectorAll(".view-line")]
-        .map((l) => ({ top: l.getBoundingClientRect().top, text: (l.textContent || "").replace(/\u00a0/g, " ") }))
-        .sort((a, b) => a.top - b.top)
-        .map((l) => l.text)
-        .join("\n"),
-    ),
-  );
+  return cs.editorTexts(".notebook-editor .code-cell-row .monaco-editor .view-lines");
 }
 
 /** The number of error squiggles in each code cell's editor. @param {CodeServer} cs */
