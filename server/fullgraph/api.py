@@ -346,9 +346,11 @@ class Workspace:
         return out
 
     def attach_fixes(self, findings: list[Finding]) -> None:
+        user = [f for f in findings if not self.is_library(f.path)]  # installed libraries are read-only
+        if not user:
+            return  # (importing the fixes, libcst with them, is a fifth of a clean warm check)
         from .fixes import attach_fixes
 
-        user = [f for f in findings if not self.is_library(f.path)]  # installed libraries are read-only
         attach_fixes(user, self)
 
     def fix_source(self, path: str):
