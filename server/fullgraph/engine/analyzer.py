@@ -76,11 +76,14 @@ def module_name_for(path: str, root: str | None = None) -> tuple[str, bool]:
 
 class ModuleAnalyzer:
     def __init__(self, path: str, text: str, modname: str, is_package: bool = False, recover: bool = False,
-                 tensors: dict[str, frozenset[str]] | None = None):
+                 tensors: dict[str, frozenset[str]] | None = None, stop_after: str | None = None):
         self.path = path
         # function qualname -> unannotated parameters to read as tensors (what its callers pass: the
         # project re-analyses a function so when a walk knows it; Project._with_tensor_params)
         self.tensors = tensors or {}
+        # the function such a re-analysis is for: the functions after it (in the order bodies are
+        # analysed) cannot change its summary, and are not analysed
+        self.stop_after = stop_after
         self.text = text
         self.recover = recover
         self.modname = modname
@@ -174,6 +177,8 @@ class ModuleAnalyzer:
             node, qual, cls, parent = self._pending.pop(0)
             fa = FunctionAnalyzer(self, parent, node, qualname=qual, cls=cls)
             fa.analyze_function()
+            if qual == self.stop_after:
+                break
         return self.summary
 
     def _error_span(self, e: SyntaxError) -> Span:

@@ -82,7 +82,8 @@ class ArgumentsMixin:
                 from .analyzer import ModuleAnalyzer
 
                 an = ModuleAnalyzer(mod.path, text, mod.name, os.path.basename(mod.path) == "__init__.py",
-                                    recover=mod.syntax_error is not None, tensors={fs.qualname: tensors})
+                                    recover=mod.syntax_error is not None, tensors={fs.qualname: tensors},
+                                    stop_after=fs.qualname)
                 summary = an.run()
                 if summary.text_hash == mod.text_hash:
                     hit = summary.functions.get(fs.qualname, fs)
