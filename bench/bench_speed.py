@@ -169,13 +169,13 @@ def part_edit(t: Tree, reps: int) -> dict:
     return res
 
 
-def part_editor(edits: int) -> dict:
+def part_editor(edits: int, sizes: list[int]) -> dict:
     import lsp_latency
 
     out = {}
     with tempfile.TemporaryDirectory(prefix="fg-bench-editor-") as d:
         os.environ["FULLGRAPH_CACHE_DIR"] = str(Path(d) / "cache")  # the server's index: not the user's cache
-        for n in (2000, 7000):
+        for n in sizes:
             sub = Path(d) / f"lat{n}"
             sub.mkdir()
             before = load()
@@ -225,6 +225,7 @@ def main(argv=None) -> int:
     ap.add_argument("--only", default="editor,cold,warm,edit", help="comma-separated parts")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--edits", type=int, default=60, help="keystrokes per editor file")
+    ap.add_argument("--lines", default="2000,7000", help="editor: sizes of the generated files")
     ap.add_argument("--tree", type=Path, help="tree to copy (default: the installed torch/)")
     ap.add_argument("--quick", action="store_true", help="torch/nn, 3 repetitions, 20 edits")
     ap.add_argument("--out", type=Path, default=RESULTS / "speed.json")
@@ -237,7 +238,7 @@ def main(argv=None) -> int:
            "python": platform.python_version(), "load_start": load()}
     if "editor" in parts:
         print("bench: editor ...", file=sys.stderr)
-        res["editor"] = part_editor(args.edits)
+        res["editor"] = part_editor(args.edits, [int(x) for x in args.lines.split(",")])
     tree_parts = parts & {"cold", "warm", "edit"}
     if tree_parts:
         src = args.tree or torch_dir()

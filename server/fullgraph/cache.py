@@ -17,7 +17,7 @@ module name (summaries embed both) and whether it is a followed library module. 
 into a summary: the torch version rules are evaluated for, ``select``/``ignore``, roots and the other
 settings are applied by the project pass after the summaries are loaded (tests/test_cache.py checks a
 cached tree under another ``--torch-version`` and ``--select``), and the installed torch is never
-read by the analysis.  An entry also records its own key and a digest of its payload: a truncated,
+read by the analysis.  An entry also records its engine and file key and a digest of its payload: a truncated,
 corrupt or foreign file is ignored (the module is analysed again and the entry rewritten).
 
 Concurrency.  Entries are written to a temporary file in the same directory and renamed into place
@@ -48,6 +48,11 @@ GITIGNORE = "# created by fullgraph: the analysis cache (`fullgraph clean` delet
 CACHEDIR_TAG = ("Signature: 8a477f597d28d172789f06886806bc55\n"
                 "# This file is a cache directory tag created by fullgraph.\n")
 _PACKAGE = Path(__file__).resolve().parent
+# entries' permissions, from the umask read once (write_bytes_atomic would set and reset the process's
+# umask per file, which races with the language server's other threads creating files)
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
+_MODE = 0o666 & ~_UMASK
 # what does not change what a summary holds: the fixes, the language server, the runtime capture, the
 # command line and the output formats
 _NOT_ANALYSIS = ("lsp", "fixes", "trace", "cli.py", "output.py", "__main__.py")
@@ -154,7 +159,8 @@ def store(directory: str | None, key: str, payload: bytes) -> bool:
         if not os.path.isdir(directory):
             _make_root(Path(directory).parent.parent)
         # no fsync: a reader never sees a partial entry (rename), and one torn by a crash fails its digest
-        write_bytes_atomic(_entry(directory, key), b"".join((MAGIC, _tag(key), digest, payload)), fsync=False)
+        write_bytes_atomic(_entry(directory, key), b"".join((MAGIC, _tag(key), digest, payload)), mode=_MODE,
+                           fsync=False)
         return True
     except Exception:  # noqa: BLE001 - read-only home, full disk: the cache is an optimisation
         return False
@@ -166,7 +172,7 @@ def _make_root(root: Path) -> None:
         p = root / name
         if not p.exists():
             try:
-                write_bytes_atomic(str(p), text.encode(), fsync=False)
+                write_bytes_atomic(str(p), text.encode(), mode=_MODE, fsync=False)
             except OSError:
                 pass
 
