@@ -3,7 +3,7 @@
 
     .venv/bin/python bench/bench_speed.py                 # all parts, 5 repetitions each
     .venv/bin/python bench/bench_speed.py --only cold,warm --reps 7
-    .venv/bin/python bench/bench_speed.py --quick         # a smoke run: torch/nn, 3 reps, 20 edits
+    .venv/bin/python bench/bench_speed.py --quick         # a smoke run: torch/nn, 3 reps, 5 edits at 2,000 lines
 
 Parts (each a ratio measured in this run, the two commands alternating, the order rotating every
 repetition; median and [min-max] over the repetitions; see bench/README.md):
@@ -225,20 +225,22 @@ def main(argv=None) -> int:
     ap.add_argument("--only", default="editor,cold,warm,edit", help="comma-separated parts")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--edits", type=int, default=60, help="keystrokes per editor file")
-    ap.add_argument("--lines", default="2000,7000", help="editor: sizes of the generated files")
+    ap.add_argument("--lines", default=None, help="editor: sizes of the generated files (default 2000,7000; "
+                                                  "--quick: 2000)")
     ap.add_argument("--tree", type=Path, help="tree to copy (default: the installed torch/)")
-    ap.add_argument("--quick", action="store_true", help="torch/nn, 3 repetitions, 20 edits")
+    ap.add_argument("--quick", action="store_true", help="torch/nn, 3 repetitions, 5 edits of a 2,000-line file")
     ap.add_argument("--out", type=Path, default=RESULTS / "speed.json")
     args = ap.parse_args(argv)
     parts = {p.strip() for p in args.only.split(",") if p.strip()}
     if args.quick:
-        args.reps, args.edits = 3, 20
+        args.reps, args.edits = 3, 5
+    lines = [int(x) for x in (args.lines or ("2000" if args.quick else "2000,7000")).split(",")]
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=BENCH, capture_output=True, text=True).stdout.strip()
     res = {"when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": commit, "nproc": os.cpu_count(),
            "python": platform.python_version(), "load_start": load()}
     if "editor" in parts:
         print("bench: editor ...", file=sys.stderr)
-        res["editor"] = part_editor(args.edits, [int(x) for x in args.lines.split(",")])
+        res["editor"] = part_editor(args.edits, lines)
     tree_parts = parts & {"cold", "warm", "edit"}
     if tree_parts:
         src = args.tree or torch_dir()
