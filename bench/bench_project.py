@@ -49,7 +49,7 @@ def main() -> None:
         files = sorted(tree.rglob("*.py"))
         lines = sum(p.read_text(errors="replace").count("\n") for p in files)
         ruff_cold = [RUFF, "check", "--select", "ALL", "--no-cache", "--exit-zero", "-q", "--isolated", str(tree)]
-        fg_cold = [sys.executable, "-m", "fullgraph", "check", str(tree), "--format", "json", "--exit-zero"]
+        fg_cold = [sys.executable, "-m", "fullgraph", "check", str(tree), "--format", "json", "--exit-zero", "--no-cache"]
         cold = []
         for _ in range(args.reps):
             r = timed(ruff_cold)

@@ -238,6 +238,7 @@ async def latency(n_lines: int, edits: int, tmp: Path) -> dict:
         "median_ms": statistics.median(lat) * 1000, "p95_ms": pct(lat, 0.95) * 1000,
         "ast_parse_ms": ref * 1000,
         "median_ratio": statistics.median(lat) / ref, "p95_ratio": pct(lat, 0.95) / ref,
+        "min_ratio": min(lat) / ref, "max_ratio": max(lat) / ref,
     }
 
 

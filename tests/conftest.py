@@ -4,6 +4,6 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-# followed libraries' summaries are cached on disk (fullgraph.libcache): one fresh cache per test run,
+# module summaries are cached on disk (fullgraph.cache): one fresh cache per test run,
 # never the user's
 os.environ.setdefault("FULLGRAPH_CACHE_DIR", tempfile.mkdtemp(prefix="fullgraph-test-cache-"))

@@ -13,6 +13,7 @@ import gc
 import hashlib
 import io
 import os
+import pickle
 import re
 import tokenize
 from concurrent.futures import ProcessPoolExecutor
@@ -20,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from . import __version__, libcache
+from . import __version__, cache
 from .config import MAX_FILE_BYTES, Config
 from .engine.analyzer import ModuleAnalyzer, analyze, module_name_for, parse_module
 from .engine.project import Project
@@ -93,10 +94,15 @@ def read_module(path: str, data: bytes) -> tuple[str, object | None]:
     return decode_source(data), None
 
 
-def _analyze_file(args: tuple[str, str | None, bool]) -> tuple[str, ModuleSummary | None, tuple | None]:
-    path, modname, is_pkg = args
+def _analyze_file(args: tuple) -> tuple[str, ModuleSummary | None, tuple | None]:
+    """(path, modname, is_pkg[, data]) -> (path, summary or None, error or None); `data`, the file's
+    bytes when the caller has read them already (the cache key was computed from them)."""
+    path, modname, is_pkg = args[:3]
+    data = args[3] if len(args) > 3 else None
     try:
-        text, cells = read_module(path, Path(path).read_bytes())
+        if data is None:
+            data = Path(path).read_bytes()
+        text, cells = read_module(path, data)
     except SourceError as e:
         return path, None, (e.code, e.message)
     except OSError as e:
@@ -104,6 +110,22 @@ def _analyze_file(args: tuple[str, str | None, bool]) -> tuple[str, ModuleSummar
     summary = analyze(path, text, modname, is_pkg)
     summary.cells = cells
     return path, summary, None
+
+
+def _analyze_to_cache(args: tuple[str, str | None, bool, str | None]) -> tuple[str, bytes | None, tuple | None]:
+    """A worker process's job: analyse a file, write its summary to the cache directory (if any) and
+    return it pickled (what the process pool would send anyway: it is pickled once for both)."""
+    path, modname, is_pkg, directory = args
+    try:
+        data = Path(path).read_bytes()
+    except OSError as e:
+        return path, None, ("FG002", f"cannot read file: {e.strerror or e}")
+    path, summary, err = _analyze_file((path, modname, is_pkg, data))
+    if summary is None:
+        return path, None, err
+    payload = cache.dumps(summary)
+    cache.store(directory, cache.file_key(path, modname, is_pkg, data), payload)
+    return path, payload, None
 
 
 def _remember(lru: dict, key, value: tuple) -> None:
@@ -137,8 +159,14 @@ def syntax_findings(summary: ModuleSummary) -> list[Finding]:
 class Workspace:
     """Summaries of every known module, and the project tying them together."""
 
-    def __init__(self, config: Config | None = None):
+    def __init__(self, config: Config | None = None, use_cache: bool = True):
         self.config = config or Config()
+        # module summaries on disk (fullgraph.cache); `fullgraph check --no-cache` passes False
+        self.cache_dir = cache.summaries_dir() if use_cache else None
+        self.cache_hits = 0  # files whose summary came from the cache / were analysed, since creation
+        self.cache_misses = 0
+        self._stored = 0  # entries written since the last pruning
+        self._pruned = False
         self.project = Project(self.config)
         self.project.source_of = self.source_of
         self.project.tree_of = self._tree_of
@@ -295,13 +323,20 @@ class Workspace:
         if c is None:
             return False
         path = os.path.abspath(c)
-        summary = libcache.load(path, modname)
+        is_pkg = c.endswith("__init__.py")
+        try:
+            data = Path(path).read_bytes()
+        except OSError:
+            return False
+        key = cache.file_key(path, modname, is_pkg, data, library=True)
+        summary = cache.load(self.cache_dir, key)
         if summary is None:
-            path, summary, err = _analyze_file((path, modname, c.endswith("__init__.py")))
+            path, summary, err = _analyze_file((path, modname, is_pkg, data))
             if summary is None:
                 return False
             summary.library = True
-            libcache.store(path, modname, summary)
+            if cache.store(self.cache_dir, key, cache.dumps(summary)):
+                self._stored += 1
         self.project.set_module(summary)
         return True
 
@@ -326,9 +361,11 @@ class Workspace:
         return out
 
     def attach_fixes(self, findings: list[Finding]) -> None:
+        user = [f for f in findings if not self.is_library(f.path)]  # installed libraries are read-only
+        if not user:
+            return  # (importing the fixes, libcst with them, is a fifth of a clean warm check)
         from .fixes import attach_fixes
 
-        user = [f for f in findings if not self.is_library(f.path)]  # installed libraries are read-only
         attach_fixes(user, self)
 
     def fix_source(self, path: str):
@@ -399,33 +436,74 @@ class Workspace:
         return out
 
     def load_files(self, files: list[str], jobs: int | None = None) -> None:
-        """Analyse files from disk (in parallel for large sets)."""
+        """Analyse files from disk (in parallel for large sets); summaries of unchanged files come
+        from the cache (fullgraph.cache), and those analysed go into it."""
         work = []
         for f in files:
             modname, is_pkg = module_name_for(f)
             work.append((f, modname, is_pkg))
-        results: Iterable
         n_jobs = jobs if jobs is not None else (os.cpu_count() or 1)
+        directory = self.cache_dir
         # Summaries are kept alive for the whole run: the cyclic GC would rescan all of them at every
         # collection (a third of the time on the torch tree, bench/README.md), and they hold no cycles
         # worth collecting while loading.
         gc_was_enabled = gc.isenabled()
         gc.disable()
         try:
-            if len(work) >= PARALLEL_THRESHOLD and n_jobs > 1:
+            misses = []
+            for w in work:
+                data = None
+                if directory is not None:
+                    try:
+                        data = Path(w[0]).read_bytes()
+                    except OSError:
+                        data = None
+                    else:
+                        summary = cache.load(directory, cache.file_key(*w, data))
+                        if summary is not None:
+                            self._loaded(w[0], summary, None)
+                            self.cache_hits += 1
+                            continue
+                misses.append((*w, data))
+            self.cache_misses += len(misses)
+            if len(misses) >= PARALLEL_THRESHOLD and n_jobs > 1:
+                if directory is not None:
+                    cache.engine_key()  # computed once here, inherited by the workers
+                jobs_in = [(p, m, k, directory) for p, m, k, _ in misses]
                 with ProcessPoolExecutor(max_workers=n_jobs) as ex:
-                    results = list(ex.map(_analyze_file, work, chunksize=max(1, len(work) // (n_jobs * 8))))
+                    for path, payload, err in ex.map(_analyze_to_cache, jobs_in,
+                                                     chunksize=max(1, len(misses) // (n_jobs * 8))):
+                        self._loaded(path, pickle.loads(payload) if payload is not None else None, err)
+                self._stored += len(misses) if directory is not None else 0
             else:
-                results = map(_analyze_file, work)
-            for path, summary, err in results:
-                if summary is not None:
-                    self.project.set_module(summary)
-                    self.file_errors.pop(path, None)
-                else:
-                    self.set_error(path, *err)
+                for w in misses:
+                    path, summary, err = _analyze_file(w if w[3] is not None else w[:3])
+                    self._loaded(path, summary, err)
+                    if summary is not None and w[3] is not None:
+                        if cache.store(directory, cache.file_key(*w[:3], w[3]), cache.dumps(summary)):
+                            self._stored += 1
         finally:
             if gc_was_enabled:
                 gc.enable()
+        self._prune()
+
+    def _loaded(self, path: str, summary: ModuleSummary | None, err: tuple | None) -> None:
+        if summary is not None:
+            self.project.set_module(summary)
+            self.file_errors.pop(path, None)
+        else:
+            self.set_error(path, *err)
+
+    def _prune(self) -> None:
+        """Keep the cache under its size limit, once enough new entries were written (a scan of the
+        cache directory is cheap, but not per file the language server reloads)."""
+        if self._stored >= 64 or (self._stored and not self._pruned):
+            self._stored = 0
+            self._pruned = True
+            try:
+                cache.prune()
+            except OSError:
+                pass
 
     def check(self, paths: Iterable[Path], jobs: int | None = None) -> CheckResult:
         # One batch: the summaries of every file stay alive until the end, and each collection of the
@@ -448,6 +526,7 @@ class Workspace:
         # no user line to be reported at: they are shown where they are
         findings += [f for f in self.project.findings() if f.data.get("shown_in_library")]
         findings.sort(key=Finding.sort_key)
+        self._prune()  # followed library modules were loaded (and cached) on demand
         return CheckResult(findings=findings, files_checked=len(files), torch_version=str(self.config.torch()),
                            torch_source=self.config.torch_source(), warnings=list(self.config.warnings),
                            unresolved_roots=self.project.unresolved_roots())

@@ -61,6 +61,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --baseline: write the current findings to FILE and exit 0")
     c.add_argument("--jobs", "-j", type=int, default=None, help="parallel workers (default: CPU count)")
     c.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    c.add_argument("--no-cache", action="store_true",
+                   help="analyse every file afresh: neither read nor write the summary cache")
+
+    cl = sub.add_parser("clean", help="delete the analysis cache ($FULLGRAPH_CACHE_DIR, default ~/.cache/fullgraph)")
+    cl.set_defaults(func=cmd_clean)
 
     r = sub.add_parser("rules", help="list the rules")
     r.add_argument("--format", choices=("text", "json"), default="text")
@@ -113,6 +118,21 @@ def _load_config(args):
 
 
 def cmd_check(args) -> int:
+    """`fullgraph check`, with the cyclic GC off for the whole command (as in Workspace.check): once the
+    check returned, formatting its output would otherwise trigger full collections that rescan every
+    summary the workspace holds (~2 s on the torch tree; they hold no garbage cycles worth it)."""
+    import gc
+
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _check_command(args)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _check_command(args) -> int:
     from .api import Workspace
     from .output import format_github, format_json, format_sarif, format_text
 
@@ -123,7 +143,7 @@ def cmd_check(args) -> int:
     for p in paths:
         if not p.exists():
             raise UsageError(f"path does not exist: {p}")
-    ws = Workspace(cfg)
+    ws = Workspace(cfg, use_cache=not args.no_cache)
     result = ws.check(paths, jobs=args.jobs)
     notebooks = _notebooks(ws)
     if args.fix or args.diff:
@@ -131,13 +151,15 @@ def cmd_check(args) -> int:
 
         changed = fix_paths(ws, result, unsafe=args.unsafe_fixes, diff=args.diff, out=sys.stdout)
         if args.fix and not args.diff:
-            ws = Workspace(cfg)
+            ws = Workspace(cfg, use_cache=not args.no_cache)
             result = ws.check(paths, jobs=args.jobs)
             notebooks = _notebooks(ws)
             if changed:
                 print(f"fullgraph: fixed {changed} finding{'s' if changed != 1 else ''}", file=sys.stderr)
     if args.verbose:
         _print_unresolved(ws, result)
+        print(f"fullgraph: cache: {ws.cache_hits} of {ws.cache_hits + ws.cache_misses} files' summaries read "
+              f"from {ws.cache_dir or 'nowhere (cache off)'}", file=sys.stderr)
     if args.baseline is not None or args.update_baseline:
         result = _apply_baseline(args, ws, result)
         if result is None:
@@ -238,6 +260,20 @@ def cmd_explain(args) -> int:
     if rule is None:
         raise UsageError(f"unknown rule {args.rule!r}; `fullgraph rules` lists them")
     print(rule.docs_markdown())
+    return EXIT_CLEAN
+
+
+def cmd_clean(args) -> int:
+    from .cache import clean
+
+    root, files, size = clean()
+    if root is None:
+        print("fullgraph: the cache is off (FULLGRAPH_CACHE_DIR=off): nothing to remove")
+    elif files:
+        amount = f"{size / 1e6:.1f} MB" if size >= 1e5 else f"{size / 1e3:.1f} kB"
+        print(f"fullgraph: removed {root} ({files} file{'s' if files != 1 else ''}, {amount})")
+    else:
+        print(f"fullgraph: nothing to remove: no cache at {root}")
     return EXIT_CLEAN
 
 

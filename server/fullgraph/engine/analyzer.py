@@ -87,7 +87,6 @@ def _fields_copy(obj):
     return new
 
 
-
 def parse_module(text: str, path: str) -> ast.Module:
     """The module's syntax tree, as the analysis parses it (raises SyntaxError, ValueError, ...)."""
     with warnings.catch_warnings():  # SyntaxWarnings about the user's code are not ours to print
@@ -124,6 +123,14 @@ class ModuleAnalyzer:
         self.plain_exprs = ":=" not in text and "yield" not in text
 
     # ---- helpers -------------------------------------------------------------------------------
+    def plain_in(self, node: ast.AST) -> bool:
+        """No walrus and no yield in the lines of `node` (a function): scope_facts' fast path holds for
+        its body even when another function of the module is a generator."""
+        for line in self.lines.lines[node.lineno - 1:getattr(node, "end_lineno", None) or len(self.lines.lines)]:
+            if "yield" in line or ":=" in line:
+                return False
+        return True
+
     def span(self, node: ast.AST) -> Span:
         return self.lines.span_from_ast(node)
 
@@ -389,7 +396,7 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin):
         body = [node.body] if is_lambda else node.body
         generator = False
         if not is_lambda:
-            declared, generator = scope_facts(body, self.local_names, plain=self.mod.plain_exprs)
+            declared, generator = scope_facts(body, self.local_names, plain=self.mod.plain_exprs or self.mod.plain_in(node))
             self.local_names -= declared
             self._reassigned = frozenset(self.local_names)  # what the body binds, parameters not yet added
         self.local_names.update(fs.params)
