@@ -4,7 +4,6 @@ parse and one top-level pass per module text serve all of them (a 2,000-line mod
 functions took 30 s per keystroke when each re-analysed the whole module)."""
 from __future__ import annotations
 
-
 import fullgraph.engine.analyzer as analyzer
 from fullgraph.api import Workspace
 
