@@ -306,6 +306,21 @@ class Source:
                         out[a.asname or a.name] = f"{module}.{a.name}"
         return out
 
+    def names_in_use(self) -> frozenset[str]:
+        """Every name the module binds or reads anywhere, and every function and class name: what a new
+        module-level name must not be.  Computed once per source (every split offer of a file asks)."""
+        cached = getattr(self, "_names_in_use", None)
+        if cached is None:
+            out = set(self.top_names())
+            if self.tree is not None:
+                for n in ast.walk(self.tree):
+                    if isinstance(n, ast.Name):
+                        out.add(n.id)
+                    elif isinstance(n, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)):
+                        out.add(n.name)
+            cached = self._names_in_use = frozenset(out)
+        return cached
+
     def top_names(self) -> set[str]:
         """Every name bound at module level (defs, classes, assignments, imports)."""
         out: set[str] = set(self.module_bindings())

@@ -281,8 +281,7 @@ class Split(Fix):
                 edits.append(call_edit)
 
         locals_fn = N.function_locals(fn_ast)
-        taken = src.top_names() | {n.id for n in ast.walk(src.tree) if isinstance(n, ast.Name)} | {
-            n.name for n in ast.walk(src.tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))}
+        taken = set(src.names_in_use())
         all_loads = [n for n in ast.walk(fn_ast) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)] + \
             [n.target for n in ast.walk(fn_ast) if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)]
 
