@@ -73,8 +73,14 @@ def declared_global(fn: ast.AST) -> set[str]:
 
 
 def find_function(tree: ast.Module, def_line: int):
-    """The (async) def whose `def` keyword is on 0-based line `def_line`."""
-    for n in ast.walk(tree):
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.lineno - 1 == def_line:
-            return n
-    return None
+    """The (async) def whose `def` keyword is on 0-based line `def_line`.  The defs of a tree are indexed
+    by line once (kept on the tree: every fix offer of a file asks, and a walk of a 7,000-line module per
+    offer made the editor's fix phase hold up the next keystroke)."""
+    index = getattr(tree, "_fullgraph_defs", None)
+    if index is None:
+        index = {}
+        for n in ast.walk(tree):
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                index.setdefault(n.lineno - 1, n)
+        tree._fullgraph_defs = index
+    return index.get(def_line)
