@@ -39,6 +39,28 @@ async function squiggleCentre(cs) {
   return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
 }
 
+/**
+ * Open a notebook from the Explorer and wait for its cells' editors. On a loaded machine the notebook editor (the
+ * built-in .ipynb extension activating) can miss the first double-click: it is tried again, with a screenshot of
+ * each failed attempt.
+ * @param {CodeServer} cs @param {string} name
+ */
+async function openNotebook(cs, name) {
+  for (let attempt = 1; ; attempt++) {
+    await cs.p.locator(".explorer-folders-view .monaco-list-row", { hasText: name }).first().dblclick();
+    try {
+      await cs.p.waitForSelector(".notebook-editor .code-cell-row .monaco-editor .view-lines", { timeout: 40000 });
+      return;
+    } catch (e) {
+      await cs.screenshot(`open-attempt-${attempt}`);
+      if (attempt === 3) {
+        throw e;
+      }
+      log(cs.name, `the notebook's cells did not appear (attempt ${attempt}); opening it again`);
+    }
+  }
+}
+
 describe("VS Code: a notebook's cells", () => {
   /** @type {CodeServer} */
   let cs;
@@ -55,8 +77,7 @@ describe("VS Code: a notebook's cells", () => {
       { "train.ipynb": NOTEBOOK },
     );
     await cs.start();
-    await cs.p.locator(".explorer-folders-view .monaco-list-row", { hasText: "train.ipynb" }).first().dblclick();
-    await cs.p.waitForSelector(".notebook-editor .code-cell-row .monaco-editor .view-lines", { timeout: 60000 });
+    await openNotebook(cs, "train.ipynb");
   });
 
   after(async () => {
