@@ -50,9 +50,11 @@ LOG_LEVELS = {"error": t.MessageType.Error, "warning": t.MessageType.Warning, "i
               "debug": t.MessageType.Log}
 MAX_INDEX_FILES = 20000
 INDEX_CHUNK = 32  # workspace files analysed per engine job while indexing
-# Fix phases wait until no document has changed for this long: a fix job cannot stop half-way
-# through a finding (tens of ms), so one running while the user types delays the next keystroke's
-# squiggles.  The lightbulb does not wait for the phase (code actions compute what they need).
+# Fix phases wait until no document has changed, and no squiggles were published, for this long: a fix
+# job cannot stop half-way through a finding (tens of ms), so one running while the user types delays
+# the next keystroke's squiggles.  Counting from the publication too matters for large files, whose
+# analysis alone outlasts the pause (the next keystroke is typed after the squiggles appear).  The
+# lightbulb does not wait for the phase (code actions compute what they need).
 FIX_IDLE = 0.3
 
 
@@ -106,6 +108,7 @@ class FullgraphServer(LanguageServer):
         self._paths: dict[str, str] = {}  # uri -> absolute path (memo of path_of)
         self.fix_phases = 0  # numbers fix phases: the newest document's fixes are computed first
         self.last_change = 0.0  # time.monotonic() of the last didChange (fix phases wait for a pause)
+        self.last_published = 0.0  # time.monotonic() of the last analysis' squiggles
         self.fix_jobs: dict[str, asyncio.Future] = {}  # uri -> its fix phase's current engine job
         self.settings: dict[str, Any] = {}
         self.config = Config()
@@ -352,6 +355,7 @@ class FullgraphServer(LanguageServer):
                 return  # stale: a newer edit is on its way
             self.generation += 1
             self._store(uri, version, text, findings)
+            self.last_published = time.monotonic()
             self.log("debug", f"analysed {os.path.basename(path)} v{version}: {len(findings)} findings in "
                               f"{(time.perf_counter() - started) * 1000:.0f} ms")
             if doc.cells is not None:
@@ -378,7 +382,7 @@ class FullgraphServer(LanguageServer):
         # One finding at a time on the engine thread, yielding whenever something more urgent (a
         # keystroke, a newer document's fixes) is waiting; a newer version abandons this work.
         while done < len(fixed):
-            while (quiet := time.monotonic() - self.last_change) < FIX_IDLE:
+            while (quiet := time.monotonic() - max(self.last_change, self.last_published)) < FIX_IDLE:
                 await asyncio.sleep(FIX_IDLE - quiet)  # the user is typing
             if self.docs.version(uri) != version:
                 return
@@ -416,9 +420,11 @@ class FullgraphServer(LanguageServer):
             res = DocResult(version, text, idx, findings, diags, owners, key=uri)
             self.results[uri] = res
         else:
+            same = res.text == text and _keys(res.findings) == _keys(findings)
             res.text, res.index, res.findings, res.diagnostics, res.owners = text, idx, findings, diags, owners
             res.fixes_done = False  # until the caller says these findings carry their fixes
-            res.fixes_on_request = {}
+            if not same:  # the same findings again (re-analysed once the index is built): their fixes stand
+                res.fixes_on_request = {}
         res.done.set()
         if not self.pull:
             doc = self.docs.get(uri)
