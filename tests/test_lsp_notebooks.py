@@ -250,3 +250,13 @@ async def test_closing_the_notebook_clears_its_cells(client: LanguageClient):
 
 async def _async(value):
     return value
+
+
+async def test_a_notebook_without_code_cells_is_served(client: LanguageClient):
+    nb = Notebook(client, "notes.ipynb", [("markdown", "# Only notes 😀\nprint(1)\n")])
+    nb.open()
+    # the server answers (and stays up) for a notebook with nothing to analyse
+    h = await client.text_document_hover_async(t.HoverParams(
+        text_document=t.TextDocumentIdentifier(uri=nb.uri_of(0)), position=t.Position(0, 0)))
+    assert h is None
+    assert await cell_diagnostics(client, nb.uri_of(0)) == []

@@ -146,7 +146,7 @@ def into_cells(d: t.Diagnostic, doc) -> tuple[str, t.Diagnostic]:
     is dropped (the editor applies edits per cell document)."""
     owner = doc.to_owner(d.range)
     if owner is None:  # across cells (not a statement): shown at its start
-        owner = doc.to_owner(t.Range(d.range.start, d.range.start))
+        owner = doc.to_owner(t.Range(d.range.start, d.range.start)) or (doc.key, d.range)
     uri, rng = owner
     related = None
     if d.related_information:

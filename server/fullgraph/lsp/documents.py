@@ -55,7 +55,9 @@ class Cells:
         return self.starts[i + 1] if i + 1 < len(self.starts) else 1 << 30
 
     def to_cell(self, rng: t.Range) -> tuple[str, t.Range] | None:
-        """A module range as (cell URI, range in that cell); None if it spans two cells."""
+        """A module range as (cell URI, range in that cell); None if it spans two cells (or there are none)."""
+        if not self.uris:
+            return None
         uri, line = self.locate(rng.start.line)
         end_uri, end_line = self.locate(rng.end.line)
         if end_uri != uri:
