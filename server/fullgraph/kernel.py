@@ -20,8 +20,7 @@ import os
 import sys
 import tempfile
 
-from .trace.record import _norm
-from .trace.run import _now
+from .trace.record import now
 
 ENV_NOTEBOOK = "FULLGRAPH_NOTEBOOK"
 
@@ -51,7 +50,7 @@ class KernelCapture:
         self.transform = transform  # IPython's: a cell's source -> the code that runs
         self.record_path = default_record_path(os.path.dirname(notebook) if notebook else None)
         self.parts = tempfile.mkdtemp(prefix="fullgraph-kernel-")
-        self.started = _now()
+        self.started = now()
         recorder = _hook.install(self.parts)
         # one recorder per process: a second %load_ext (or `fullgraph trace` around the kernel) keeps the first
         self.parts = getattr(recorder, "directory", None) or self.parts
@@ -64,25 +63,16 @@ class KernelCapture:
 
     def save(self) -> None:
         from .trace.collect import build_record, process_from_part_file
-        from .trace.record import Record, load_record, save_record
+        from .trace.record import merge_into_file
 
         part = os.path.join(self.parts, f"{os.getpid()}.jsonl")
         if not self.notebook or not os.path.isfile(part):
             return
         record = build_record([process_from_part_file(part)], source="kernel", started=self.started,
-                              finished=_now())
+                              finished=now())
         mapped = map_to_notebook(record, self.notebook, self.transform)
-        if mapped is None:
-            return
-        old = load_record(self.record_path) if os.path.isfile(self.record_path) else None
-        merged = old or Record(source="kernel")
-        key = _norm(self.notebook)
-        merged.breaks = [b for b in merged.breaks if _norm(b.path) != key] + mapped.breaks
-        merged.files = {p: h for p, h in merged.files.items() if _norm(p) != key} | mapped.files
-        merged.torch_version = record.torch_version or merged.torch_version
-        merged.finished = record.finished
-        os.makedirs(os.path.dirname(self.record_path), exist_ok=True)
-        save_record(merged, self.record_path)
+        if mapped is not None:  # the notebook's breaks replace its earlier ones; other files' stay
+            merge_into_file(mapped, self.record_path)
 
 
 def map_to_notebook(record, notebook: str, transform=None):
@@ -90,14 +80,14 @@ def map_to_notebook(record, notebook: str, transform=None):
     lines, with the module's hash as the file's content (the editor drops them once the cells change).
     A cell is recognised by the code that ran: `transform` (IPython's transform_cell) of its source, which
     turns magics into calls and drops leading blank lines.  None if the notebook cannot be read."""
-    from .notebook import NotebookError, _code_cells, _parse, _source_lines, read
+    from .notebook import NotebookError, _code_cells, _module, _parse, _source_lines
     from .trace.record import Record, sha1_bytes
 
     try:
         with open(notebook, "rb") as fh:
             data = fh.read()
-        text, cells = read(data)
         nb = _parse(data)[1]
+        text, cells = _module(nb)
     except (OSError, NotebookError):
         return None
     start_of = dict((number, start) for start, number in cells.starts)

@@ -55,7 +55,8 @@ def project_root(config) -> str:
 # ---- the check (registered only when --graph-breaks is fail or warn) ------------------------------------
 class GraphBreaks:
     def __init__(self, config, settings: Settings):
-        from .trace.pertest import TestCapture, now
+        from .trace.pertest import TestCapture
+        from .trace.record import now
         from .trace.verdict import Policy
 
         self.config = config
@@ -158,8 +159,8 @@ class GraphBreaks:
         self.capture.close()
         if self.worker:
             return
-        from .trace.pertest import merge_into_file, merge_records, now
-        from .trace.record import Record, default_record_path
+        from .trace.pertest import merge_records
+        from .trace.record import Record, default_record_path, merge_into_file, now
 
         records = [Record.from_json(d["record"]) for d in self.results]
         argv = ["pytest", *[str(a) for a in self.config.invocation_params.args]]

@@ -15,7 +15,6 @@ directory for each test, so each test gets a record of its own; between tests it
 """
 from __future__ import annotations
 
-import datetime as _dt
 import logging
 import os
 import shutil
@@ -26,7 +25,7 @@ from dataclasses import dataclass, field
 from . import _hook
 from .collect import build_record, process_from_part_file
 from .parse import is_library_path
-from .record import Break, Record, _norm, load_record, save_record
+from .record import Break, Record, _norm
 
 
 @dataclass
@@ -45,11 +44,6 @@ class TestRecord:
     def from_json(d: dict) -> TestRecord:
         return TestRecord(nodeid=str(d.get("nodeid")), record=Record.from_json(d.get("record")),
                           reused=[r for r in d.get("reused") or [] if isinstance(r, dict)])
-
-
-def now() -> str:
-    t = _dt.datetime.now(_dt.timezone.utc)  # noqa: UP017 - datetime.UTC needs Python 3.11
-    return t.replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 def reset_dynamo() -> bool:
@@ -158,22 +152,3 @@ def merge_records(records: list[Record], **meta) -> Record:
         out.files.pop(path, None)
     out.breaks = sorted(merged.values(), key=lambda b: (b.path, b.line, b.column or 0, b.gb_type))
     return out
-
-
-def merge_into_file(record: Record, path: str) -> Record:
-    """Merge `record` into the record file at `path` (`fullgraph trace`'s format): the breaks of the
-    files this run reported on are replaced, the breaks of other files are kept.  Returns what was
-    written."""
-    old = load_record(path) if os.path.exists(path) else None
-    if old is not None:
-        mine = {_norm(p) for p in record.files} | {_norm(b.path) for b in record.breaks}
-        kept = [b for b in old.breaks if _norm(b.path) not in mine]
-        files = {p: h for p, h in old.files.items() if _norm(p) not in mine}
-        files.update(record.files)
-        record = Record(command=record.command, exit_code=record.exit_code, started=record.started,
-                        finished=record.finished, torch_version=record.torch_version or old.torch_version,
-                        files=files, breaks=sorted(kept + record.breaks,
-                                                   key=lambda b: (b.path, b.line, b.column or 0, b.gb_type)),
-                        source="live")
-    save_record(record, path)
-    return record

@@ -33,6 +33,7 @@ Editors use :func:`load_record` and :func:`runtime_findings`.
 """
 from __future__ import annotations
 
+import datetime as _dt
 import hashlib
 import itertools
 import json
@@ -244,6 +245,31 @@ def save_record(record: Record, path: str) -> None:
     """Write atomically (temp file in the same directory, then rename)."""
     text = json.dumps(record.to_json(), indent=2, ensure_ascii=False) + "\n"
     write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def merge_into_file(record: Record, path: str) -> Record:
+    """Merge `record` into the record file at `path`: the breaks of the files this capture reported on
+    are replaced, the breaks of other files are kept (the pytest plugin's session, a kernel's notebook).
+    Returns what was written."""
+    old = load_record(path) if os.path.exists(path) else None
+    if old is not None:
+        mine = {_norm(p) for p in record.files} | {_norm(b.path) for b in record.breaks}
+        kept = [b for b in old.breaks if _norm(b.path) not in mine]
+        files = {p: h for p, h in old.files.items() if _norm(p) not in mine}
+        files.update(record.files)
+        record = Record(command=record.command, exit_code=record.exit_code, started=record.started,
+                        finished=record.finished, torch_version=record.torch_version or old.torch_version,
+                        files=files, breaks=sorted(kept + record.breaks,
+                                                   key=lambda b: (b.path, b.line, b.column or 0, b.gb_type)),
+                        source=record.source)
+    save_record(record, path)
+    return record
+
+
+def now() -> str:
+    """A record's timestamps: UTC, to the second (`2026-12-01T22:00:00Z`)."""
+    t = _dt.datetime.now(_dt.timezone.utc)  # noqa: UP017 - datetime.UTC needs Python 3.11
+    return t.replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 # ---- findings ----------------------------------------------------------------------------------------

@@ -17,7 +17,6 @@ which decides), forwards SIGTERM/SIGHUP to it, and always merges whatever the pa
 """
 from __future__ import annotations
 
-import datetime as _dt
 import glob
 import os
 import shutil
@@ -28,18 +27,13 @@ from pathlib import Path
 
 from . import _hook
 from .collect import build_record, process_from_part_file
-from .record import Record
+from .record import Record, now
 
 HOOK_MODULE = "_fullgraph_trace_hook"
 
 
 class CommandNotFound(Exception):
     pass
-
-
-def _now() -> str:
-    now = _dt.datetime.now(_dt.timezone.utc)  # noqa: UP017 - datetime.UTC needs Python 3.11
-    return now.replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 def make_bootstrap(tmp: str) -> tuple[str, str]:
@@ -75,7 +69,7 @@ def run_command(command: list[str], cwd: str | None = None) -> tuple[Record, int
     try:
         boot, parts = make_bootstrap(tmp)
         env = capture_env(boot, parts)
-        started = _now()
+        started = now()
         try:
             proc = subprocess.Popen(command, env=env, cwd=cwd)
         except FileNotFoundError:
@@ -83,7 +77,7 @@ def run_command(command: list[str], cwd: str | None = None) -> tuple[Record, int
         except PermissionError:
             raise CommandNotFound(f"{command[0]} (not executable)") from None
         returncode = _wait(proc)
-        finished = _now()
+        finished = now()
         files = sorted(glob.glob(os.path.join(parts, "*.jsonl")))
         procs = [process_from_part_file(f) for f in files]
         record = build_record(procs, source="live", command=list(command), exit_code=exit_status(returncode),
