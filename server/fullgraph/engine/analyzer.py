@@ -96,15 +96,14 @@ def parse_module(text: str, path: str) -> ast.Module:
 
 class ModuleAnalyzer:
     def __init__(self, path: str, text: str, modname: str, is_package: bool = False, recover: bool = False,
-                 tensors: dict[str, frozenset[str]] | None = None, tree: ast.Module | None = None,
-                 bodies: bool = True):
+                 tree: ast.Module | None = None, bodies: bool = True):
         self.path = path
-        # function qualname -> unannotated parameters to read as tensors (what its callers pass: the
-        # project re-analyses a function so when a walk knows it; Project._with_tensor_params).  Such a
-        # run analyses the module's top level and only those functions (and the functions inside them).
-        self.tensors = tensors or {}
+        # function qualname -> unannotated parameters to read as tensors (what its callers pass), while
+        # variant() analyses that function again (Project._with_tensor_params); empty otherwise
+        self.tensors: dict[str, frozenset[str]] = {}
         self._given_tree = tree  # `text` already parsed (by an earlier analysis of the same text)
         self.bodies = bodies  # False: the top level only (the functions are left for variant())
+        self._queued: list = []  # the functions the top level defines, as run() queued them (for variant())
         self.text = text
         self.recover = recover
         self.modname = modname
@@ -192,17 +191,15 @@ class ModuleAnalyzer:
             else:
                 self.summary.bindings[name] = ("value", None)
         # Function bodies run after the module is imported: analyse them with the final bindings.
-        self._queued = list(self._pending)  # what the top level defines, for variant()
+        self._queued = list(self._pending)
         if self.bodies:
             self._analyze_pending()
         return self.summary
 
     def _analyze_pending(self) -> None:
-        wanted = tuple(self.tensors)
+        """Analyse the queued functions (and those their analysis queues: nested functions, lambdas)."""
         while self._pending:
             node, qual, cls, parent = self._pending.pop(0)
-            if wanted and not any(qual == w or qual.startswith(w + ".<locals>.") for w in wanted):
-                continue  # a run for some functions' parameters: the others are as the first run saw them
             fa = FunctionAnalyzer(self, parent, node, qualname=qual, cls=cls)
             fa.analyze_function()
 
@@ -213,7 +210,7 @@ class ModuleAnalyzer:
         analysis left them (what every method set on `self`); the analysis writes into copies (the
         function's own class; summary containers) and changes neither."""
         base, tensors_before = self.summary, self.tensors
-        self._pending = [e for e in getattr(self, "_queued", ()) if e[1] == qualname]
+        self._pending = [e for e in self._queued if e[1] == qualname]
         summary = _fields_copy(base)
         summary.classes = dict(classes)
         for _, _, cls, _ in self._pending:  # a method writes into its own class only
