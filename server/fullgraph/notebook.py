@@ -78,19 +78,19 @@ def _code_cells(nb: dict) -> list[tuple[int, dict]]:
 
 def _module(nb: dict) -> tuple[str, CellMap]:
     cells = _code_cells(nb)
-    text, starts = module_of_cells([_source_lines(cell) for _, cell in cells])
+    text, starts = module_of_cells([_cell_text(cell) for _, cell in cells])
     return text, CellMap(tuple(zip(starts, (number for number, _ in cells))))
 
 
-def module_of_cells(sources: list) -> tuple[str, list[int]]:
-    """The module of code cells (each a source text or its lines), IPython lines masked, and the
-    module line where each cell starts.  The notebook file reader and the language server's open
-    notebooks both build their module here."""
+def module_of_cells(sources: list[str]) -> tuple[str, list[int]]:
+    """The module of code cells (their source texts), IPython lines masked, and the module line where
+    each cell starts.  The notebook file reader and the language server's open notebooks both build
+    their module here."""
     out: list[str] = []
     starts: list[int] = []
     for src in sources:
         starts.append(len(out))
-        out.extend(_mask(src if isinstance(src, list) else (src.splitlines() or [""])))
+        out.extend(_mask(_lines(src)))
     return "\n".join(out) + "\n", starts
 
 
@@ -170,7 +170,7 @@ def write_back(data: bytes, old: str, new: str) -> tuple[bytes, list[tuple[int, 
         after = per_cell[number]
         if after != original[number]:
             src = cell.get("source", "")
-            text_before = "".join(src) if isinstance(src, list) else str(src)
+            text_before = _cell_text(cell)
             nl = "\r\n" if "\r\n" in text_before else "\n"
             body = nl.join(after) + (nl if text_before.endswith(("\n", "\r")) or not text_before else "")
             cell["source"] = body.splitlines(keepends=True) if isinstance(src, list) else body
@@ -179,10 +179,18 @@ def write_back(data: bytes, old: str, new: str) -> tuple[bytes, list[tuple[int, 
     return (b"\xef\xbb\xbf" if data.startswith(b"\xef\xbb\xbf") else b"") + out.encode("utf-8"), changed
 
 
-def _source_lines(cell) -> list[str]:
+def _cell_text(cell) -> str:
+    """A cell's source (nbformat stores it as a string or a list of lines)."""
     src = cell.get("source", "")
-    text = "".join(src) if isinstance(src, list) else str(src)
+    return "".join(src) if isinstance(src, list) else str(src)
+
+
+def _lines(text: str) -> list[str]:
     return text.splitlines() or [""]
+
+
+def _source_lines(cell) -> list[str]:
+    return _lines(_cell_text(cell))
 
 
 def _layout(raw: str, nb) -> tuple:

@@ -121,6 +121,7 @@ class Source:
         self._fragments: dict[tuple[int, int], Fragment | None] = {}
         self._top: list[tuple[int, int, ast.stmt]] | None = None
         self._indent: str | None = None
+        self._names_in_use: frozenset[str] | None = None
 
     def release(self) -> None:
         """Drop the parsed trees, breaking the source <-> fragment reference cycles (they are parsed
@@ -309,7 +310,7 @@ class Source:
     def names_in_use(self) -> frozenset[str]:
         """Every name the module binds or reads anywhere, and every function and class name: what a new
         module-level name must not be.  Computed once per source (every split offer of a file asks)."""
-        cached = getattr(self, "_names_in_use", None)
+        cached = self._names_in_use
         if cached is None:
             out = set(self.top_names())
             if self.tree is not None:
