@@ -96,10 +96,11 @@ def utf8_byte_to_col(line: str, byte_col: int) -> int:
 class LineIndex:
     """Lines of one document, for converting spans (built once per text)."""
 
-    __slots__ = ("lines",)
+    __slots__ = ("lines", "ascii")
 
     def __init__(self, text: str):
         self.lines = split_lines(text)
+        self.ascii = text.isascii()  # then every column is the same in every unit
 
     def line(self, n: int) -> str:
         return self.lines[n] if 0 <= n < len(self.lines) else ""
@@ -107,6 +108,8 @@ class LineIndex:
     def from_ast(self, lineno: int, byte_col: int) -> Pos:
         """ast's 1-based line and UTF-8 byte column -> Pos."""
         line = lineno - 1
+        if self.ascii:
+            return Pos(line, byte_col)
         return Pos(line, utf8_byte_to_col(self.line(line), byte_col))
 
     def span_from_ast(self, node) -> Span:
