@@ -11,7 +11,7 @@ between repetitions), and reported as the median ratio with its spread (min-max 
 repetitions). Slow measurements stop repeating once the next repetition would overrun the part's
 time budget; the table says how many repetitions were made.
 
-  (a) one large file: fullgraph.engine.analyzer.analyze (parse included) vs ast.parse of the
+  (a) one large file: fullgraph.engine.module.analyze (parse included) vs ast.parse of the
       same text, for torch/_dynamo/symbolic_convert.py and three more large torch files.
   (b) `fullgraph check TORCH --format json` (a subprocess, default jobs, and -j 1) vs
       `ruff check --select ALL --no-cache --exit-zero -q` on the same installed torch tree.
@@ -223,7 +223,7 @@ def py_files(tree: Path) -> list[Path]:
 
 # ---- (a) one large file -------------------------------------------------------------------------
 def bench_single(tdir: Path, files: list[str], reps: int, budget: float) -> list[dict]:
-    from fullgraph.engine.analyzer import analyze, module_name_for
+    from fullgraph.engine.module import analyze, module_name_for
 
     # warm up: rule registry, imports and caches are loaded on first use, not per file
     analyze(str(tdir / "nn/modules/linear.py"), (tdir / "nn/modules/linear.py").read_text("utf-8"))
@@ -368,7 +368,7 @@ def _func_label(key: tuple) -> str:
 
 
 def profile_single(tdir: Path, rel: str) -> dict:
-    from fullgraph.engine.analyzer import analyze, module_name_for
+    from fullgraph.engine.module import analyze, module_name_for
 
     path = str(tdir / rel)
     text = Path(path).read_text(encoding="utf-8")
@@ -404,7 +404,7 @@ def breakdown_tree(tree: Path) -> dict:
     from fullgraph import fixes
     from fullgraph.api import SourceError, Workspace, decode_source
     from fullgraph.config import discover
-    from fullgraph.engine.analyzer import analyze, module_name_for
+    from fullgraph.engine.module import analyze, module_name_for
 
     clock = time.perf_counter
     t = dict.fromkeys(("discover", "module names", "read", "decode", "analyze", "project.set_module",

@@ -4,7 +4,7 @@ parse and one top-level pass per module text serve all of them (a 2,000-line mod
 functions took 30 s per keystroke when each re-analysed the whole module)."""
 from __future__ import annotations
 
-import fullgraph.engine.analyzer as analyzer
+import fullgraph.engine.module as module
 from fullgraph.api import Workspace
 
 BLOCK = '''
@@ -37,8 +37,8 @@ def test_variants_share_one_parse_and_find_every_break(tmp_path, monkeypatch):
     text = _module(n)
     ws.set_text(path, text)
     parses = []
-    real = analyzer.parse_module
-    monkeypatch.setattr(analyzer, "parse_module", lambda text, p: parses.append(p) or real(text, p))
+    real = module.parse_module
+    monkeypatch.setattr(module, "parse_module", lambda text, p: parses.append(p) or real(text, p))
     findings = ws.findings_for([path], fixes=False)
     # every block's tensor branch (`h` is a tensor only because forward passes one) and its print
     branches = [i for i, line in enumerate(text.splitlines()) if "if (h > 0).any():" in line]

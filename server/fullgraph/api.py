@@ -23,7 +23,7 @@ from typing import Iterable
 
 from . import __version__, cache
 from .config import MAX_FILE_BYTES, Config
-from .engine.analyzer import ModuleAnalyzer, analyze, module_name_for, parse_module
+from .engine.module import ModuleAnalyzer, analyze, module_name_for, parse_module
 from .engine.project import Project
 from .engine.summary import ModuleSummary
 from .model import ERROR, Finding
@@ -181,6 +181,7 @@ class Workspace:
         # the last few buffers' syntax trees and parsed sources for fixes: path -> (text hash, object)
         self._trees: dict[str, tuple[str, object]] = {}
         self._sources: dict[str, tuple[str, object]] = {}
+        self._memos: dict[str, object] = {}  # editor buffer -> what its last analysis left (engine/incremental.py)
 
     # ---- editor buffers ------------------------------------------------------------------------
     def set_text(self, path: str, text: str, recover: bool = True) -> ModuleSummary:
@@ -195,8 +196,11 @@ class Workspace:
         if old is not None and old.text_hash == h:
             return old
         modname, is_pkg = module_name_for(path)
-        an = ModuleAnalyzer(path, text, modname, is_pkg, recover)
+        an = ModuleAnalyzer(path, text, modname, is_pkg, recover, remember=True, previous=self._memos.get(path))
         summary = an.run()
+        # the next version of this buffer re-analyses only what changed since the last version that parsed
+        if an.memo is not None:
+            self._memos[path] = an.memo
         summary.text_hash = h
         self.project.set_module(summary)
         self.file_errors.pop(path, None)
@@ -238,11 +242,13 @@ class Workspace:
         self.project.remove_module(path)
         self.file_errors.pop(path, None)
         self.texts.pop(path, None)
+        self._memos.pop(path, None)
 
     def forget_text(self, path: str) -> None:
         """An editor buffer closed: fall back to the file on disk (or drop it)."""
         path = os.path.abspath(path)
         self.texts.pop(path, None)
+        self._memos.pop(path, None)
         if os.path.isfile(path):
             self.load_files([path])
         else:

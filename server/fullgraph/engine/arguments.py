@@ -69,20 +69,32 @@ class ArgumentsMixin:
         """`fs` as analysed with the parameters its caller passes tensors to read as tensors (their
         annotations say nothing): `def update(self, target, pred): k = (target >= 0) ...` called
         with tensors has the breaks of tensor code.  The module is analysed again for that function
-        (memoised by text, function and parameters): that function only, on one analysis of the module's
-        top level per text (_base_analysis); without its text, `fs` as it is."""
+        (memoised by function and parameters): that function only, on one analysis of the module's top
+        level per text (_base_analysis); without its text, `fs` as it is.  The memo holds for the analysis
+        that made `fs` (its `origin`, else `fs` itself): a new text's analysis makes new summaries, except
+        for the functions an editor buffer's re-analysis took unchanged from the last, or moved down with
+        the lines above them (engine/incremental.py: same statement, same module names, same class), whose
+        variants are then the same, moved as far."""
         tensors = frozenset(p for p in fs.params if p not in fs.annotated and env.get(p, (None,))[0] == C.TENSOR)
         if not tensors or self.source_of is None:
             return fs
-        key = (mod.path, mod.text_hash, fs.qualname, tensors)
+        key = (mod.path, fs.qualname, tensors)
+        made_by = fs if fs.origin is None else fs.origin
         hit = self._variants.get(key)
-        if hit is None:
-            base = self._base_analysis(mod)
-            hit = (base.variant(fs.qualname, tensors, mod.classes) if base is not None else None) or fs
-            if len(self._variants) > 4096:
-                self._variants.clear()
-            self._variants[key] = hit
-        return hit
+        if hit is not None and hit[0] is made_by:
+            if hit[1] is fs or hit[2] is fs or hit[1].span == fs.span:
+                return hit[2]
+            from .incremental import moved_function
+
+            moved = moved_function(hit[2], fs.span.start.line - hit[1].span.start.line)
+            self._variants[key] = (made_by, fs, moved)
+            return moved
+        base = self._base_analysis(mod)
+        variant = (base.variant(fs.qualname, tensors, mod.classes) if base is not None else None) or fs
+        if len(self._variants) > 4096:
+            self._variants.clear()
+        self._variants[key] = (made_by, fs, variant)
+        return variant
 
     def _base_analysis(self, mod: ModuleSummary):
         """The module analysed again from its text (the syntax tree the workspace keeps, when it does) for
@@ -93,7 +105,7 @@ class ArgumentsMixin:
         text = self.source_of(mod.path)
         if text is None:
             return None
-        from .analyzer import ModuleAnalyzer
+        from .module import ModuleAnalyzer
 
         tree = self.tree_of(mod.path, text) if self.tree_of is not None and mod.syntax_error is None else None
         an = ModuleAnalyzer(mod.path, text, mod.name, os.path.basename(mod.path) == "__init__.py",

@@ -9,11 +9,11 @@ import tokenize
 import libcst as cst
 
 from ..positions import Pos, Span
+from ..engine import suppressions
 from ..torchinfo import VersionRange
 from . import names as N
 from .base import Fix, FixContext, Offer, TextEdit, give_up, short, walk
 
-_SUPPRESS_RE = re.compile(r"#\s*fullgraph:\s*ignore(?:\[(?P<codes>[A-Za-z0-9_,\s]*)\])?", re.I)
 
 
 def _single_small(stmt) -> cst.BaseSmallStatement | None:
@@ -373,7 +373,7 @@ class Suppress(Fix):
             e = TextEdit(Span(Pos(line, end), Pos(line, len(text))), f"  # fullgraph: ignore[{f.code}]")
         else:
             col, ctext = comment
-            m = _SUPPRESS_RE.search(ctext)
+            m = suppressions.PATTERN.search(ctext)
             if m and m.group("codes") is not None:
                 codes = [c.strip() for c in m.group("codes").split(",") if c.strip()]
                 if f.code in [c.upper() for c in codes]:

@@ -1,0 +1,256 @@
+"""Re-analysing an editor buffer after a keystroke: only what the edit touched.
+
+An analysis of a buffer leaves a `Memo` for the next one: the lines it read, its syntax tree, the module's
+top level as the function bodies see it, and each top-level statement's share of the function pass (a
+`Unit`: the summaries of the functions and classes the statement defines, and what their analysis added
+to the module's summary).  The next analysis of the same buffer
+
+- parses only the top-level statements around the changed lines, when the edit keeps every line where
+  it was (`reparse`; any doubt -- a line added or removed, a `__future__` import, an encoding cookie, a
+  region that does not parse on its own -- parses the whole text, as before);
+- runs the module's top level again (cheap: no function body) and, when that gives the function bodies
+  the same names to see, takes every unchanged statement's unit from the memo instead of analysing its
+  functions again (`ModuleAnalyzer._function_pass`).
+
+What a function body's analysis reads beyond its own statement: the module's names (compared whole),
+the decorations of its own functions, and the number of `torch.compile` roots before it (values refer to
+roots by index).  What it writes beyond its own functions and classes is recorded per unit and replayed in
+order.  tests/test_incremental.py checks the result against a fresh analysis after random edits of real
+modules: the same summary, field for field.
+"""
+from __future__ import annotations
+
+import ast
+import copy
+import warnings
+from dataclasses import dataclass, field
+
+from ..positions import Pos, Span
+from .summary import FunctionSummary, ModuleSummary
+
+# ModuleSummary containers a function body's analysis adds to, besides `functions` and `classes`
+LIST_FIELDS = ("roots", "star_imports", "call_sites", "hooks", "unresolved_roots")
+SET_FIELDS = ("imports", "ignored", "reorderable", "allow_in_graph", "dynamo_config")
+# characters str.splitlines() ends a line at and Python's tokenizer does not: such a text is parsed whole
+_ODD_LINE_ENDS = ("\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+
+
+@dataclass
+class Unit:
+    """One top-level statement's share of the function pass."""
+
+    decorations: dict  # qualname -> ModuleAnalyzer.decorations entry of its functions, as they were read
+    roots_before: int  # len(summary.roots) when its functions' analysis began
+    functions: dict[str, FunctionSummary] = field(default_factory=dict)
+    classes: dict = field(default_factory=dict)  # qualname -> final ClassSummary of what it defines
+    lists: dict[str, list] = field(default_factory=dict)  # LIST_FIELDS: the items it appended
+    sets: dict[str, set] = field(default_factory=dict)  # SET_FIELDS: the items it added
+    root_calls: dict[int, tuple] = field(default_factory=dict)  # earlier root's index -> calls it added
+
+
+@dataclass
+class Memo:
+    lines: list[str]  # the text's lines, with their ends
+    tree: ast.Module
+    extents: list[tuple[int, int]]  # per statement of tree.body: first line (decorators included), last line
+    scope: tuple  # what function bodies see of the module (ModuleAnalyzer._function_pass)
+    units: dict[tuple, Unit]  # (first line, last line, their text) -> Unit
+    spent: bool = False  # its tree's statements were moved for a newer text: not to be reparsed from again
+
+
+def extent(stmt: ast.stmt) -> tuple[int, int]:
+    """1-based first and last line of a top-level statement, its decorators included."""
+    first = stmt.lineno
+    for d in getattr(stmt, "decorator_list", ()):
+        first = min(first, d.lineno)
+    return first, stmt.end_lineno or stmt.lineno
+
+
+def unit_key(lines: list[str], span: tuple[int, int]) -> tuple:
+    return span[0], span[1], "".join(lines[span[0] - 1:span[1]])
+
+
+def split(text: str) -> list[str] | None:
+    """The text's lines with their ends, as the tokenizer counts them; None when it cannot be told so."""
+    if any(ch in text for ch in _ODD_LINE_ENDS):
+        return None
+    return text.splitlines(keepends=True)
+
+
+def reparse(memo: Memo, lines: list[str], path: str) -> ast.Module | None:
+    """The syntax tree of `lines` from the memo's tree: the top-level statements the changed lines touch
+    parsed again, the others kept (those below, moved by the lines added or removed: in place, so the memo
+    cannot serve again).  None when this cannot be sure to give what parsing the whole text would (then
+    the caller parses it)."""
+    old = memo.lines
+    if memo.spent or not memo.tree.body:
+        return None
+    n, m = len(lines), len(old)
+    moved = n - m
+    top = min(n, m)
+    lo = 0
+    while lo < top and lines[lo] == old[lo]:
+        lo += 1
+    if lo == n == m:
+        return memo.tree
+    same_end = 0  # lines equal at the end, not overlapping those equal at the start
+    while same_end < top - lo and lines[n - 1 - same_end] == old[m - 1 - same_end]:
+        same_end += 1
+    first, last = lo + 1, m - same_end  # the old text's changed lines, 1-based
+    if first > last:  # lines inserted only: the statements around where they were inserted
+        first, last = lo, lo + 1
+    if first <= 2:
+        return None  # an encoding declaration may have changed
+    # the statements overlapping the changed lines, and the lines between them
+    body, extents = memo.tree.body, memo.extents
+    i = 0
+    while i < len(body) and extents[i][1] < first:
+        i += 1
+    j = i
+    while j < len(body) and extents[j][0] <= last:
+        j += 1
+    start = min(first, extents[i][0]) if i < len(body) else first
+    end = max(last, extents[j - 1][1]) if j > i else last
+    # a statement ending on the line the region starts on (`a = 1; b = 2`) is part of it
+    while i > 0 and extents[i - 1][1] >= start:
+        i -= 1
+        start = min(start, extents[i][0])
+    while j < len(body) and extents[j][0] <= end:
+        end = max(end, extents[j][1])
+        j += 1
+    region = "".join(lines[start - 1:end + moved])
+    if "__future__" in region:
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            part = ast.parse(region, filename=path, type_comments=False)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if start > 1:
+        ast.increment_lineno(part, start - 1)
+    if moved:
+        memo.spent = True
+        for stmt in body[j:]:
+            ast.increment_lineno(stmt, moved)
+    return ast.Module(body=[*body[:i], *part.body, *body[j:]], type_ignores=[])
+
+
+def record_start(summary: ModuleSummary) -> tuple:
+    """Before a unit's functions are analysed: swap in empty sets and functions (what the unit adds to
+    them is then exactly what they hold after), note list lengths and each root's calls."""
+    saved_sets = {f: getattr(summary, f) for f in SET_FIELDS}
+    for f in SET_FIELDS:
+        setattr(summary, f, set())
+    saved_functions = summary.functions
+    summary.functions = {}
+    lengths = {f: len(getattr(summary, f)) for f in LIST_FIELDS}
+    calls = [len(r.calls) for r in summary.roots]
+    return saved_sets, saved_functions, lengths, calls
+
+
+def record_end(summary: ModuleSummary, state: tuple, unit: Unit, classes: list[str]) -> None:
+    """After a unit's functions were analysed: move what they added into `unit` (and back into the
+    summary).  `classes`: qualnames of the classes whose state they may have changed or made."""
+    saved_sets, saved_functions, lengths, calls = state
+    for f in SET_FIELDS:
+        added = getattr(summary, f)
+        unit.sets[f] = added
+        saved_sets[f].update(added)
+        setattr(summary, f, saved_sets[f])
+    unit.functions = summary.functions
+    for fs in unit.functions.values():
+        fs.origin = object()
+    saved_functions.update(unit.functions)
+    summary.functions = saved_functions
+    for f in LIST_FIELDS:
+        items = getattr(summary, f)[lengths[f]:]
+        if items:
+            unit.lists[f] = items
+    for i, n in enumerate(calls):
+        r = summary.roots[i]
+        if len(r.calls) > n:
+            unit.root_calls[i] = r.calls[n:]
+    unit.classes = {q: summary.classes[q] for q in dict.fromkeys(classes) if q in summary.classes}
+
+
+def replay(summary: ModuleSummary, unit: Unit) -> None:
+    """A unit taken from the memo: what its analysis added, added again (roots copied: a later unit's
+    calls are added to them, and the memo's must stay as recorded)."""
+    summary.functions.update(unit.functions)
+    for f, items in unit.sets.items():
+        if items:
+            getattr(summary, f).update(items)
+    for f, items in unit.lists.items():
+        getattr(summary, f).extend(copy.copy(x) for x in items) if f == "roots" else getattr(summary, f).extend(items)
+    for i, more in unit.root_calls.items():
+        r = summary.roots[i]
+        r.calls = (*r.calls, *more)
+    summary.classes.update(unit.classes)
+
+
+
+def _clone(x):
+    new = object.__new__(type(x))
+    new.__dict__.update(x.__dict__)
+    return new
+
+
+def _span(s: Span, d: int) -> Span:
+    return Span(Pos(s.start.line + d, s.start.col), Pos(s.end.line + d, s.end.col))
+
+
+def _moved(x, d: int, spans=("span",), blocks=False):
+    """A copy of a summary record with the Span fields `spans` (and its `block` line) `d` lines down."""
+    new = _clone(x)
+    for f in spans:
+        setattr(new, f, _span(getattr(x, f), d))
+    if blocks and x.block is not None:
+        new.block = x.block + d
+    return new
+
+
+def moved_function(fs: FunctionSummary, d: int) -> FunctionSummary:
+    """A copy of `fs` `d` lines down."""
+    new = _moved(fs, d, ("span", "name_span"))
+    new.sites = [_moved(s, d, ("span", "stmt"), blocks=True) for s in fs.sites]
+    new.edges = [_moved(e, d, blocks=True) for e in fs.edges]
+    new.iter_uses = [_moved(u, d) for u in fs.iter_uses]
+    new.decorator_lines = [n + d for n in fs.decorator_lines]
+    new.wrapped_by = [(q, called, _span(s, d)) for q, called, s in fs.wrapped_by]
+    new.comprehensions = [(_span(s, d), names) for s, names in fs.comprehensions]
+    new.effects = [(_span(s, d), text) for s, text in fs.effects]
+    return new
+
+
+def _moved_list(field_name: str, items: list, d: int) -> list:
+    if field_name == "unresolved_roots":
+        return [(label, _span(s, d)) for label, s in items]
+    if field_name == "call_sites":
+        out = []
+        for c in items:
+            new = _moved(c, d)
+            new.arg_spans = tuple(_span(s, d) for s in c.arg_spans)
+            out.append(new)
+        return out
+    if field_name == "roots":
+        return [_moved(r, d) for r in items]
+    return items  # star_imports, hooks: names only
+
+
+def shifted(unit: Unit, d: int) -> Unit | None:
+    """`unit` for its statement `d` lines further down (a line was added or removed above it): every
+    position in what it recorded moved (summary.py says which fields hold positions; the test checks
+    this against a shift of every Span found anywhere).  None when positions are also in its names (a
+    lambda's qualname is `<lambda:line:col>`): its statement is analysed again then."""
+    if any("<lambda:" in q for q in unit.functions):
+        return None
+    return Unit(
+        decorations={q: None if e is None else (*e[:4], [(w, c, _span(s, d)) for w, c, s in e[4]])
+                     for q, e in unit.decorations.items()},
+        roots_before=unit.roots_before,
+        functions={q: moved_function(fs, d) for q, fs in unit.functions.items()},
+        classes={q: _moved(cs, d, ("span", "name_span")) for q, cs in unit.classes.items()},
+        lists={f: _moved_list(f, items, d) for f, items in unit.lists.items()},
+        sets=unit.sets,
+        root_calls=unit.root_calls)

@@ -1,0 +1,314 @@
+"""A module's analysis: its text parsed (an editor buffer's, from what the last analysis of it left),
+its top level walked, then its function bodies, each top-level statement's in turn, into a ModuleSummary.
+The walking itself is engine/analyzer.py's FunctionAnalyzer.
+
+The analyzer never imports or runs the code it reads.
+"""
+from __future__ import annotations
+
+import ast
+import bisect
+import copy
+import dataclasses
+import hashlib
+import warnings
+
+from ..positions import LineIndex, Span
+from . import incremental, suppressions
+from . import values as V
+from .analyzer import FunctionAnalyzer
+from .summary import FunctionSummary, ModuleSummary
+from .values import Val
+
+__all__ = ["ModuleAnalyzer", "absolute_module", "analyze", "module_name_for", "package_of", "parse_module"]
+
+
+def package_of(modname: str, is_package: bool) -> list[str]:
+    """The package a module's relative imports start from, as name parts."""
+    parts = modname.split(".")
+    return parts if is_package else parts[:-1]
+
+
+def absolute_module(package: list[str], module: str | None, level: int) -> str | None:
+    """The module `from <level dots><module> import ...` names, from `package`; None if the dots go
+    beyond the top-level package."""
+    if not level:
+        return module or ""
+    if level - 1 >= len(package):
+        return None
+    base = package[:len(package) - (level - 1)]
+    return ".".join([*base, module] if module else base)
+
+
+def module_name_for(path: str, root: str | None = None) -> tuple[str, bool]:
+    """Dotted module name from the file's package (parent dirs holding __init__.py)."""
+    import os
+
+    path = os.path.abspath(path)
+    d, fname = os.path.split(path)
+    stem = fname[:-3] if fname.endswith(".py") else fname.rsplit(".", 1)[0]
+    is_pkg = stem == "__init__"
+    parts = [] if is_pkg else [stem]
+    while os.path.isfile(os.path.join(d, "__init__.py")):
+        d, pkg = os.path.split(d)
+        parts.insert(0, pkg)
+        if not pkg:
+            break
+    return ".".join(p for p in parts if p) or stem, is_pkg
+
+
+def _fields_copy(obj):
+    """A copy of a summary dataclass whose containers are copied one level deep (writable without
+    changing `obj`)."""
+    new = copy.copy(obj)
+    for f in dataclasses.fields(obj):
+        v = getattr(obj, f.name)
+        if isinstance(v, (dict, list, set)):
+            setattr(new, f.name, type(v)(v))
+    return new
+
+
+def parse_module(text: str, path: str) -> ast.Module:
+    """The module's syntax tree, as the analysis parses it (raises SyntaxError, ValueError, ...)."""
+    with warnings.catch_warnings():  # SyntaxWarnings about the user's code are not ours to print
+        warnings.simplefilter("ignore")
+        return ast.parse(text, filename=path, type_comments=False)
+
+
+class ModuleAnalyzer:
+    def __init__(self, path: str, text: str, modname: str, is_package: bool = False, recover: bool = False,
+                 tree: ast.Module | None = None, bodies: bool = True, remember: bool = False,
+                 previous: incremental.Memo | None = None):
+        self.path = path
+        # editor buffers (`remember`): the memo an analysis of an earlier version of this text left, whose
+        # unchanged parts are taken (engine/incremental.py), and `memo`, this analysis' own, for the next
+        self.remember = remember
+        self.previous = previous
+        self.memo: incremental.Memo | None = None
+        self._written_classes: list[str] | None = None  # classes a unit's function bodies made
+        # function qualname -> unannotated parameters to read as tensors (what its callers pass), while
+        # variant() analyses that function again (Project._with_tensor_params); empty otherwise
+        self.tensors: dict[str, frozenset[str]] = {}
+        self._given_tree = tree  # `text` already parsed (by an earlier analysis of the same text)
+        self.bodies = bodies  # False: the top level only (the functions are left for variant())
+        self._queued: list = []  # the functions the top level defines, as run() queued them (for variant())
+        self.text = text
+        self.recover = recover
+        self.modname = modname
+        self.is_package = is_package
+        self.lines = LineIndex(text)
+        self.summary = ModuleSummary(
+            name=modname, path=path, text_hash=hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+        )
+        self.summary.line_count = len(self.lines.lines)
+        self.bindings: dict[str, Val] = {}
+        self._pending: list[tuple[ast.AST, str, str | None, "FunctionAnalyzer | None"]] = []
+        # qualname -> (fullgraph flag, compiled?, disabled, opaque, wrapped_by) from decorators
+        self.decorations: dict[str, tuple] = {}
+        self.tree: ast.Module | None = None  # the parsed module, when it parsed as it is
+        # no walrus and no yield anywhere: no expression binds a name (scope_facts' fast path)
+        self.plain_exprs = ":=" not in text and "yield" not in text
+
+    # ---- helpers -------------------------------------------------------------------------------
+    def plain_in(self, node: ast.AST) -> bool:
+        """No walrus and no yield in the lines of `node` (a function): scope_facts' fast path holds for
+        its body even when another function of the module is a generator."""
+        for line in self.lines.lines[node.lineno - 1:getattr(node, "end_lineno", None) or len(self.lines.lines)]:
+            if "yield" in line or ":=" in line:
+                return False
+        return True
+
+    def span(self, node: ast.AST) -> Span:
+        return self.lines.span_from_ast(node)
+
+    def text_of(self, node: ast.AST) -> str:
+        """The source text of a node (from the line index: ast.get_source_segment re-splits the
+        whole file on every call, which made analysis quadratic)."""
+        seg = None
+        try:
+            span = self.span(node)
+            if span.start.line == span.end.line:
+                seg = self.lines.line(span.start.line)[span.start.col:span.end.col]
+            elif span.end.line - span.start.line < 20:
+                parts = [self.lines.line(span.start.line)[span.start.col:]]
+                parts += [self.lines.line(i) for i in range(span.start.line + 1, span.end.line)]
+                parts.append(self.lines.line(span.end.line)[:span.end.col])
+                seg = "\n".join(parts)
+        except Exception:
+            seg = None
+        if seg is None:
+            try:
+                seg = ast.unparse(node)
+            except Exception:
+                seg = "?"
+        seg = " ".join(seg.split())
+        return seg if len(seg) <= 80 else seg[:77] + "..."
+
+    def absolute(self, module: str | None, level: int) -> str:
+        r = absolute_module(package_of(self.modname, self.is_package), module, level)
+        return (module or "") if r is None else r
+
+    # ---- entry ---------------------------------------------------------------------------------
+    def run(self) -> ModuleSummary:
+        lines = incremental.split(self.text) if self.remember and self.bodies else None
+        try:
+            tree = self._given_tree
+            if tree is None and lines is not None and self.previous is not None:
+                tree = incremental.reparse(self.previous, lines, self.path)
+            if tree is None:
+                tree = parse_module(self.text, self.path)
+        except SyntaxError as e:
+            self.summary.syntax_error = (f"SyntaxError: {e.msg}", self._error_span(e))
+            self.summary.suppressions = suppressions.read(self.text, self.lines.lines, None)
+            tree = self._recover(e) if self.recover else None
+            if tree is None:
+                return self.summary
+        except (ValueError, RecursionError, MemoryError) as e:
+            self.summary.syntax_error = (f"cannot parse: {e}", Span.of(0, 0, 0, 0))
+            return self.summary
+        else:
+            self.summary.suppressions = suppressions.read(self.text, self.lines.lines, tree)
+            self.tree = tree
+        top = FunctionAnalyzer(self, None, tree, qualname=self.modname, cls=None, module_level=True)
+        top.analyze_module(tree.body)
+        self.bindings = top.env
+        for name, v in top.env.items():
+            if v.kind == V.REF:
+                self.summary.bindings[name] = ("ref", v.q)
+            elif v.kind == V.INSTANCE:
+                self.summary.bindings[name] = ("instance", v.q)
+            elif v.kind == V.COMPILED:
+                self.summary.bindings[name] = ("compiled", v.q)
+            elif v.kind == V.OPAQUE:
+                self.summary.bindings[name] = ("opaque", v.q)
+            else:
+                self.summary.bindings[name] = ("value", None)
+        # Function bodies run after the module is imported: analyse them with the final bindings.
+        self._queued = list(self._pending)
+        if self.bodies:
+            self._function_pass(tree, lines if self.tree is not None else None)
+        return self.summary
+
+    def _function_pass(self, tree: ast.Module, lines: list[str] | None) -> None:
+        """Analyse the function bodies, one top-level statement's functions (nested ones included) after
+        another; with `lines` (the text parsed as it is), each statement's share is recorded in `self.memo`
+        and, when the statement and what it sees of the module are unchanged since `self.previous`, taken
+        from there instead."""
+        extents = [incremental.extent(s) for s in tree.body]
+        starts = [e[0] for e in extents]
+        groups: dict[int, list] = {}
+        for item in self._pending:
+            groups.setdefault(bisect.bisect_right(starts, item[0].lineno) - 1, []).append(item)
+        self._pending = []
+        if lines is None:  # nothing to remember (or a text recovered from a syntax error)
+            for items in groups.values():
+                self._pending = list(items)
+                self._analyze_pending()
+            return
+        scope = (self.modname, self.is_package, self.plain_exprs, dict(self.bindings))
+        prev = self.previous
+        reusable = prev.units if prev is not None and prev.scope == scope else {}
+        units: dict[tuple, incremental.Unit] = {}
+        summary = self.summary
+        moved = len(lines) - len(prev.lines) if reusable else 0  # lines added (removed) by the edit
+        for i, items in groups.items():
+            key = incremental.unit_key(lines, extents[i])
+            decorations = {q: self.decorations.get(q) for _, q, _, _ in items}
+            unit = reusable.get(key)
+            if unit is None and moved and (old := reusable.get((key[0] - moved, key[1] - moved, key[2]))):
+                unit = incremental.shifted(old, moved)  # the same statement, below the edit
+            if unit is not None and unit.roots_before == len(summary.roots) and unit.decorations == decorations:
+                incremental.replay(summary, unit)
+            else:
+                unit = incremental.Unit(decorations, len(summary.roots))
+                state = incremental.record_start(summary)
+                self._written_classes = []
+                self._pending = list(items)
+                self._analyze_pending()
+                incremental.record_end(summary, state, unit, [c for _, _, c, _ in items if c] + self._written_classes)
+                self._written_classes = None
+            units[key] = unit
+        self.memo = incremental.Memo(lines, tree, extents, scope, units)
+
+    def _analyze_pending(self) -> None:
+        """Analyse the queued functions (and those their analysis queues: nested functions, lambdas)."""
+        while self._pending:
+            node, qual, cls, parent = self._pending.pop(0)
+            fa = FunctionAnalyzer(self, parent, node, qualname=qual, cls=cls)
+            fa.analyze_function()
+
+    def variant(self, qualname: str, tensors: frozenset[str], classes: dict) -> FunctionSummary | None:
+        """After run(): the function `qualname` analysed again with the parameters `tensors` read as
+        tensors (Project._with_tensor_params), on this analysis' top level: one module parse and top-level
+        pass serve every such variant of the module.  `classes` are the module's classes as its full
+        analysis left them (what every method set on `self`); the analysis writes into copies (the
+        function's own class; summary containers) and changes neither."""
+        base, tensors_before = self.summary, self.tensors
+        self._pending = [e for e in self._queued if e[1] == qualname]
+        summary = _fields_copy(base)
+        summary.classes = dict(classes)
+        for _, _, cls, _ in self._pending:  # a method writes into its own class only
+            if cls in summary.classes:
+                summary.classes[cls] = _fields_copy(summary.classes[cls])
+        self.summary, self.tensors = summary, {qualname: tensors}
+        try:
+            self._analyze_pending()
+            return self.summary.functions.get(qualname)
+        finally:
+            self.summary, self.tensors, self._pending = base, tensors_before, []
+
+    def _error_span(self, e: SyntaxError) -> Span:
+        line = max((e.lineno or 1) - 1, 0)
+        col = max((e.offset or 1) - 1, 0)  # SyntaxError.offset counts characters for str input
+        end_line = max(((getattr(e, "end_lineno", None) or e.lineno or 1) - 1), line)
+        end_col = getattr(e, "end_offset", None)
+        end_col = max(end_col - 1, col + 1) if end_col and end_line == line else col + 1
+        return self.lines.clamp_span(Span.of(line, col, end_line, end_col))
+
+    def _recover(self, err: SyntaxError) -> ast.Module | None:
+        """Blank the top-level blocks that do not parse (keeping every line where it is) and
+        analyse the rest, so a half-typed function does not hide the findings of the others."""
+        lines = self.text.splitlines(keepends=True)
+
+        def top_level(i: int) -> bool:
+            s = lines[i]
+            return bool(s) and (s[0].isalpha() or s[0] in "_@")
+
+        for _ in range(16):
+            n = len(lines)
+            at = min(max((err.lineno or 1) - 1, 0), n - 1) if n else 0
+            start = at
+            while start > 0 and not top_level(start):
+                start -= 1
+            while start > 0 and lines[start - 1].startswith("@"):
+                start -= 1
+            end = at + 1
+            while end < n and not (top_level(end) and not lines[end].startswith(("else", "elif", "except", "finally"))):
+                end += 1
+            for i in range(start, end):
+                ending = lines[i][len(lines[i].rstrip("\r\n")):]
+                lines[i] = ending
+            text = "".join(lines)
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    tree = ast.parse(text, filename=self.path)
+            except SyntaxError as e:
+                err = e
+                continue
+            except (ValueError, RecursionError, MemoryError):
+                return None
+            self.text = text
+            return tree
+        return None
+
+
+def analyze(path: str, text: str, modname: str | None = None, is_package: bool | None = None,
+            recover: bool = False) -> ModuleSummary:
+    """Analyse one module.  With `recover`, a file with a syntax error still has the top-level
+    blocks that parse analysed (the editor case); otherwise it is reported and not analysed."""
+    if modname is None:
+        modname, pkg = module_name_for(path)
+        if is_package is None:
+            is_package = pkg
+    return ModuleAnalyzer(path, text, modname, bool(is_package), recover).run()
