@@ -207,7 +207,10 @@ def pct(xs, q):
     return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))]
 
 
-async def latency(n_lines: int, edits: int, tmp: Path) -> dict:
+async def latency(n_lines: int, edits: int, tmp: Path, enter_every: int = 0) -> dict:
+    """didChange -> diagnostics per keystroke: a character typed at the end of a random line, and with
+    `enter_every`, every so many keystrokes an Enter there instead (a new line: every line below moves),
+    reported apart as well."""
     text = model_file(n_lines)
     path = tmp / f"model_{n_lines}.py"
     path.write_text(text)
@@ -218,16 +221,23 @@ async def latency(n_lines: int, edits: int, tmp: Path) -> dict:
     rng = random.Random(n_lines)
     lines = text.splitlines()
     comment_lines = [i for i, s in enumerate(lines) if s.strip() and not s.strip().startswith('"""')]
-    lat, ratios = [], []
+    lat, ratios, enters = [], [], []
     for k in range(edits):
         i = rng.choice(comment_lines)
         # type a character at the end of a line (inside a comment when the line has one, else a space
         # before the newline): the file keeps parsing, like most keystrokes
         col = len(lines[i])
-        ch = " "
-        lines[i] += ch
+        enter = bool(enter_every) and k % enter_every == enter_every - 1
+        ch = "\n" if enter else " "
+        if enter:
+            lines.insert(i + 1, "")
+            comment_lines = [j if j <= i else j + 1 for j in comment_lines]
+        else:
+            lines[i] += ch
         dt = await b.edit(path.as_uri(), i, col, ch)
         lat.append(dt)
+        if enter:
+            enters.append(dt)
         if k % 20 == 0:  # the reference, interleaved with the measurements
             ref = parse_time("\n".join(lines), reps=5)
             ratios.append(ref)
@@ -239,6 +249,8 @@ async def latency(n_lines: int, edits: int, tmp: Path) -> dict:
         "ast_parse_ms": ref * 1000,
         "median_ratio": statistics.median(lat) / ref, "p95_ratio": pct(lat, 0.95) / ref,
         "min_ratio": min(lat) / ref, "max_ratio": max(lat) / ref,
+        **({"enters": len(enters), "enter_median_ratio": statistics.median(enters) / ref,
+            "enter_max_ratio": max(enters) / ref} if enters else {}),
     }
 
 
