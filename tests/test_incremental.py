@@ -240,3 +240,56 @@ def test_a_moved_statement_has_every_position_moved(source):
             assert moved == _every_span_moved(unit, 7)
             assert moved != unit or not (unit.functions or unit.classes or unit.lists)
     assert seen >= (20 if source == "cases" else 5)
+
+
+UNDO = '''import torch
+import torch.nn as nn
+
+SCALE = 2
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def scale(self, h, k):
+        if (h > 0).any():
+            print("positive")
+        return h * k
+
+    def forward(self, x):
+        return self.scale(self.lin(x), SCALE)
+
+
+model = torch.compile(Block(), fullgraph=True)
+'''
+
+
+def _findings_with_fixes(ws, path):
+    return [(f.code, f.span, f.message, [x.title for x in f.fixes], f.data.get("fix_edits"))
+            for f in ws.findings_for([path], fixes=True)]
+
+
+def test_enter_then_undo_gives_the_findings_and_fixes_of_the_first_text(tmp_path):
+    """A new line moves the statements below it in the kept syntax tree; undoing it brings back the
+    first text, whose tree, fix sources and variants were kept by its hash: they must not be served
+    with the moved positions."""
+    path = str(tmp_path / "block.py")
+    ws = Workspace()
+    ws.set_text(path, UNDO)
+    first = _findings_with_fixes(ws, path)
+    assert any(f[0] == "FG301" for f in first) and any(f[3] for f in first)  # a variant's break, a fix
+    memo = ws._memos[path]
+    ws.set_text(path, UNDO.replace("SCALE = 2\n", "SCALE = 2\n# a new line\n"))  # a line above the class
+    assert memo.spent  # the class's statement was moved in place, not parsed again
+    _findings_with_fixes(ws, path)
+    ws.set_text(path, UNDO)  # Ctrl+Z
+    assert _findings_with_fixes(ws, path) == first
+    # the same with an edit parsed whole in between (the moved nodes are not moved back then) and the
+    # variants' memo emptied (it is bounded): what was kept for the first text's tree must not serve
+    ws.set_text(path, UNDO.replace("SCALE = 2\n", "SCALE = 2\n# a new line\n"))
+    ws.set_text(path, "#\n" + UNDO.replace("SCALE = 2\n", "SCALE = 2\n# a new line\n"))
+    ws.set_text(path, UNDO)
+    ws.project._variants.clear()
+    assert _findings_with_fixes(ws, path) == first

@@ -196,8 +196,16 @@ class Workspace:
         if old is not None and old.text_hash == h:
             return old
         modname, is_pkg = module_name_for(path)
-        an = ModuleAnalyzer(path, text, modname, is_pkg, recover, remember=True, previous=self._memos.get(path))
+        previous = self._memos.get(path)
+        an = ModuleAnalyzer(path, text, modname, is_pkg, recover, remember=True, previous=previous)
         summary = an.run()
+        if previous is not None and previous.spent:
+            # the statements of the last tree were moved in place for this text: what holds that tree
+            # for its own text (a fix source, the variants' base analysis) must not serve it again
+            _, source = self._sources.pop(path, (None, None))
+            if source is not None:
+                source.release()
+            self.project.forget_base(path)
         # the next version of this buffer re-analyses only what changed since the last version that parsed
         if an.memo is not None:
             self._memos[path] = an.memo

@@ -96,6 +96,9 @@ class ArgumentsMixin:
         self._variants[key] = (made_by, fs, variant)
         return variant
 
+    def forget_base(self, path: str) -> None:
+        self._bases.pop(path, None)
+
     def _base_analysis(self, mod: ModuleSummary):
         """The module analysed again from its text (the syntax tree the workspace keeps, when it does) for
         its functions' variants; the last few modules' are kept.  None without the text it was analysed from."""
