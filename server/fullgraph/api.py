@@ -208,7 +208,12 @@ class Workspace:
             self.project.forget_base(path)
         # the next version of this buffer re-analyses only what changed since the last version that parsed
         if an.memo is not None:
+            self._memos.pop(path, None)
             self._memos[path] = an.memo
+            # the syntax trees of the buffers edited last only (a 2,000-line module's is ~5 MB): the
+            # others keep their statements' analyses, and parse whole when they are edited again
+            for memo in list(self._memos.values())[:-SOURCE_CACHE]:
+                memo.tree = None
         summary.text_hash = h
         self.project.set_module(summary)
         self.file_errors.pop(path, None)

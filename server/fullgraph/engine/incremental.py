@@ -41,6 +41,9 @@ class Unit:
 
     decorations: dict  # qualname -> ModuleAnalyzer.decorations entry of its functions, as they were read
     roots_before: int  # len(summary.roots) when its functions' analysis began
+    # its classes as the top level left them, before its functions' analysis: what the top level gave them
+    # (bases, class attributes...) depends on the names bound *above* the statement, not on the module's
+    classes_before: dict = field(default_factory=dict)
     functions: dict[str, FunctionSummary] = field(default_factory=dict)
     classes: dict = field(default_factory=dict)  # qualname -> final ClassSummary of what it defines
     lists: dict[str, list] = field(default_factory=dict)  # LIST_FIELDS: the items it appended
@@ -51,7 +54,7 @@ class Unit:
 @dataclass
 class Memo:
     lines: list[str]  # the text's lines, with their ends
-    tree: ast.Module
+    tree: ast.Module | None  # None once dropped (Workspace.set_text keeps the last few buffers' only)
     extents: list[tuple[int, int]]  # per statement of tree.body: first line (decorators included), last line
     scope: tuple  # what function bodies see of the module (ModuleAnalyzer._function_pass)
     units: dict[tuple, Unit]  # (first line, last line, their text) -> Unit
@@ -83,7 +86,7 @@ def reparse(memo: Memo, lines: list[str], path: str) -> ast.Module | None:
     cannot serve again).  None when this cannot be sure to give what parsing the whole text would (then
     the caller parses it)."""
     old = memo.lines
-    if memo.spent or not memo.tree.body:
+    if memo.spent or memo.tree is None or not memo.tree.body:
         return None
     n, m = len(lines), len(old)
     moved = n - m
@@ -134,6 +137,20 @@ def reparse(memo: Memo, lines: list[str], path: str) -> ast.Module | None:
         for stmt in body[j:]:
             ast.increment_lineno(stmt, moved)
     return ast.Module(body=[*body[:i], *part.body, *body[j:]], type_ignores=[])
+
+
+def classes_as_they_are(summary: ModuleSummary, qualnames) -> dict:
+    """Copies of the classes `qualnames` (their containers copied too: the function pass adds to them)."""
+    out = {}
+    for q in qualnames:
+        cs = summary.classes.get(q)
+        if cs is not None:
+            new = _clone(cs)
+            for k, v in cs.__dict__.items():
+                if type(v) in (dict, list, set):
+                    setattr(new, k, type(v)(v))
+            out[q] = new
+    return out
 
 
 def record_start(summary: ModuleSummary) -> tuple:
@@ -249,6 +266,7 @@ def shifted(unit: Unit, d: int) -> Unit | None:
         decorations={q: None if e is None else (*e[:4], [(w, c, _span(s, d)) for w, c, s in e[4]])
                      for q, e in unit.decorations.items()},
         roots_before=unit.roots_before,
+        classes_before={q: _moved(cs, d, ("span", "name_span")) for q, cs in unit.classes_before.items()},
         functions={q: moved_function(fs, d) for q, fs in unit.functions.items()},
         classes={q: _moved(cs, d, ("span", "name_span")) for q, cs in unit.classes.items()},
         lists={f: _moved_list(f, items, d) for f, items in unit.lists.items()},

@@ -217,15 +217,19 @@ class ModuleAnalyzer:
             unit = reusable.get(key)
             if unit is None and moved and (old := reusable.get((key[0] - moved, key[1] - moved, key[2]))):
                 unit = incremental.shifted(old, moved)  # the same statement, below the edit
-            if unit is not None and unit.roots_before == len(summary.roots) and unit.decorations == decorations:
+            own = dict.fromkeys(c for _, _, c, _ in items if c)
+            if unit is not None and unit.roots_before == len(summary.roots) and unit.decorations == decorations \
+                    and all(summary.classes.get(q) == cs for q, cs in unit.classes_before.items()) \
+                    and len(unit.classes_before) == sum(q in summary.classes for q in own):
                 incremental.replay(summary, unit)
             else:
-                unit = incremental.Unit(decorations, len(summary.roots))
+                unit = incremental.Unit(decorations, len(summary.roots),
+                                        incremental.classes_as_they_are(summary, own))
                 state = incremental.record_start(summary)
                 self._written_classes = []
                 self._pending = list(items)
                 self._analyze_pending()
-                incremental.record_end(summary, state, unit, [c for _, _, c, _ in items if c] + self._written_classes)
+                incremental.record_end(summary, state, unit, [*own, *self._written_classes])
                 self._written_classes = None
             units[key] = unit
         self.memo = incremental.Memo(lines, tree, extents, scope, units)
