@@ -1,22 +1,24 @@
 """Re-analysing an editor buffer after a keystroke: only what the edit touched.
 
 An analysis of a buffer leaves a `Memo` for the next one: the lines it read, its syntax tree, the module's
-top level as the function bodies see it, and each top-level statement's share of the function pass (a
+names as the function bodies see them, and each top-level statement's share of the function pass (a
 `Unit`: the summaries of the functions and classes the statement defines, and what their analysis added
-to the module's summary).  The next analysis of the same buffer
+to the module's summary elsewhere).  The next analysis of the same buffer
 
-- parses only the top-level statements around the changed lines, when the edit keeps every line where
-  it was (`reparse`; any doubt -- a line added or removed, a `__future__` import, an encoding cookie, a
-  region that does not parse on its own -- parses the whole text, as before);
-- runs the module's top level again (cheap: no function body) and, when that gives the function bodies
-  the same names to see, takes every unchanged statement's unit from the memo instead of analysing its
-  functions again (`ModuleAnalyzer._function_pass`).
+- parses only the top-level statements around the changed lines; those below move in place by the
+  lines added or removed (`reparse`; any doubt -- a `__future__` import, an encoding cookie, a region
+  that does not parse on its own -- parses the whole text, as before);
+- runs the module's top level again (cheap: no function body) and takes every statement whose text is
+  unchanged from the memo instead of analysing its functions again -- moved, every position in it, when
+  lines were added or removed above it (`shifted`) -- if what its functions' analysis reads beyond the
+  statement is unchanged too: the module's names at the end of the top level (compared whole), the
+  decorations of its functions, its classes as the top level left them, and the number of
+  `torch.compile` roots before it (values refer to roots by index) (`ModuleAnalyzer._function_pass`).
 
-What a function body's analysis reads beyond its own statement: the module's names (compared whole),
-the decorations of its own functions, and the number of `torch.compile` roots before it (values refer to
-roots by index).  What it writes beyond its own functions and classes is recorded per unit and replayed in
-order.  tests/test_incremental.py checks the result against a fresh analysis after random edits of real
-modules: the same summary, field for field.
+What a statement's functions add beyond its own functions and classes (roots, call sites, imports, the
+calls passed to a root of the top level...) is recorded per unit and replayed in order.
+tests/test_incremental.py checks the result against a fresh analysis after random edits of real modules:
+the same summary, field for field, and the same findings.
 """
 from __future__ import annotations
 
