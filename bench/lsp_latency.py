@@ -5,6 +5,8 @@
 1. didChange -> publishDiagnostics latency on a 2,000-line and a 6,000-line model file (realistic
    nn.Module code with compiled roots and breaks), median and p95 over 200 edits, each reported as a
    ratio to `ast.parse` of the same text measured in the same run (the machines are shared and noisy).
+   A keystroke types a space at the end of a random line; bench_speed.py's editor part also runs
+   `latency(..., enter_every=8)`, where every 8th keystroke is an Enter (a new line) instead.
 2. The server's RSS after 10,000 edits across 20 open files, sampled after warm-up and at the end.
 
 Writes bench/results/lsp.json.
