@@ -78,6 +78,7 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin):
         # local containers given a tensor: name -> "dict" (`out[k] = t`) or "list" (`xs.append(t)`)
         self._reassigned: frozenset = frozenset()  # names the function's body binds (analyze_function)
         self._rebound: set[str] = set()  # names bound so far in statement order (loops: their whole body)
+        self._loops_counted: set[int] = set()  # loops whose names _rebound has (inside a loop counted before)
         self.tensor_holders: dict[str, str] = {}
         self._with_item: ast.AST | None = None  # the context expression of the `with` being entered
 
@@ -247,8 +248,18 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin):
 
     def _loop_rebinds(self, loop: ast.stmt) -> None:
         """A loop's tests see what its body assigns on the previous iteration: count it as rebound
-        before walking the body."""
-        self._rebound.update(n.id for n in ast.walk(loop) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+        before walking the body.  (The loops inside it: their names are counted with it.)  Only the
+        parameters matter (_param_untouched): a body that rebinds none has nothing to count."""
+        if id(loop) in self._loops_counted or self.fs is None or self._reassigned.isdisjoint(self.fs.params):
+            return
+        rebound = self._rebound
+        for n in ast.walk(loop):
+            t = type(n)
+            if t is ast.Name:
+                if type(n.ctx) is ast.Store:
+                    rebound.add(n.id)
+            elif t is ast.For or t is ast.While or t is ast.AsyncFor:
+                self._loops_counted.add(id(n))
 
     # ---- recording -----------------------------------------------------------------------------
     def site(self, code: str, node: ast.AST, message: str, callee: str | None = None,
