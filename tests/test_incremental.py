@@ -326,3 +326,32 @@ def test_a_class_sees_the_names_bound_above_it_not_the_modules_last(tmp_path):
     got = ws.set_text(path, above)
     assert got == _fresh(path, above)
     assert got.classes["m.M"].bases == ["torch.nn.nn.Module"]
+
+
+def test_a_keystroke_that_breaks_the_syntax_reuses_the_other_statements(tmp_path, monkeypatch):
+    """A half-typed call: the text does not parse, the block holding it is blanked (as a fresh analysis
+    does), and the rest keeps its analyses: the statements whose functions read nothing the blanking
+    changed are not analysed again, and the variants' base analysis takes the recovered tree instead of
+    recovering the text a second time."""
+    from fullgraph.engine.analyzer import FunctionAnalyzer
+
+    path = str(tmp_path / "model.py")
+    text = model_file(300)
+    ws = Workspace()
+    ws.set_text(path, text)
+    ws.findings_for([path], fixes=False)
+    total = len(ws.project.modules[path].functions)
+    broken = text.replace("h = F.gelu(self.fc1(x))", "h = F.gelu(self.fc1(x) (", 1)
+    parses, analysed = [], []
+    real_parse, real_fn = ast.parse, FunctionAnalyzer.analyze_function
+    monkeypatch.setattr(ast, "parse", lambda *a, **k: parses.append(1) or real_parse(*a, **k))
+    monkeypatch.setattr(FunctionAnalyzer, "analyze_function", lambda self: analysed.append(1) or real_fn(self))
+    got = ws.set_text(path, broken)
+    findings = ws.findings_for([path], fixes=False)
+    monkeypatch.undo()
+    assert got.syntax_error is not None and got == _fresh(path, broken)
+    other = Workspace()
+    other.set_text(path, broken)
+    assert repr(findings) == repr(other.findings_for([path], fixes=False))
+    assert len(parses) <= 3  # the edited region, the whole text (it fails), the recovered text
+    assert len(analysed) < total / 3

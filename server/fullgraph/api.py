@@ -217,8 +217,10 @@ class Workspace:
         summary.text_hash = h
         self.project.set_module(summary)
         self.file_errors.pop(path, None)
-        if an.tree is not None:  # the fixes of this buffer will need it: no second parse
-            _remember(self._trees, path, (h, an.tree))
+        if an.analysed_tree is not None:
+            # the fixes of this buffer will need it, and the variants' base analysis (which, for a text
+            # recovered from a syntax error, would recover it again: two more parses per keystroke)
+            _remember(self._trees, path, (h, an.analysed_tree))
         return summary
 
     def source_of(self, path: str) -> str | None:
@@ -233,7 +235,8 @@ class Workspace:
 
     def _tree_of(self, path: str, text: str):
         """The syntax tree of `text` (the module at `path`): the one its analysis parsed when the workspace
-        kept it, else parsed now and kept (the last few, like the fixes' sources); None if it does not parse."""
+        kept it (for a buffer with a syntax error: the tree of what its analysis recovered), else parsed now
+        and kept (the last few, like the fixes' sources); None if it does not parse."""
         h = hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
         cached = self._trees.get(path)
         if cached is not None and cached[0] == h:

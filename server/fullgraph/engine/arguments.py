@@ -110,7 +110,7 @@ class ArgumentsMixin:
             return None
         from .module import ModuleAnalyzer
 
-        tree = self.tree_of(mod.path, text) if self.tree_of is not None and mod.syntax_error is None else None
+        tree = self.tree_of(mod.path, text) if self.tree_of is not None else None
         an = ModuleAnalyzer(mod.path, text, mod.name, os.path.basename(mod.path) == "__init__.py",
                             recover=mod.syntax_error is not None, tree=tree, bodies=False)
         if an.run().text_hash != mod.text_hash:

@@ -11,9 +11,11 @@ to the module's summary elsewhere).  The next analysis of the same buffer
 - runs the module's top level again (cheap: no function body) and takes every statement whose text is
   unchanged from the memo instead of analysing its functions again -- moved, every position in it, when
   lines were added or removed above it (`shifted`) -- if what its functions' analysis reads beyond the
-  statement is unchanged too: the module's names at the end of the top level (compared whole), the
-  decorations of its functions, its classes as the top level left them, and the number of
-  `torch.compile` roots before it (values refer to roots by index) (`ModuleAnalyzer._function_pass`).
+  statement is unchanged too: the module's names they looked up (`Reads`), the decorations of its
+  functions, its classes as the top level left them, and the number of `torch.compile` roots before it
+  (values refer to roots by index) (`ModuleAnalyzer._function_pass`).  A text that does not parse is
+  recovered as before (the top-level blocks that do not parse blanked), and its other statements are
+  taken from the memo of the last text that parsed the same way.
 
 What a statement's functions add beyond its own functions and classes (roots, call sites, imports, the
 calls passed to a root of the top level...) is recorded per unit and replayed in order.
@@ -51,6 +53,40 @@ class Unit:
     lists: dict[str, list] = field(default_factory=dict)  # LIST_FIELDS: the items it appended
     sets: dict[str, set] = field(default_factory=dict)  # SET_FIELDS: the items it added
     root_calls: dict[int, tuple] = field(default_factory=dict)  # earlier root's index -> calls it added
+    reads: dict = field(default_factory=dict)  # module name -> what its functions found bound to it (Reads)
+
+
+_UNBOUND = object()
+
+
+class Reads(dict):
+    """The module's names (ModuleAnalyzer.bindings, the top level's env), noting in `seen` what the function
+    bodies being analysed look up and find (or do not): a unit depends on those names only."""
+
+    __slots__ = ("seen",)
+
+    def __init__(self, names: dict):
+        super().__init__(names)
+        self.seen: dict | None = None
+
+    def get(self, name, default=None):
+        v = dict.get(self, name, _UNBOUND)
+        if self.seen is not None:
+            self.seen.setdefault(name, v)
+        return default if v is _UNBOUND else v
+
+    def __contains__(self, name) -> bool:
+        return self.get(name, _UNBOUND) is not _UNBOUND
+
+    def __getitem__(self, name):
+        v = self.get(name, _UNBOUND)
+        if v is _UNBOUND:
+            raise KeyError(name)
+        return v
+
+    def same(self, seen: dict) -> bool:
+        """Is every name in `seen` bound as it was (or still unbound)?"""
+        return all(dict.get(self, name, _UNBOUND) == v for name, v in seen.items())
 
 
 @dataclass
@@ -58,7 +94,7 @@ class Memo:
     lines: list[str]  # the text's lines, with their ends
     tree: ast.Module | None  # None once dropped (Workspace.set_text keeps the last few buffers' only)
     extents: list[tuple[int, int]]  # per statement of tree.body: first line (decorators included), last line
-    scope: tuple  # what function bodies see of the module (ModuleAnalyzer._function_pass)
+    scope: tuple  # the module's name, whether a package, and the walk's fast path: compared whole
     units: dict[tuple, Unit]  # (first line, last line, their text) -> Unit
     spent: bool = False  # its tree's statements were moved for a newer text: not to be reparsed from again
 
@@ -273,4 +309,5 @@ def shifted(unit: Unit, d: int) -> Unit | None:
         classes={q: _moved(cs, d, ("span", "name_span")) for q, cs in unit.classes.items()},
         lists={f: _moved_list(f, items, d) for f, items in unit.lists.items()},
         sets=unit.sets,
-        root_calls=unit.root_calls)
+        root_calls=unit.root_calls,
+        reads=unit.reads)

@@ -106,6 +106,7 @@ class ModuleAnalyzer:
         # qualname -> (fullgraph flag, compiled?, disabled, opaque, wrapped_by) from decorators
         self.decorations: dict[str, tuple] = {}
         self.tree: ast.Module | None = None  # the parsed module, when it parsed as it is
+        self.analysed_tree: ast.Module | None = None  # what was analysed (recovered from a syntax error too)
         # no walrus and no yield anywhere: no expression binds a name (scope_facts' fast path)
         self.plain_exprs = ":=" not in text and "yield" not in text
 
@@ -169,6 +170,7 @@ class ModuleAnalyzer:
         else:
             self.summary.suppressions = suppressions.read(self.text, self.lines.lines, tree)
             self.tree = tree
+        self.analysed_tree = tree
         top = FunctionAnalyzer(self, None, tree, qualname=self.modname, cls=None, module_level=True)
         top.analyze_module(tree.body)
         self.bindings = top.env
@@ -186,26 +188,33 @@ class ModuleAnalyzer:
         # Function bodies run after the module is imported: analyse them with the final bindings.
         self._queued = list(self._pending)
         if self.bodies:
-            self._function_pass(tree, lines if self.tree is not None else None)
+            if lines is not None:
+                if self.tree is None:  # recovered from a syntax error: the text analysed is another
+                    lines = incremental.split(self.text)
+                # what each top-level statement's functions look up among the module's names
+                top.env = self.bindings = incremental.Reads(top.env)
+            self._function_pass(tree, lines, keep=self.tree is not None)
         return self.summary
 
-    def _function_pass(self, tree: ast.Module, lines: list[str] | None) -> None:
+    def _function_pass(self, tree: ast.Module, lines: list[str] | None, keep: bool = True) -> None:
         """Analyse the function bodies, one top-level statement's functions (nested ones included) after
-        another; with `lines` (the text parsed as it is), each statement's share is recorded in `self.memo`
-        and, when the statement and what it sees of the module are unchanged since `self.previous`, taken
-        from there instead."""
+        another; with `lines` (the text's), each statement's share is taken from `self.previous` when the
+        statement and what its functions read outside it are unchanged, else analysed and recorded, and
+        with `keep` (the text parsed as it is, not recovered from a syntax error) the shares are the memo
+        of this analysis (`self.memo`)."""
         extents = [incremental.extent(s) for s in tree.body]
         starts = [e[0] for e in extents]
         groups: dict[int, list] = {}
         for item in self._pending:
             groups.setdefault(bisect.bisect_right(starts, item[0].lineno) - 1, []).append(item)
         self._pending = []
-        if lines is None:  # nothing to remember (or a text recovered from a syntax error)
+        if lines is None:  # nothing to remember
             for items in groups.values():
                 self._pending = list(items)
                 self._analyze_pending()
             return
-        scope = (self.modname, self.is_package, self.plain_exprs, dict(self.bindings))
+        scope = (self.modname, self.is_package, self.plain_exprs)
+        names = self.bindings
         prev = self.previous
         reusable = prev.units if prev is not None and prev.scope == scope else {}
         units: dict[tuple, incremental.Unit] = {}
@@ -219,6 +228,7 @@ class ModuleAnalyzer:
                 unit = incremental.shifted(old, moved)  # the same statement, below the edit
             own = dict.fromkeys(c for _, _, c, _ in items if c)
             if unit is not None and unit.roots_before == len(summary.roots) and unit.decorations == decorations \
+                    and names.same(unit.reads) \
                     and all(summary.classes.get(q) == cs for q, cs in unit.classes_before.items()) \
                     and len(unit.classes_before) == sum(q in summary.classes for q in own):
                 incremental.replay(summary, unit)
@@ -228,11 +238,14 @@ class ModuleAnalyzer:
                 state = incremental.record_start(summary)
                 self._written_classes = []
                 self._pending = list(items)
+                names.seen = unit.reads
                 self._analyze_pending()
+                names.seen = None
                 incremental.record_end(summary, state, unit, [*own, *self._written_classes])
                 self._written_classes = None
             units[key] = unit
-        self.memo = incremental.Memo(lines, tree, extents, scope, units)
+        if keep:
+            self.memo = incremental.Memo(lines, tree, extents, scope, units)
 
     def _analyze_pending(self) -> None:
         """Analyse the queued functions (and those their analysis queues: nested functions, lambdas)."""
