@@ -82,7 +82,7 @@ class ArgumentsMixin:
         made_by = fs if fs.origin is None else fs.origin
         hit = self._variants.get(key)
         if hit is not None and hit[0] is made_by:
-            if hit[1] is fs or hit[2] is fs or hit[1].span == fs.span:
+            if hit[1].span == fs.span:
                 return hit[2]
             from .incremental import moved_function
 

@@ -30,7 +30,7 @@ import warnings
 from dataclasses import dataclass, field
 
 from ..positions import Pos, Span
-from .summary import FunctionSummary, ModuleSummary
+from .summary import FunctionSummary, ModuleSummary, writable_copy
 
 # ModuleSummary containers a function body's analysis adds to, besides `functions` and `classes`
 LIST_FIELDS = ("roots", "star_imports", "call_sites", "hooks", "unresolved_roots")
@@ -51,7 +51,7 @@ class Unit:
     functions: dict[str, FunctionSummary] = field(default_factory=dict)
     classes: dict = field(default_factory=dict)  # qualname -> final ClassSummary of what it defines
     lists: dict[str, list] = field(default_factory=dict)  # LIST_FIELDS: the items it appended
-    sets: dict[str, set] = field(default_factory=dict)  # SET_FIELDS: the items it added
+    sets: dict[str, set] = field(default_factory=dict)  # SET_FIELDS it added to: the items it added
     root_calls: dict[int, tuple] = field(default_factory=dict)  # earlier root's index -> calls it added
     reads: dict = field(default_factory=dict)  # module name -> what its functions found bound to it (Reads)
 
@@ -179,16 +179,7 @@ def reparse(memo: Memo, lines: list[str], path: str) -> ast.Module | None:
 
 def classes_as_they_are(summary: ModuleSummary, qualnames) -> dict:
     """Copies of the classes `qualnames` (their containers copied too: the function pass adds to them)."""
-    out = {}
-    for q in qualnames:
-        cs = summary.classes.get(q)
-        if cs is not None:
-            new = _clone(cs)
-            for k, v in cs.__dict__.items():
-                if type(v) in (dict, list, set):
-                    setattr(new, k, type(v)(v))
-            out[q] = new
-    return out
+    return {q: writable_copy(summary.classes[q]) for q in qualnames if q in summary.classes}
 
 
 def record_start(summary: ModuleSummary) -> tuple:
@@ -210,8 +201,9 @@ def record_end(summary: ModuleSummary, state: tuple, unit: Unit, classes: list[s
     saved_sets, saved_functions, lengths, calls = state
     for f in SET_FIELDS:
         added = getattr(summary, f)
-        unit.sets[f] = added
-        saved_sets[f].update(added)
+        if added:
+            unit.sets[f] = added
+            saved_sets[f].update(added)
         setattr(summary, f, saved_sets[f])
     unit.functions = summary.functions
     for fs in unit.functions.values():
@@ -234,15 +226,13 @@ def replay(summary: ModuleSummary, unit: Unit) -> None:
     calls are added to them, and the memo's must stay as recorded)."""
     summary.functions.update(unit.functions)
     for f, items in unit.sets.items():
-        if items:
-            getattr(summary, f).update(items)
+        getattr(summary, f).update(items)
     for f, items in unit.lists.items():
-        getattr(summary, f).extend(copy.copy(x) for x in items) if f == "roots" else getattr(summary, f).extend(items)
+        getattr(summary, f).extend([copy.copy(x) for x in items] if f == "roots" else items)
     for i, more in unit.root_calls.items():
         r = summary.roots[i]
         r.calls = (*r.calls, *more)
     summary.classes.update(unit.classes)
-
 
 
 def _clone(x):

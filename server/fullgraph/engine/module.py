@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import ast
 import bisect
-import copy
-import dataclasses
 import hashlib
 import warnings
 
@@ -17,7 +15,7 @@ from ..positions import LineIndex, Span
 from . import incremental, suppressions
 from . import values as V
 from .analyzer import FunctionAnalyzer
-from .summary import FunctionSummary, ModuleSummary
+from .summary import FunctionSummary, ModuleSummary, writable_copy
 from .values import Val
 
 __all__ = ["ModuleAnalyzer", "absolute_module", "analyze", "module_name_for", "package_of", "parse_module"]
@@ -55,17 +53,6 @@ def module_name_for(path: str, root: str | None = None) -> tuple[str, bool]:
         if not pkg:
             break
     return ".".join(p for p in parts if p) or stem, is_pkg
-
-
-def _fields_copy(obj):
-    """A copy of a summary dataclass whose containers are copied one level deep (writable without
-    changing `obj`)."""
-    new = copy.copy(obj)
-    for f in dataclasses.fields(obj):
-        v = getattr(obj, f.name)
-        if isinstance(v, (dict, list, set)):
-            setattr(new, f.name, type(v)(v))
-    return new
 
 
 def parse_module(text: str, path: str) -> ast.Module:
@@ -262,11 +249,11 @@ class ModuleAnalyzer:
         function's own class; summary containers) and changes neither."""
         base, tensors_before = self.summary, self.tensors
         self._pending = [e for e in self._queued if e[1] == qualname]
-        summary = _fields_copy(base)
+        summary = writable_copy(base)
         summary.classes = dict(classes)
         for _, _, cls, _ in self._pending:  # a method writes into its own class only
             if cls in summary.classes:
-                summary.classes[cls] = _fields_copy(summary.classes[cls])
+                summary.classes[cls] = writable_copy(summary.classes[cls])
         self.summary, self.tensors = summary, {qualname: tensors}
         try:
             self._analyze_pending()

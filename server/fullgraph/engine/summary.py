@@ -5,6 +5,8 @@ independently and tied together later by the project (engine/project.py).
 """
 from __future__ import annotations
 
+import copy
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -210,6 +212,17 @@ class ModuleSummary:
     syntax_error: tuple[str, Span] | None = None
     suppressions: dict[int, frozenset | None] = field(default_factory=dict)  # line -> codes (None: all)
     line_count: int = 0
+
+
+def writable_copy(obj):
+    """A copy of a summary dataclass whose containers are copied one level deep (writable without
+    changing `obj`)."""
+    new = copy.copy(obj)
+    for f in dataclasses.fields(obj):
+        v = getattr(obj, f.name)
+        if isinstance(v, (dict, list, set)):
+            setattr(new, f.name, type(v)(v))
+    return new
 
 
 def set_value(values: dict[str, tuple], attr: str, value: tuple) -> None:

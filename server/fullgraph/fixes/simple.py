@@ -8,12 +8,11 @@ import tokenize
 
 import libcst as cst
 
-from ..positions import Pos, Span
 from ..engine import suppressions
+from ..positions import Pos, Span
 from ..torchinfo import VersionRange
 from . import names as N
 from .base import Fix, FixContext, Offer, TextEdit, give_up, short, walk
-
 
 
 def _single_small(stmt) -> cst.BaseSmallStatement | None:
