@@ -134,16 +134,25 @@ def identical(a: Path, b: Path) -> bool:
 
 
 def part_cold(t: Tree, reps: int) -> dict:
-    def cold(i):
-        d = t.work / f"cold-cache-{i}"
-        try:
-            return t.fullgraph(d, t.work / "cold.json")
-        finally:
-            shutil.rmtree(d, ignore_errors=True)
+    # Each repetition writes a new cache directory, and they are all deleted after the part: on ext4 the
+    # inode allocator steps over inodes deleted in the last minute or more (ialloc.c, recently_deleted),
+    # which cost a run writing 2,285 entries 2.5 s of kernel time (against 1 s) when the previous
+    # repetition's entries had just been deleted -- a cost of the benchmark's clean-up (and of a check
+    # right after `fullgraph clean`), not of a first run.
+    dirs = []
 
-    res = paired(("ruff --no-cache", t.ruff_cold),
-                 [("fullgraph, empty cache", cold),
-                  ("fullgraph --no-cache", lambda i: t.fullgraph("off", t.work / "nocache.json", "--no-cache"))], reps)
+    def cold(i):
+        dirs.append(t.work / f"cold-cache-{i}")
+        return t.fullgraph(dirs[-1], t.work / "cold.json")
+
+    try:
+        res = paired(("ruff --no-cache", t.ruff_cold),
+                     [("fullgraph, empty cache", cold),
+                      ("fullgraph --no-cache", lambda i: t.fullgraph("off", t.work / "nocache.json", "--no-cache"))],
+                     reps)
+    finally:
+        for d in dirs:
+            shutil.rmtree(d, ignore_errors=True)
     res["same_output"] = identical(t.work / "cold.json", t.work / "nocache.json")
     return res
 

@@ -187,6 +187,28 @@ def test_excluded_directories(tmp_path):
     assert run("check", tmp_path).returncode == 0
 
 
+def test_discovery_through_links_and_a_linked_tree(tmp_path):
+    """Files are reported at their real path: a linked file once (by its target), a linked directory
+    not entered, and a tree given through a link walked as the real tree (excludes still apply)."""
+    real = tmp_path / "real"
+    (real / "pkg").mkdir(parents=True)
+    (real / "pyproject.toml").write_text('[tool.fullgraph]\nextend-exclude = ["pkg/gen_*.py"]\n')
+    (real / "pkg" / "a.py").write_text(PRINT_MOD)
+    (real / "pkg" / "gen_b.py").write_text(PRINT_MOD)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "c.py").write_text(PRINT_MOD)
+    os.symlink(outside / "c.py", real / "pkg" / "c_link.py")
+    os.symlink(real / "pkg" / "a.py", real / "pkg" / "a_link.py")
+    os.symlink(outside, real / "linked_dir")
+    view = tmp_path / "view"
+    os.symlink(real, view)
+    r = run("check", view, "--format", "json", cwd=real)
+    paths = sorted({d["path"] for d in json.loads(r.stdout)["diagnostics"]})
+    assert paths == sorted(str(p.resolve()) for p in (real / "pkg" / "a.py", outside / "c.py"))
+    assert json.loads(r.stdout)["files_checked"] == 2
+
+
 def test_usage_errors_exit_2(tmp_path):
     assert run("check", tmp_path / "missing").returncode == 2
     assert run("check", tmp_path, "--torch-version", "banana").returncode == 2

@@ -128,6 +128,14 @@ def _analyze_to_cache(args: tuple[str, str | None, bool, str | None]) -> tuple[s
     return path, payload, None
 
 
+def _patterns(pats: list[str]) -> re.Pattern:
+    """One expression matching what any of the glob patterns `pats` matches (fnmatch.fnmatch's rules:
+    case as the platform compares file names); one that matches nothing when there are none."""
+    if not pats:
+        return re.compile(r"(?!)")
+    return re.compile("|".join(fnmatch.translate(os.path.normcase(p)) for p in pats))
+
+
 def _remember(lru: dict, key, value: tuple) -> None:
     """Put key last in a small least-recently-used dict of (hash, object); an object dropped from it
     is released at once (a parsed source holds its file's syntax tree in a reference cycle with its
@@ -419,17 +427,17 @@ class Workspace:
         out: list[str] = []
         seen: set[str] = set()
 
-        def excluded(p: Path) -> bool:
-            name = p.name
-            if any(fnmatch.fnmatch(name, pat) for pat in excludes):
+        # each pattern matches a file or directory name, and (with "/" or "*") the path relative to the
+        # project root or anything under it: one regular expression for each, as fnmatch would match them
+        by_name = _patterns(excludes)
+        by_path = _patterns([q for pat in excludes if "/" in pat or "*" in pat for q in (pat, pat.rstrip("/") + "/*")])
+        prefix = str(root).rstrip(os.sep) + os.sep if root is not None else None
+
+        def excluded(name: str, resolved: str) -> bool:
+            if by_name.match(os.path.normcase(name)):
                 return True
-            if root is not None:
-                try:
-                    rel = p.resolve().relative_to(root).as_posix()
-                except ValueError:
-                    return False
-                return any(fnmatch.fnmatch(rel, pat) or fnmatch.fnmatch(rel, pat.rstrip("/") + "/*")
-                           for pat in excludes if "/" in pat or "*" in pat)
+            if prefix is not None and resolved.startswith(prefix):
+                return by_path.match(os.path.normcase(Path(resolved[len(prefix):]).as_posix())) is not None
             return False
 
         for p in paths:
@@ -442,16 +450,19 @@ class Workspace:
                 continue
             if not p.is_dir():
                 raise FileNotFoundError(str(p))
-            for dirpath, dirnames, filenames in os.walk(p):
-                d = Path(dirpath)
-                dirnames[:] = sorted(n for n in dirnames if not excluded(d / n))
+            # walked from its real path: os.walk does not enter linked directories, so every directory
+            # it yields is a real path too, and only a linked file needs resolving (a realpath per file
+            # took a fifth of a second on the torch tree, before any analysis could start)
+            for dirpath, dirnames, filenames in os.walk(p.resolve()):
+                dirnames[:] = sorted(n for n in dirnames
+                                     if not excluded(n, os.path.realpath(os.path.join(dirpath, n))))
                 for fn in sorted(filenames):
                     if not (fn.endswith(".py") or (notebooks and fn.endswith(".ipynb"))):
                         continue
-                    fp = d / fn
-                    if excluded(fp):
+                    fp = os.path.join(dirpath, fn)
+                    ap = os.path.realpath(fp) if os.path.islink(fp) else fp
+                    if excluded(fn, ap):
                         continue
-                    ap = str(fp.resolve())
                     if ap not in seen:
                         seen.add(ap)
                         out.append(ap)
@@ -492,9 +503,11 @@ class Workspace:
                 if directory is not None:
                     cache.engine_key()  # computed once here, inherited by the workers
                 jobs_in = [(p, m, k, directory) for p, m, k, _ in misses]
+                # small chunks: with 142 files a chunk (a sixteenth of the torch tree per worker), one worker
+                # ran alone for the last second of the run
                 with ProcessPoolExecutor(max_workers=n_jobs) as ex:
                     for path, payload, err in ex.map(_analyze_to_cache, jobs_in,
-                                                     chunksize=max(1, len(misses) // (n_jobs * 8))):
+                                                     chunksize=max(1, min(8, len(misses) // (n_jobs * 8)))):
                         self._loaded(path, pickle.loads(payload) if payload is not None else None, err)
                 self._stored += len(misses) if directory is not None else 0
             else:

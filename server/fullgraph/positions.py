@@ -21,7 +21,29 @@ class Pos:
     col: int  # code points
 
     def __reduce__(self):  # pickled as its two numbers (module summaries hold hundreds of thousands)
-        return Pos, (self.line, self.col)
+        return _pos, (self.line, self.col)
+
+
+_new = object.__new__
+
+
+def _pos(line: int, col: int) -> Pos:
+    """Pos(line, col), made without the frozen dataclass's __init__ (which sets each field through
+    object.__setattr__): the analysis makes one per node end, and a summary holds hundreds of thousands."""
+    p = _new(Pos)
+    d = p.__dict__
+    d["line"] = line
+    d["col"] = col
+    return p
+
+
+def _span(start: Pos, end: Pos) -> "Span":
+    """Span(start, end), made as _pos makes a Pos."""
+    s = _new(Span)
+    d = s.__dict__
+    d["start"] = start
+    d["end"] = end
+    return s
 
 
 @dataclass(frozen=True, order=True)
@@ -31,7 +53,7 @@ class Span:
 
     @staticmethod
     def of(l1: int, c1: int, l2: int, c2: int) -> "Span":
-        return Span(Pos(l1, c1), Pos(l2, c2))
+        return _span(_pos(l1, c1), _pos(l2, c2))
 
     def __reduce__(self):  # pickled as its four numbers: smaller and quicker to write than two Pos
         return Span.of, (self.start.line, self.start.col, self.end.line, self.end.col)
@@ -115,15 +137,15 @@ class LineIndex:
         """ast's 1-based line and UTF-8 byte column -> Pos."""
         line = lineno - 1
         if self.ascii:
-            return Pos(line, byte_col)
-        return Pos(line, utf8_byte_to_col(self.line(line), byte_col))
+            return _pos(line, byte_col)
+        return _pos(line, utf8_byte_to_col(self.line(line), byte_col))
 
     def span_from_ast(self, node) -> Span:
         end_lineno = getattr(node, "end_lineno", None) or node.lineno
         end_col = getattr(node, "end_col_offset", None)
         if end_col is None:
             end_col = node.col_offset
-        return Span(self.from_ast(node.lineno, node.col_offset), self.from_ast(end_lineno, end_col))
+        return _span(self.from_ast(node.lineno, node.col_offset), self.from_ast(end_lineno, end_col))
 
     def clamp(self, pos: Pos) -> Pos:
         if not self.lines:
