@@ -368,8 +368,7 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin):
     def stmt_(self, s: ast.stmt) -> bool:
         """Analyse one statement; True when the rest of the block cannot run (under compile)."""
         prev = self.stmt
-        if not isinstance(s, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try,
-                              ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and not _is_match(s):
+        if type(s) not in _COMPOUND:
             self.stmt = s
         try:
             return self._stmt(s)
@@ -814,6 +813,12 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin):
     def _param_untouched(self, name: str) -> bool:
         """The parameter `name` is never rebound in the function's own scope."""
         return name not in self._reassigned
+
+
+# statements holding other statements: a site's statement is the innermost simple one around it
+_COMPOUND = frozenset(getattr(ast, n) for n in ("If", "For", "AsyncFor", "While", "With", "AsyncWith", "Try",
+                                                "FunctionDef", "AsyncFunctionDef", "ClassDef", "Match")
+                      if hasattr(ast, n))
 
 
 def _is_match(s: ast.AST) -> bool:

@@ -114,14 +114,20 @@ class ModuleAnalyzer:
         whole file on every call, which made analysis quadratic)."""
         seg = None
         try:
-            span = self.span(node)
-            if span.start.line == span.end.line:
-                seg = self.lines.line(span.start.line)[span.start.col:span.end.col]
-            elif span.end.line - span.start.line < 20:
-                parts = [self.lines.line(span.start.line)[span.start.col:]]
-                parts += [self.lines.line(i) for i in range(span.start.line + 1, span.end.line)]
-                parts.append(self.lines.line(span.end.line)[:span.end.col])
-                seg = "\n".join(parts)
+            if self.lines.ascii:  # the node's own numbers are the columns: no Span to make
+                l1, c1 = node.lineno - 1, node.col_offset
+                l2 = (getattr(node, "end_lineno", None) or node.lineno) - 1
+                c2 = getattr(node, "end_col_offset", None)
+                if c2 is None:
+                    c2 = c1
+            else:
+                span = self.span(node)
+                l1, c1, l2, c2 = span.start.line, span.start.col, span.end.line, span.end.col
+            line = self.lines.line
+            if l1 == l2:
+                seg = line(l1)[c1:c2]
+            elif l2 - l1 < 20:
+                seg = "\n".join([line(l1)[c1:], *(line(i) for i in range(l1 + 1, l2)), line(l2)[:c2]])
         except Exception:
             seg = None
         if seg is None:

@@ -29,7 +29,7 @@ STATIC = "static"  # static metadata (x.shape, x.dtype, x.ndim, len(x), x.size()
 SUPER = "super"  # super() in class q
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Val:
     kind: str = UNKNOWN
     q: str | None = None
@@ -38,6 +38,20 @@ class Val:
     negated: bool = False  # for GUARD: `not guard`
     float_dtype: bool = False  # for TENSOR: known floating point
     training: bool | None = None  # for a module INSTANCE: after .train() (True) / .eval() (False)
+
+    def __init__(self, kind: str = UNKNOWN, q: str | None = None, attr: str | None = None,
+                 atoms: frozenset = frozenset(), negated: bool = False, float_dtype: bool = False,
+                 training: bool | None = None):
+        # the fields written into __dict__: the frozen dataclass's own __init__ sets each through
+        # object.__setattr__, and making values was 6% of analysing the torch tree
+        d = self.__dict__
+        d["kind"] = kind
+        d["q"] = q
+        d["attr"] = attr
+        d["atoms"] = atoms
+        d["negated"] = negated
+        d["float_dtype"] = float_dtype
+        d["training"] = training
 
     def is_tensor(self) -> bool:
         return self.kind == TENSOR
