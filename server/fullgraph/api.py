@@ -484,15 +484,19 @@ class Workspace:
         gc.disable()
         try:
             misses = []
+            # an engine directory not made yet holds no entry (a first run, or the first after an upgrade):
+            # no file is read and hashed here only to miss, before the workers can start
+            probe = directory is not None and os.path.isdir(directory)
+            parallel = len(work) >= PARALLEL_THRESHOLD and n_jobs > 1
             for w in work:
                 data = None
-                if directory is not None:
+                if directory is not None and (probe or not parallel):
                     try:
                         data = Path(w[0]).read_bytes()
                     except OSError:
                         data = None
                     else:
-                        summary = cache.load(directory, cache.file_key(*w, data))
+                        summary = cache.load(directory, cache.file_key(*w, data)) if probe else None
                         if summary is not None:
                             self._loaded(w[0], summary, None)
                             self.cache_hits += 1
