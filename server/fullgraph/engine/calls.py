@@ -50,6 +50,25 @@ def _disable_mode(node: ast.AST) -> str:
     return "recursive"
 
 
+class _Kinds:
+    """How a call's arguments may feed next()/for in the callee (CallsMixin._arg_kind), worked out when an
+    edge or a call site first records them: most calls are of builtins and torch, which record neither."""
+
+    __slots__ = ("fa", "node", "args", "kwargs", "value")
+
+    def __init__(self, fa, node: ast.Call, args: list, kwargs: dict):
+        self.fa, self.node, self.args, self.kwargs, self.value = fa, node, args, kwargs, None
+
+    def get(self) -> tuple[tuple, tuple]:
+        """(positional kinds, keyword kinds)."""
+        if self.value is None:
+            fa, node, kwargs = self.fa, self.node, self.kwargs
+            self.value = (tuple(fa._arg_kind(a, v) for a, v in zip(node.args, self.args)),
+                          tuple((kw.arg, fa._arg_kind(kw.value, kwargs[kw.arg])) if kw.arg else ("**", "")
+                                for kw in node.keywords))
+        return self.value
+
+
 class CallsMixin:
     """Calls inside a function body (FunctionAnalyzer's part that reads them)."""
 
@@ -88,12 +107,10 @@ class CallsMixin:
             self._effect(func.value)
         if method == "register_hook" and recv is not None and recv.kind == V.TENSOR and len(args) == 1:
             self._tensor_hook(node, args[0])
-        arg_kinds = tuple(self._arg_kind(a, v) for a, v in zip(node.args, args))
-        kw_kinds = tuple((kw.arg, self._arg_kind(kw.value, kwargs[kw.arg])) if kw.arg else ("**", "")
-                         for kw in node.keywords)
+        kinds = _Kinds(self, node, args, kwargs)
         saved_vals, self._call_vals = self._call_vals, (node, args, kwargs)
         try:
-            return self._call(node, func, recv, method, fval, args, kwargs, arg_kinds, kw_kinds)
+            return self._call(node, func, recv, method, fval, args, kwargs, kinds)
         finally:
             self._call_vals = saved_vals
 
@@ -104,7 +121,7 @@ class CallsMixin:
         elif hook.kind in (V.LOCALFN, V.REF) and hook.q:
             self.edge("tensor_hook", hook.q, None, node)
 
-    def _call(self, node, func, recv, method, fval, args, kwargs, arg_kinds, kw_kinds) -> Val:
+    def _call(self, node, func, recv, method, fval, args, kwargs, kinds: _Kinds) -> Val:
         gen = kwargs.get("generator")
         if gen is not None and gen.kind == V.INSTANCE and gen.q == "torch.Generator":
             self.hook("generator_kwarg", node, gen)
@@ -124,9 +141,9 @@ class CallsMixin:
                     method in registry.METHODS and not recv.q.startswith(("torch.", "builtins.")):
                 self._imported_instance_call(node, "bound", recv.q, method, args, kwargs)
             q = fval.q
-            return self._call_ref(node, q, args, kwargs, arg_kinds, kw_kinds)
+            return self._call_ref(node, q, args, kwargs, kinds)
         if recv is not None and method is not None:
-            return self._call_method(node, recv, method, args, kwargs, arg_kinds, kw_kinds)
+            return self._call_method(node, recv, method, args, kwargs, kinds)
         k = fval.kind
         if k == V.OPAQUE and fval.attr in V.DISABLE_GB:
             self.site("FG202", node, f"`{self.mod.text_of(node.func)}` is wrapped by torch.compiler.disable; calling "
@@ -134,8 +151,8 @@ class CallsMixin:
                       data={"callee": fval.q} if fval.q else None)
             return U
         if k == V.LOCALFN and fval.q:
-            self.edge("call", fval.q, None, node, arg_kinds, kw_kinds)
-            self.mod.summary.call_sites.append(CallSite(fval.q, False, arg_kinds, kw_kinds, self.mod.span(node),
+            self.edge("call", fval.q, None, node, *kinds.get())
+            self.mod.summary.call_sites.append(CallSite(fval.q, False, *kinds.get(), self.mod.span(node),
                                                         vals=self._passed(node),
                                                         caller=self.fs.qualname if self.fs else None))
             return U
@@ -160,7 +177,7 @@ class CallsMixin:
             return U
         ref = self._param_ref(func.id) if k == V.UNKNOWN and isinstance(func, ast.Name) else None
         if ref:
-            self.edge("param_call", ref, None, node, arg_kinds, kw_kinds)  # the caller tells what it is
+            self.edge("param_call", ref, None, node, *kinds.get())  # the caller tells what it is
         return U
 
     def _is_param(self, name: str) -> bool:
@@ -189,7 +206,7 @@ class CallsMixin:
                 return _const_bool(kw.value)
         return False
 
-    def _call_ref(self, node, q, args, kwargs, arg_kinds, kw_kinds) -> Val:
+    def _call_ref(self, node, q, args, kwargs, kinds: _Kinds) -> Val:
         mod = self.mod
         if q == V.COMPILE:
             fg = self._fullgraph_flag(node)
@@ -223,8 +240,8 @@ class CallsMixin:
                 if v.kind == V.REF and v.q and not v.q.startswith(("builtins.", "torch.")):
                     self.edge("call", v.q, None, a)
         if not q.startswith(("builtins.", "torch.")):
-            self.edge("call", q, None, node, arg_kinds, kw_kinds)
-            mod.summary.call_sites.append(CallSite(q, False, arg_kinds, kw_kinds, mod.span(node), vals=self._passed(node),
+            self.edge("call", q, None, node, *kinds.get())
+            mod.summary.call_sites.append(CallSite(q, False, *kinds.get(), mod.span(node), vals=self._passed(node),
                                                         caller=self.fs.qualname if self.fs else None))
         return self._ref_result(q, node, args, kwargs)
 
@@ -348,7 +365,7 @@ class CallsMixin:
             self.dispatch(Event(kind="method", node=node, fn=self, method=method, recv=Val(V.INSTANCE, cls),
                                 args=args, kwargs=kwargs), registry.METHODS[method], requires=(how, q, cls))
 
-    def _call_method(self, node, recv: Val, method: str, args, kwargs, arg_kinds, kw_kinds) -> Val:
+    def _call_method(self, node, recv: Val, method: str, args, kwargs, kinds: _Kinds) -> Val:
         mod = self.mod
         factory = recv if recv.kind == V.INSTANCE and recv.attr == "factory" else None
         if factory is not None:
@@ -411,8 +428,8 @@ class CallsMixin:
                 mod.summary.hooks.append((owner, target))
             return U
         if k == V.SELF:
-            self.edge("method", recv.q, method, node, arg_kinds, kw_kinds)
-            mod.summary.call_sites.append(CallSite(f"{recv.q}.{method}", True, arg_kinds, kw_kinds, mod.span(node)))
+            self.edge("method", recv.q, method, node, *kinds.get())
+            mod.summary.call_sites.append(CallSite(f"{recv.q}.{method}", True, *kinds.get(), mod.span(node)))
             if method in V.MODULE_SELF_METHODS:
                 return recv
             cs = mod.summary.classes.get(recv.q or "")
@@ -422,7 +439,7 @@ class CallsMixin:
             return U
         if k == V.SUPER:
             if recv.q:
-                self.edge("super", recv.q, method, node, arg_kinds, kw_kinds)
+                self.edge("super", recv.q, method, node, *kinds.get())
             return U
         if k == V.INSTANCE and recv.q:
             if recv.q == V.EXTENSION_MODULE:
@@ -431,8 +448,8 @@ class CallsMixin:
             if recv.q == "torch.Generator" and method == "manual_seed":
                 return recv  # returns the generator itself
             if recv.attr is None and not recv.q.startswith(("torch.", "logging.", "builtins.")):
-                self.edge("method", recv.q, method, node, arg_kinds, kw_kinds)
-                mod.summary.call_sites.append(CallSite(f"{recv.q}.{method}", True, arg_kinds, kw_kinds,
+                self.edge("method", recv.q, method, node, *kinds.get())
+                mod.summary.call_sites.append(CallSite(f"{recv.q}.{method}", True, *kinds.get(),
                                                        mod.span(node)))
                 if method in V.MODULE_SELF_METHODS:
                     # `Net().to(device).eval()`: nn.Module methods return the module itself
@@ -447,7 +464,7 @@ class CallsMixin:
             isinstance(node.func.value, ast.Name) and method not in V.TENSOR_DISTINCTIVE_METHODS else None
         if ref:
             # `opt.zero_grad()`, `model.encode(x)` on a parameter: the caller's argument tells the class
-            self.edge("param_method", ref, method, node, arg_kinds, kw_kinds)
+            self.edge("param_method", ref, method, node, *kinds.get())
         if k == V.TENSOR or (k == V.UNKNOWN and method in V.TENSOR_DISTINCTIVE_METHODS):
             if method in ("item",):
                 return V.DDSCALAR_V
