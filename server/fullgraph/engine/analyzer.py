@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = ["Event", "FunctionAnalyzer"]
 
 _BUILTINS = frozenset(dir(builtins))
+_BUILTIN_VALS = {name: V.ref("builtins." + name) for name in _BUILTINS}
 
 
 _TERMINATORS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
@@ -217,9 +218,8 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin):
         b = self.mod.bindings.get(name) if not self.module_level else None
         if b is not None:
             return b
-        if name in _BUILTINS:
-            return Val(V.REF, "builtins." + name)
-        return U
+        v = _BUILTIN_VALS.get(name)
+        return U if v is None else v
 
     def resolve_dotted(self, dotted: str) -> str | None:
         head, _, rest = dotted.partition(".")

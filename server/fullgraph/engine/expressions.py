@@ -244,7 +244,7 @@ class ExpressionsMixin:
     def _attr(self, base: Val, attr: str) -> Val:
         k = base.kind
         if k == V.REF and base.q:
-            return Val(V.REF, V.canonical(f"{base.q}.{attr}"))
+            return V.ref(V.canonical(f"{base.q}.{attr}"))
         if k == V.SELF:
             cs = self.mod.summary.classes.get(base.q or "")
             if cs is not None and attr in cs.tensor_attrs and \

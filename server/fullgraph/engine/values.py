@@ -58,6 +58,20 @@ class Val:
 
 
 U = Val()
+_REFS: dict[str, Val] = {}
+
+
+def ref(q: str) -> Val:
+    """Val(REF, q), one per name (values are immutable: a name read a hundred times makes one; most
+    values the analysis makes are references, `torch.nn.functional.relu`, `builtins.len`...)."""
+    v = _REFS.get(q)
+    if v is None:
+        if len(_REFS) >= 200_000:  # a long-running language server: bounded
+            _REFS.clear()
+        v = _REFS[q] = Val(REF, q)
+    return v
+
+
 TENSOR_V = Val(TENSOR)
 FLOAT_TENSOR_V = Val(TENSOR, float_dtype=True)
 CONST_V = Val(CONST)

@@ -37,17 +37,25 @@ for _r in RULES:
         HOOKS.setdefault(_h, []).append(_r)
 
 
+_CALL_RULES: dict[str, list[Rule] | None] = {}
+
+
 def call_rules(q: str) -> list[Rule] | None:
-    """Rules for a qualified callee: exact name first, then `pkg.*` patterns, innermost first."""
+    """Rules for a qualified callee: exact name first, then `pkg.*` patterns, innermost first
+    (remembered per name: the analysis asks for every call it reads)."""
+    try:
+        return _CALL_RULES[q]
+    except KeyError:
+        pass
     rules = CALLS.get(q)
-    if rules is not None:
-        return rules
-    while "." in q:
-        q = q.rsplit(".", 1)[0]
-        rules = CALLS.get(q + ".*")
-        if rules is not None:
-            return rules
-    return None
+    p = q
+    while rules is None and "." in p:
+        p = p.rsplit(".", 1)[0]
+        rules = CALLS.get(p + ".*")
+    if len(_CALL_RULES) >= 100_000:  # a long-running language server: bounded
+        _CALL_RULES.clear()
+    _CALL_RULES[q] = rules
+    return rules
 
 
 def get(code_or_name: str) -> Rule | None:
