@@ -344,7 +344,7 @@ def test_a_keystroke_that_breaks_the_syntax_reuses_the_other_statements(tmp_path
     broken = text.replace("h = F.gelu(self.fc1(x))", "h = F.gelu(self.fc1(x) (", 1)
     parses, analysed = [], []
     real_parse, real_fn = ast.parse, FunctionAnalyzer.analyze_function
-    monkeypatch.setattr(ast, "parse", lambda *a, **k: parses.append(1) or real_parse(*a, **k))
+    monkeypatch.setattr(ast, "parse", lambda *a, **k: parses.append(len(a[0])) or real_parse(*a, **k))
     monkeypatch.setattr(FunctionAnalyzer, "analyze_function", lambda self: analysed.append(1) or real_fn(self))
     got = ws.set_text(path, broken)
     findings = ws.findings_for([path], fixes=False)
@@ -353,5 +353,7 @@ def test_a_keystroke_that_breaks_the_syntax_reuses_the_other_statements(tmp_path
     other = Workspace()
     other.set_text(path, broken)
     assert repr(findings) == repr(other.findings_for([path], fixes=False))
-    assert len(parses) <= 3  # the edited region, the whole text (it fails), the recovered text
+    # the edited region (it fails), the whole text (it fails: its error is reported), the recovered text's
+    # region (its broken block blanked): one parse of the whole text
+    assert len(parses) <= 3 and sum(n > len(broken) / 2 for n in parses) == 1
     assert len(analysed) < total / 3

@@ -300,9 +300,11 @@ class ModuleAnalyzer:
                 lines[i] = ending
             text = "".join(lines)
             try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    tree = ast.parse(text, filename=self.path)
+                tree = self._reparse_blanked(lines)
+                if tree is None:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        tree = ast.parse(text, filename=self.path)
             except SyntaxError as e:
                 err = e
                 continue
@@ -311,6 +313,18 @@ class ModuleAnalyzer:
             self.text = text
             return tree
         return None
+
+
+    def _reparse_blanked(self, lines: list[str]) -> ast.Module | None:
+        """The tree of the text with its broken block blanked, from the memo of the last text that parsed
+        (an editor buffer): only the statements around the blanked lines are parsed.  Only when the lines
+        keep their number (a keystroke inside a line, the usual half-typed call): a reparse that moves the
+        statements below does so in the memo's tree, and this memo must serve the next keystroke."""
+        memo = self.previous
+        if memo is None or not self.remember or len(lines) != len(memo.lines) or \
+                incremental.split(self.text) is None:
+            return None
+        return incremental.reparse(memo, lines, self.path)
 
 
 def analyze(path: str, text: str, modname: str | None = None, is_package: bool | None = None,
