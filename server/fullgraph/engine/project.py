@@ -673,13 +673,24 @@ class Project(ArgumentsMixin):
             seen: set[str] = set()
             todo = [mod]
             while todo:
-                m = todo.pop()
-                for name in m.imports:
-                    dep = self._module(name, m.path) or self._module(name.rpartition(".")[0], m.path)
-                    if dep is not None and dep.path not in seen and dep is not mod:
+                for dep in self._imported(todo.pop()):
+                    if dep.path not in seen and dep is not mod:
                         seen.add(dep.path)
                         todo.append(dep)
             hit = memo[mod.path] = frozenset(seen)
+        return hit
+
+    def _imported(self, m: ModuleSummary) -> list[ModuleSummary]:
+        """The loaded modules `m` imports (memoised: each closure walks most of a large tree's modules)."""
+        memo = self._memo.setdefault("imported", {})
+        hit = memo.get(m.path)
+        if hit is None:
+            hit = []
+            for name in m.imports:
+                dep = self._module(name, m.path) or self._module(name.rpartition(".")[0], m.path)
+                if dep is not None:
+                    hit.append(dep)
+            memo[m.path] = hit
         return hit
 
     def _all_findings(self) -> list[Finding]:
