@@ -138,7 +138,10 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin):
         body = [node.body] if is_lambda else node.body
         generator = False
         if not is_lambda:
-            declared, generator = scope_facts(body, self.local_names, plain=self.mod.plain_exprs or self.mod.plain_in(node))
+            mod = self.mod
+            plain = mod.plain_exprs or mod.plain_in(node)
+            declared, generator = scope_facts(body, self.local_names, plain=plain,
+                                              walrus=not plain and mod.walrus_in(node))
             self.local_names -= declared
             self._reassigned = frozenset(self.local_names)  # what the body binds, parameters not yet added
         self.local_names.update(fs.params)

@@ -96,6 +96,7 @@ class ModuleAnalyzer:
         self.analysed_tree: ast.Module | None = None  # what was analysed (recovered from a syntax error too)
         # no walrus and no yield anywhere: no expression binds a name (scope_facts' fast path)
         self.plain_exprs = ":=" not in text and "yield" not in text
+        self._walrus = ":=" in text
 
     # ---- helpers -------------------------------------------------------------------------------
     def plain_in(self, node: ast.AST) -> bool:
@@ -105,6 +106,13 @@ class ModuleAnalyzer:
             if "yield" in line or ":=" in line:
                 return False
         return True
+
+    def walrus_in(self, node: ast.AST) -> bool:
+        """A `:=` in the lines of `node` (a function) or, when the module has none, False."""
+        if not self._walrus:
+            return False
+        end = getattr(node, "end_lineno", None) or len(self.lines.lines)
+        return any(":=" in line for line in self.lines.lines[node.lineno - 1:end])
 
     def span(self, node: ast.AST) -> Span:
         return self.lines.span_from_ast(node)

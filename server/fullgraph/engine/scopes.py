@@ -6,16 +6,19 @@ import ast
 from typing import Iterable
 
 
-def scope_facts(body: Iterable[ast.AST], out: set[str], plain: bool = False) -> tuple[set[str], bool]:
+def scope_facts(body: Iterable[ast.AST], out: set[str], plain: bool = False,
+                walrus: bool = True) -> tuple[set[str], bool]:
     """One walk over a function body (not into nested scopes): adds the names it binds to `out` (as
     Python decides locals) and returns the names declared global/nonlocal and whether it yields.
 
     `plain`: the source has no `:=` and no `yield`, so no expression can bind a name or make a
-    generator, and only statements are visited (most of a body is expressions)."""
-    if plain:
+    generator, and only statements are visited (most of a body is expressions).  `walrus=False`: the
+    source has no `:=` (it may yield): the names are the statements', and the walk looks for a yield only,
+    up to the first."""
+    if plain or not walrus:
         declared: set[str] = set()
         _statement_facts(body, out, declared)
-        return declared, False
+        return declared, False if plain else _yields(body)
     declared = set()
     generator = False
     stack = list(body)
@@ -59,6 +62,30 @@ def scope_facts(body: Iterable[ast.AST], out: set[str], plain: bool = False) -> 
             out.add(n.rest)
         stack.extend(child_nodes(n))
     return declared, generator
+
+
+def _yields(body: Iterable[ast.AST]) -> bool:
+    """Whether a body yields (scope_facts' walk, looking for that only)."""
+    stack = list(body)
+    child_nodes = ast.iter_child_nodes
+    while stack:
+        n = stack.pop()
+        t = type(n)
+        if t is ast.Yield or t is ast.YieldFrom:
+            return True
+        if t is ast.FunctionDef or t is ast.AsyncFunctionDef or t is ast.ClassDef:
+            stack.extend(n.decorator_list)
+            if t is not ast.ClassDef:
+                stack.extend(n.args.defaults)
+                stack.extend(d for d in n.args.kw_defaults if d is not None)
+            continue
+        if t is ast.Lambda:
+            continue
+        if t is ast.ListComp or t is ast.SetComp or t is ast.DictComp or t is ast.GeneratorExp:
+            stack.append(n.generators[0].iter)
+            continue
+        stack.extend(child_nodes(n))
+    return False
 
 
 def _target_names(t: ast.AST, out: set[str]) -> None:
