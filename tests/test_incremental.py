@@ -171,6 +171,16 @@ def test_a_reused_statement_adds_again_what_its_functions_added_elsewhere(tmp_pa
     assert got.dynamo_config == first.dynamo_config
 
 
+def test_a_suppression_marker_in_any_case_next_to_text_that_is_not_ascii():
+    """The marker is looked for case-insensitively before anything is tokenized (in the lower-cased bytes)."""
+    for marker in ("FullGraph: ignore[FG101]", "FULLGRAPH: IGNORE", "fullGRAPH: ignore[fg101, fg102]"):
+        text = f"x = 'ünïcödé 😀 中文'\nprint(x)  # {marker}\n"
+        got = suppressions.read(text, text.splitlines(), ast.parse(text))
+        assert list(got) == [1] and got == suppressions.read(text, text.splitlines(), None)
+    text = "x = 'ünïcödé: FULLGRAPH'\nprint(x)  # fullgraph ignore\n"
+    assert suppressions.read(text, text.splitlines(), ast.parse(text)) == {}
+
+
 def test_suppression_comments_are_read_from_their_statements_as_from_the_whole_file():
     """In a module that parses, only the statements holding "fullgraph:" are tokenized
     (engine/suppressions.py): the same
