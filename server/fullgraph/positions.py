@@ -141,11 +141,14 @@ class LineIndex:
         return _pos(line, utf8_byte_to_col(self.line(line), byte_col))
 
     def span_from_ast(self, node) -> Span:
-        end_lineno = getattr(node, "end_lineno", None) or node.lineno
+        lineno, col = node.lineno, node.col_offset
+        end_lineno = getattr(node, "end_lineno", None) or lineno
         end_col = getattr(node, "end_col_offset", None)
         if end_col is None:
-            end_col = node.col_offset
-        return _span(self.from_ast(node.lineno, node.col_offset), self.from_ast(end_lineno, end_col))
+            end_col = col
+        if self.ascii:  # from_ast, inlined: the analysis makes a span for most nodes it records
+            return _span(_pos(lineno - 1, col), _pos(end_lineno - 1, end_col))
+        return _span(self.from_ast(lineno, col), self.from_ast(end_lineno, end_col))
 
     def clamp(self, pos: Pos) -> Pos:
         if not self.lines:

@@ -111,8 +111,8 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin):
         args = node.args
         all_params = [*args.posonlyargs, *args.args]
         decorators = [] if is_lambda else node.decorator_list
-        is_static = any(self._decorator_q(d) == "builtins.staticmethod" for d in decorators)
-        is_classmethod = any(self._decorator_q(d) == "builtins.classmethod" for d in decorators)
+        is_static = bool(decorators) and any(self._decorator_q(d) == "builtins.staticmethod" for d in decorators)
+        is_classmethod = bool(decorators) and any(self._decorator_q(d) == "builtins.classmethod" for d in decorators)
         first_is_self = self.cls is not None and not is_static and bool(all_params)
         fs.is_method = first_is_self and not is_classmethod
         for i, a in enumerate(all_params):
@@ -207,14 +207,16 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin):
 
     # ---- names ---------------------------------------------------------------------------------
     def lookup(self, name: str) -> Val:
-        if name in self.env:
-            return self.env[name]
+        v = self.env.get(name)  # (a Val is never None)
+        if v is not None:
+            return v
         if name in self.local_names and not self.module_level:
             return U
         p = self.parent
         while p is not None:
-            if name in p.env:
-                return p.env[name]
+            v = p.env.get(name)
+            if v is not None:
+                return v
             if name in p.local_names and not p.module_level:
                 return U
             p = p.parent
