@@ -66,7 +66,7 @@ def ref(q: str) -> Val:
     values the analysis makes are references, `torch.nn.functional.relu`, `builtins.len`...)."""
     v = _REFS.get(q)
     if v is None:
-        if len(_REFS) >= 200_000:  # a long-running language server: bounded
+        if len(_REFS) >= 50_000:  # a long-running language server: bounded (~260 bytes an entry)
             _REFS.clear()
         v = _REFS[q] = Val(REF, q)
     return v

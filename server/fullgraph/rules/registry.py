@@ -52,7 +52,7 @@ def call_rules(q: str) -> list[Rule] | None:
     while rules is None and "." in p:
         p = p.rsplit(".", 1)[0]
         rules = CALLS.get(p + ".*")
-    if len(_CALL_RULES) >= 100_000:  # a long-running language server: bounded
+    if len(_CALL_RULES) >= 50_000:  # a long-running language server: bounded
         _CALL_RULES.clear()
     _CALL_RULES[q] = rules
     return rules
