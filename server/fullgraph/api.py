@@ -124,7 +124,8 @@ def _analyze_to_cache(args: tuple[str, str | None, bool, str | None]) -> tuple[s
     if summary is None:
         return path, None, err
     payload = cache.dumps(summary)
-    cache.store(directory, cache.file_key(path, modname, is_pkg, data), payload)
+    if directory is not None:  # (the key hashes the file's bytes: not for nothing with --no-cache)
+        cache.store(directory, cache.file_key(path, modname, is_pkg, data), payload)
     return path, payload, None
 
 

@@ -110,7 +110,7 @@ class PathCondsMixin:
 
     def _test_text(self, node: ast.AST) -> str:
         """A test's source on one line, shortened, for the condition a finding is worded with."""
-        text = " ".join(self.mod.text_of(node).split())
+        text = self.mod.text_of(node)  # on one line already (its whitespace runs made single spaces)
         return text if len(text) <= 60 else text[:57] + "..."
 
     def _branch_conds(self, test: ast.AST) -> tuple[tuple, tuple]:
