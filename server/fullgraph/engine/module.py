@@ -287,6 +287,14 @@ class ModuleAnalyzer:
         """Blank the top-level blocks that do not parse (keeping every line where it is) and
         analyse the rest, so a half-typed function does not hide the findings of the others."""
         lines = self.text.splitlines(keepends=True)
+        # the blanked text's tree from the memo of the last text that parsed (an editor buffer): only the
+        # statements around the blanked lines parsed.  Only when the keystroke kept the number of lines (the
+        # usual half-typed call; blanking keeps it too): a reparse that moves the statements below does so in
+        # the memo's tree, and this memo must serve the next keystroke.  The same for every attempt below.
+        memo = self.previous
+        if memo is None or not self.remember or len(lines) != len(memo.lines) or \
+                incremental.split(self.text) is None:
+            memo = None
 
         def top_level(i: int) -> bool:
             s = lines[i]
@@ -308,7 +316,7 @@ class ModuleAnalyzer:
                 lines[i] = ending
             text = "".join(lines)
             try:
-                tree = self._reparse_blanked(lines)
+                tree = incremental.reparse(memo, lines, self.path) if memo is not None else None
                 if tree is None:
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
@@ -321,18 +329,6 @@ class ModuleAnalyzer:
             self.text = text
             return tree
         return None
-
-
-    def _reparse_blanked(self, lines: list[str]) -> ast.Module | None:
-        """The tree of the text with its broken block blanked, from the memo of the last text that parsed
-        (an editor buffer): only the statements around the blanked lines are parsed.  Only when the lines
-        keep their number (a keystroke inside a line, the usual half-typed call): a reparse that moves the
-        statements below does so in the memo's tree, and this memo must serve the next keystroke."""
-        memo = self.previous
-        if memo is None or not self.remember or len(lines) != len(memo.lines) or \
-                incremental.split(self.text) is None:
-            return None
-        return incremental.reparse(memo, lines, self.path)
 
 
 def analyze(path: str, text: str, modname: str | None = None, is_package: bool | None = None,
