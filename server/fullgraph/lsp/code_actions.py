@@ -106,10 +106,10 @@ async def _fixes_of(ls: FullgraphServer, uri: str, diags: list[t.Diagnostic]) ->
     if picked:
         started = time.perf_counter()
         text = res.text
-        fixed = await ls.engine.submit((NOW, 0), ls._engine_fixes_now, ls.path_of(res.key), text, picked)
+        fixed = await ls.engine.submit((NOW, 0), ls.engine_fixes_now, ls.path_of(res.key), text, picked)
         if fixed is None:
             return {}
-        diagnostics, owners = ls._diagnostics(res.key, text, res.index, fixed)
+        diagnostics, owners = ls.diagnostics_of(res.key, text, res.index, fixed)
         computed = {(unquote(owner), _diag_key(cd)): (cd.data or {}).get("fixes") or []
                     for cd, owner in zip(diagnostics, owners)}
         if res.fixes_on_request is cache:  # the findings were not replaced meanwhile

@@ -1,15 +1,15 @@
-"""Configuration: editor settings (didChangeConfiguration), pyproject.toml, Python files changed on disk
-and the runtime record (didChangeWatchedFiles)."""
+"""Configuration: editor settings (didChangeConfiguration, or pulled with workspace/configuration),
+pyproject.toml, Python files changed on disk and the runtime record (didChangeWatchedFiles)."""
 from __future__ import annotations
 
 import asyncio
 import os
 
 from lsprotocol import types as t
-from pygls.uris import to_fs_path
+from pygls.uris import from_fs_path, to_fs_path
 
 from .engine import NOW
-from .lifecycle import _index, _pull_configuration
+from .indexing import index_workspace
 from .server import FullgraphServer, server
 
 
@@ -22,15 +22,30 @@ async def did_change_configuration(ls: FullgraphServer, params: t.DidChangeConfi
         ls.apply_editor_settings(merged)
         ls.rebuild_workspace()
     elif ls.config_support:
-        await _pull_configuration(ls)
+        await pull_configuration(ls)
     else:
         return
     await _reanalyze_all(ls)
 
 
+async def pull_configuration(ls: FullgraphServer) -> None:
+    """Ask the client for its `fullgraph` settings (workspace/configuration) and apply them."""
+    try:
+        result = await ls.workspace_configuration_async(t.ConfigurationParams(items=[
+            t.ConfigurationItem(scope_uri=from_fs_path(ls.root) if ls.root else None, section="fullgraph")]))
+    except Exception as e:
+        ls.log("debug", f"workspace/configuration failed: {e}")
+        return
+    if result and isinstance(result[0], dict):
+        merged = dict(ls.settings)
+        merged.update(result[0])
+        ls.apply_editor_settings(merged)
+        ls.rebuild_workspace()
+
+
 async def _reanalyze_all(ls: FullgraphServer) -> None:
     ls.send_status()
-    asyncio.ensure_future(_index(ls))
+    asyncio.ensure_future(index_workspace(ls))
 
 
 @server.feature(t.WORKSPACE_DID_CHANGE_WATCHED_FILES)
@@ -73,4 +88,4 @@ async def did_change_watched_files(ls: FullgraphServer, params: t.DidChangeWatch
 
     await ls.engine.submit((NOW, 0), apply)
     ls.generation += 1
-    await ls._refresh_others("")
+    await ls.refresh_others("")

@@ -6,12 +6,13 @@ import asyncio
 import os
 
 from lsprotocol import types as t
-from pygls.uris import from_fs_path, to_fs_path
+from pygls.uris import to_fs_path
 
 from .. import __version__
 from ..api import Workspace
-from .engine import BACKGROUND
-from .server import MAX_INDEX_FILES, INDEX_CHUNK, FullgraphServer, server
+from .configuration import pull_configuration
+from .indexing import index_workspace
+from .server import FullgraphServer, server
 
 
 @server.feature(t.INITIALIZE)
@@ -53,64 +54,10 @@ async def initialized(ls: FullgraphServer, params: t.InitializedParams):
         except Exception as e:
             ls.log("warning", f"could not watch files: {e}")
     if ls.config_support:
-        await _pull_configuration(ls)
+        await pull_configuration(ls)
     ls.load_runtime_record()
     ls.send_status()
-    asyncio.ensure_future(_index(ls))
-
-
-async def _pull_configuration(ls: FullgraphServer) -> None:
-    try:
-        result = await ls.workspace_configuration_async(t.ConfigurationParams(items=[
-            t.ConfigurationItem(scope_uri=from_fs_path(ls.root) if ls.root else None, section="fullgraph")]))
-    except Exception as e:
-        ls.log("debug", f"workspace/configuration failed: {e}")
-        return
-    if result and isinstance(result[0], dict):
-        merged = dict(ls.settings)
-        merged.update(result[0])
-        ls.apply_editor_settings(merged)
-        ls.rebuild_workspace()
-
-
-async def _index(ls: FullgraphServer) -> None:
-    if not ls.root:
-        return
-    token = "fullgraph-index"
-    progress = False
-    try:
-        await ls.work_done_progress.create_async(token)
-        ls.work_done_progress.begin(token, t.WorkDoneProgressBegin(title="fullgraph", message="indexing workspace"))
-        progress = True
-    except Exception:
-        pass
-    n = 0
-    try:
-        files = await ls.engine.submit((BACKGROUND, 0), ls._index_files)
-        if isinstance(files, str):
-            ls.log("warning", files)
-            files = []
-        if len(files) > MAX_INDEX_FILES:
-            ls.log("warning", f"{len(files)} Python files under {ls.root}: indexing the first {MAX_INDEX_FILES}")
-            files = files[:MAX_INDEX_FILES]
-        # in pieces: an edit's analysis runs between two pieces, not after the whole workspace
-        for i in range(0, len(files), INDEX_CHUNK):
-            chunk = files[i:i + INDEX_CHUNK]
-            await ls.engine.submit((BACKGROUND, 0), ls._index_chunk, chunk)
-            n += len(chunk)
-            if progress and len(files) > INDEX_CHUNK:
-                ls.work_done_progress.report(token, t.WorkDoneProgressReport(
-                    message=f"{n}/{len(files)} files", percentage=n * 100 // len(files)))
-        await ls.engine.submit((BACKGROUND, 0), ls.engine.settle)
-    except Exception as e:
-        ls.log("error", f"indexing failed: {e}")
-    if progress:
-        ls.work_done_progress.end(token, t.WorkDoneProgressEnd(message=f"{n} files"))
-    ls.indexed = True
-    ls.log("info", f"indexed {n} files under {ls.root}")
-    for uri in list(ls.docs.keys()):
-        ls.schedule(uri, delay=0)
-    ls.refresh_pulls()
+    asyncio.ensure_future(index_workspace(ls))
 
 
 @server.feature(t.SHUTDOWN)

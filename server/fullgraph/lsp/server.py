@@ -1,7 +1,7 @@
 """`fullgraph lsp`: the language server (pygls 2.x) on the same engine as the CLI.
 
 This module holds the server's state and the analysis pipeline (schedule -> analyse -> publish -> fixes);
-each LSP feature is a module of its own that registers on `server`: lifecycle (initialize, indexing),
+each LSP feature is a module of its own that registers on `server`: lifecycle (initialize), indexing,
 sync (text documents and notebooks), diagnostics (pull), configuration (settings, watched files),
 code_actions, hover, codelens.  What an open URI is analysed as (a file, or a notebook as one module
 shown in its cells) is documents.py.
@@ -48,8 +48,6 @@ SERVER_SETTINGS = {"select", "ignore", "extendSelect", "extendIgnore", "torchVer
                    "extendExclude", "follow", "src", "customOpNamespace", "codeLens", "logLevel", "debounce"}
 LOG_LEVELS = {"error": t.MessageType.Error, "warning": t.MessageType.Warning, "info": t.MessageType.Info,
               "debug": t.MessageType.Log}
-MAX_INDEX_FILES = 20000
-INDEX_CHUNK = 32  # workspace files analysed per engine job while indexing
 # Fix phases wait until no document has changed, and no squiggles were published, for this long: a fix
 # job cannot stop half-way through a finding (tens of ms), so one running while the user types delays
 # the next keystroke's squiggles.  Counting from the publication too matters for large files, whose
@@ -264,7 +262,7 @@ class FullgraphServer(LanguageServer):
             i += 1
         return i
 
-    def _engine_fixes_now(self, path: str, text: str, findings: list[Finding]) -> list[Finding] | None:
+    def engine_fixes_now(self, path: str, text: str, findings: list[Finding]) -> list[Finding] | None:
         """Engine job for a code action that comes before the fix phase got to its findings: copies
         of `findings` with their fixes, or None if the buffer moved on."""
         if self.ws.texts.get(path) != text:
@@ -309,17 +307,6 @@ class FullgraphServer(LanguageServer):
         if self.record is not None:
             self.log("info", f"runtime record {self.record_path}: {len(self.record.breaks)} breaks")
 
-    def _index_files(self) -> list[str] | str:
-        """Engine job: the workspace's Python files (or why they cannot be listed)."""
-        try:
-            return self.ws.discover([Path(self.root)]) if self.root else []
-        except (OSError, FileNotFoundError) as e:
-            return f"cannot index {self.root}: {e}"
-
-    def _index_chunk(self, files: list[str]) -> None:
-        """Engine job: analyse some workspace files from disk (open documents keep their buffers)."""
-        self.ws.load_files([f for f in files if f not in self.ws.texts], jobs=1)
-
     # ---- scheduling ----------------------------------------------------------------------------
     def schedule(self, uri: str, delay: float | None = None) -> None:
         """Analyse the unit `uri` belongs to (a cell's is its notebook) after `delay` (the debounce)."""
@@ -360,7 +347,7 @@ class FullgraphServer(LanguageServer):
                               f"{(time.perf_counter() - started) * 1000:.0f} ms")
             if doc.cells is not None:
                 self.refresh_pulls()  # an edit in one cell can change the diagnostics of the others
-            await self._refresh_others(uri)
+            await self.refresh_others(uri)
             await self._add_fixes(uri, version, path, text, findings)
         except asyncio.CancelledError:
             pass
@@ -414,7 +401,7 @@ class FullgraphServer(LanguageServer):
 
     def _store(self, uri: str, version, text: str, findings: list[Finding]) -> None:
         idx = LineIndex(text)
-        diags, owners = self._diagnostics(uri, text, idx, findings)
+        diags, owners = self.diagnostics_of(uri, text, idx, findings)
         res = self.results.get(uri)
         if res is None or res.version != version:
             res = DocResult(version, text, idx, findings, diags, owners, key=uri)
@@ -435,8 +422,8 @@ class FullgraphServer(LanguageServer):
                     uri=target, diagnostics=mine, version=version if target == uri else self.docs.cell_version(target)))
             res.published = targets
 
-    def _diagnostics(self, uri: str, text: str, idx: LineIndex,
-                     findings: list[Finding]) -> tuple[list[t.Diagnostic], list[str]]:
+    def diagnostics_of(self, uri: str, text: str, idx: LineIndex,
+                       findings: list[Finding]) -> tuple[list[t.Diagnostic], list[str]]:
         """The diagnostics of `findings` in the unit `uri`, and the URI showing each (a notebook's
         diagnostics, related locations and edits are moved into its cells)."""
         cache: dict[str, LineIndex | None] = {self.path_of(uri): idx}
@@ -457,7 +444,7 @@ class FullgraphServer(LanguageServer):
         return cv.to_diagnostic(f, idx, self.encoding, self.uri_of, index_of,
                                 suppress_edit=cv.suppression_edit(f, text, idx, self.encoding, uri))
 
-    async def _refresh_others(self, changed_uri: str) -> None:
+    async def refresh_others(self, changed_uri: str) -> None:
         """An edit in one file can change findings in another (roots and callees across files)."""
         others = {}
         for uri in self.docs.keys():

@@ -66,4 +66,4 @@ async def _closed(ls: FullgraphServer, key: str, shown: list[str]) -> None:
             ls.text_document_publish_diagnostics(t.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
     await ls.engine.submit((NOW, 0), ls.ws.forget_text, ls.path_of(key))
     ls.generation += 1
-    await ls._refresh_others(key)
+    await ls.refresh_others(key)
