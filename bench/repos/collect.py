@@ -32,6 +32,7 @@ import importlib.util
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 import tempfile
@@ -114,6 +115,138 @@ def strip_standins(events: list[dict] | None, use_py: str) -> list[dict] | None:
     return out
 
 
+def run_capture(use_py: str, tmp: str, timeout: int = 1800) -> tuple[dict, list[dict] | None, float]:
+    """`bench/modules/runner.py collect USE_PY` under the capture hook of `fullgraph trace`, as
+    bench/modules/collect.py's run_mode does; the events also carry their compile key and, read from the
+    same part files, the resume functions Dynamo compiled (`repair_root_frames`)."""
+    import glob
+    import shutil
+
+    from fullgraph.trace.collect import process_from_part_file
+    from fullgraph.trace.run import capture_env, make_bootstrap
+
+    mc = modules_collect()
+    out = os.path.join(tmp, "collect.json")
+    cap = tempfile.mkdtemp(prefix="capture-", dir=tmp)
+    boot, parts = make_bootstrap(cap)
+    env = capture_env(boot, parts, base=mc._env())
+    cmd = [mc.PYTHON, mc.RUNNER, "collect", use_py, out]
+    t0 = time.time()
+    try:
+        proc = subprocess.run(cmd, cwd=tmp, env=env, capture_output=True, text=True, timeout=timeout)
+        stderr = proc.stderr
+    except subprocess.TimeoutExpired as e:
+        stderr = f"timeout after {timeout}s\n" + (e.stderr if isinstance(e.stderr, str) else "")
+    dt = time.time() - t0
+    try:
+        with open(out, encoding="utf-8") as fh:
+            runner = json.load(fh)
+    except (OSError, ValueError):
+        runner = {"ok": False, "error": "runner wrote no record", "error_type": "NoRecord", "roots": []}
+    runner["stderr"] = stderr[-4000:]
+    events = []
+    for part in sorted(glob.glob(os.path.join(parts, "*.jsonl"))):
+        starts = _starts(part)
+        p = process_from_part_file(part)
+        for h in p.hits:
+            comp = p.compiles.get(h.compile_key) if h.compile_key else None
+            m = h.message
+            events.append({
+                "gb_type": m.gb_type, "gb_code": m.gb_code, "exc_class": m.exc_class,
+                "explanation": m.explanation or "",
+                "stack": [{"path": fr.path, "line": fr.line, "function": fr.function} for fr in h.stack],
+                "compiled": ({"path": comp.path, "function": comp.function, "line": comp.line, "resume": comp.resume}
+                             if comp is not None else None),
+                "fallback": list(h.fallback) if h.fallback else None,
+                "compile_key": list(h.compile_key) if h.compile_key else None,
+                "resume_starts": starts,
+            })
+    shutil.rmtree(cap, ignore_errors=True)
+    return runner, events, dt
+
+
+def _starts(part: str) -> list[dict]:
+    """Every frame Dynamo started compiling in one part file: frame_id, file, raw code name, first line."""
+    strings: dict = {}
+    out = []
+    with open(part, encoding="utf-8", errors="replace") as fh:
+        for raw in fh:
+            try:
+                obj = json.loads(raw)
+            except ValueError:
+                continue
+            meta = obj.get("meta") if isinstance(obj, dict) else None
+            if not isinstance(meta, dict):
+                continue
+            if "str" in meta and isinstance(meta["str"], list) and len(meta["str"]) == 2:
+                strings[meta["str"][1]] = meta["str"][0]
+            elif "dynamo_start" in meta:
+                stack = (meta.get("dynamo_start") or {}).get("stack") or []
+                if stack:
+                    top = stack[-1]
+                    fn = top.get("filename")
+                    out.append({"frame_id": meta.get("frame_id"), "path": strings.get(fn, fn) if isinstance(fn, int) else fn,
+                                "name": str(top.get("name")), "line": top.get("line")})
+    return out
+
+
+_RESUME = re.compile(r"^torch_dynamo_resume_in_(.+)_at_(\d+)$")
+
+
+def repair_root_frames(events: list[dict] | None, repo_dir: str) -> list[dict] | None:
+    """Put back the compiled frame's own line when Dynamo's user stack left it out.
+
+    When a break happens in library code inlined from the frame Dynamo was compiling (e.g. a
+    `self.encoder(...)` call into nn.TransformerEncoder that calls `.item()`), Dynamo 2.13's "User code
+    traceback" lists the frames above the compiled one and the inlined library frames, but not the
+    compiled frame itself; the innermost repository frame is then the caller outside the compiled code.
+    Dynamo resumes after such a break in a function named `torch_dynamo_resume_in_<fn>_at_<line>`: the
+    first one compiled after the break, in the same file and function, names the line of the call.
+    Events whose compiled frame is in the repository and whose stack has no frame of it get that frame
+    (`repaired: true`); if no resume function names the line, `root_line_unknown: true`.
+    """
+    if events is None:
+        return None
+    mc = modules_collect()
+    out = []
+    for ev in events:
+        comp = ev.get("compiled")
+        if not comp or not mc._under(comp["path"], repo_dir):
+            out.append(ev)
+            continue
+        cpath = os.path.realpath(comp["path"])
+        inside = [fr for fr in ev["stack"] if fr.get("path") and os.path.realpath(fr["path"]) == cpath
+                  and mc._orig_name(fr.get("function", "")) == comp["function"]]
+        if inside or not ev["stack"]:
+            out.append(ev)
+            continue
+        fid = (ev.get("compile_key") or [None, None])[1]
+        line = None
+        for st in ev.get("resume_starts") or []:
+            m = _RESUME.match(st["name"])
+            if not m or m.group(1) != comp["function"] or not st.get("path"):
+                continue
+            if os.path.realpath(st["path"]) != cpath:
+                continue
+            if fid is not None and st.get("frame_id") is not None and st["frame_id"] <= fid:
+                continue
+            line = int(m.group(2))
+            break
+        ev = dict(ev)
+        if line is None:
+            ev["root_line_unknown"] = True
+            out.append(ev)
+            continue
+        stack = list(ev["stack"])
+        last_repo = max((i for i, fr in enumerate(stack) if mc._under(fr["path"], repo_dir)), default=-1)
+        frame = {"path": comp["path"], "line": line, "function": comp["function"]}
+        stack.insert(last_repo + 1, frame)
+        ev["stack"] = stack
+        ev["repaired"] = frame
+        out.append(ev)
+    return out
+
+
 def collect_repo(name: str, root: str = HERE, eager: bool = False, verbose: bool = True) -> dict:
     mc = modules_collect()
     repo_dir = os.path.join(root, name)
@@ -126,9 +259,9 @@ def collect_repo(name: str, root: str = HERE, eager: bool = False, verbose: bool
             seconds["eager"] = round(dt, 1)
             entry["eager_ok"] = bool(ran.get("ok"))
             entry["eager_error"] = None if ran.get("ok") else f"{ran.get('error_type')}: {(ran.get('error') or '')[:800]}"
-        coll, events, dt = mc.run_mode("collect", use_py, tmp, trace=True, timeout=1800)
+        coll, events, dt = run_capture(use_py, tmp)
         seconds["collect"] = round(dt, 1)
-    events = strip_standins(events, use_py)
+    events = repair_root_frames(strip_standins(events, use_py), repo_dir)
     roots = coll.get("roots") or []
     entry["compile_ok"] = bool(coll.get("ok"))
     entry["compile_error"] = None if coll.get("ok") else f"{coll.get('error_type')}: {(coll.get('error') or '')[:1500]}"
@@ -142,7 +275,18 @@ def collect_repo(name: str, root: str = HERE, eager: bool = False, verbose: bool
         if item not in rr:
             rr.append(item)
     entry["roots"] = rr
-    sites, loose, unobserved = mc.sites_from_events(events, roots, repo_dir)
+    unknown = [ev for ev in events or [] if ev.get("root_line_unknown")]
+    known = None if events is None else [ev for ev in events if not ev.get("root_line_unknown")]
+    sites, loose, unobserved = mc.sites_from_events(known, roots, repo_dir)
+    repaired = {(os.path.relpath(os.path.realpath(ev["repaired"]["path"]), repo_dir), ev["repaired"]["line"])
+                for ev in known or [] if ev.get("repaired")}
+    for s in sites:  # the site's line came from the resume function's name (Dynamo's stack lacked it)
+        s["root_line_repaired"] = any(f == s["file"] and s["start"] <= ln <= s["end"] for f, ln in repaired)
+    for ev in unknown:  # the compiled frame's line is not known: not attributed to a statement
+        loose.append({"gb_type": ev["gb_type"], "reason": ev["explanation"][:600], "root_line_unknown": True,
+                      "compiled_frame": ev["compiled"],
+                      "stack": [f"{os.path.relpath(os.path.realpath(fr['path']), repo_dir)}:{fr['line']}:{fr['function']}"
+                                for fr in ev["stack"] if mc._under(fr["path"], repo_dir)]})
     entry["sites"] = sites
     entry["unattributed"] = loose
     entry["unobserved"] = unobserved
