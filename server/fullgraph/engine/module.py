@@ -11,48 +11,16 @@ import bisect
 import hashlib
 import warnings
 
+from ..modnames import absolute_module, module_name_for, package_of
 from ..positions import LineIndex, Span
 from . import incremental, suppressions
 from . import values as V
 from .analyzer import FunctionAnalyzer
+from .ruleset import RuleSet
 from .summary import FunctionSummary, ModuleSummary, writable_copy
 from .values import Val
 
-__all__ = ["ModuleAnalyzer", "absolute_module", "analyze", "module_name_for", "package_of", "parse_module"]
-
-
-def package_of(modname: str, is_package: bool) -> list[str]:
-    """The package a module's relative imports start from, as name parts."""
-    parts = modname.split(".")
-    return parts if is_package else parts[:-1]
-
-
-def absolute_module(package: list[str], module: str | None, level: int) -> str | None:
-    """The module `from <level dots><module> import ...` names, from `package`; None if the dots go
-    beyond the top-level package."""
-    if not level:
-        return module or ""
-    if level - 1 >= len(package):
-        return None
-    base = package[:len(package) - (level - 1)]
-    return ".".join([*base, module] if module else base)
-
-
-def module_name_for(path: str, root: str | None = None) -> tuple[str, bool]:
-    """Dotted module name from the file's package (parent dirs holding __init__.py)."""
-    import os
-
-    path = os.path.abspath(path)
-    d, fname = os.path.split(path)
-    stem = fname[:-3] if fname.endswith(".py") else fname.rsplit(".", 1)[0]
-    is_pkg = stem == "__init__"
-    parts = [] if is_pkg else [stem]
-    while os.path.isfile(os.path.join(d, "__init__.py")):
-        d, pkg = os.path.split(d)
-        parts.insert(0, pkg)
-        if not pkg:
-            break
-    return ".".join(p for p in parts if p) or stem, is_pkg
+__all__ = ["ModuleAnalyzer", "analyze", "parse_module"]
 
 
 def parse_module(text: str, path: str) -> ast.Module:
@@ -65,8 +33,9 @@ def parse_module(text: str, path: str) -> ast.Module:
 class ModuleAnalyzer:
     def __init__(self, path: str, text: str, modname: str, is_package: bool = False, recover: bool = False,
                  tree: ast.Module | None = None, bodies: bool = True, remember: bool = False,
-                 previous: incremental.Memo | None = None):
+                 previous: incremental.Memo | None = None, *, rules: RuleSet):
         self.path = path
+        self.rules = rules  # what the analysis dispatches its events to (engine/ruleset.py)
         # editor buffers (`remember`): the memo an analysis of an earlier version of this text left, whose
         # unchanged parts are taken (engine/incremental.py), and `memo`, this analysis' own, for the next
         self.remember = remember
@@ -74,7 +43,7 @@ class ModuleAnalyzer:
         self.memo: incremental.Memo | None = None
         self._written_classes: list[str] | None = None  # classes a unit's function bodies made
         # function qualname -> unannotated parameters to read as tensors (what its callers pass), while
-        # variant() analyses that function again (Project._with_tensor_params); empty otherwise
+        # variant() analyses that function again (Arrivals.with_tensor_params); empty otherwise
         self.tensors: dict[str, frozenset[str]] = {}
         self._given_tree = tree  # `text` already parsed (by an earlier analysis of the same text)
         self.bodies = bodies  # False: the top level only (the functions are left for variant())
@@ -257,7 +226,7 @@ class ModuleAnalyzer:
 
     def variant(self, qualname: str, tensors: frozenset[str], classes: dict) -> FunctionSummary | None:
         """After run(): the function `qualname` analysed again with the parameters `tensors` read as
-        tensors (Project._with_tensor_params), on this analysis' top level: one module parse and top-level
+        tensors (Arrivals.with_tensor_params), on this analysis' top level: one module parse and top-level
         pass serve every such variant of the module.  `classes` are the module's classes as its full
         analysis left them (what every method set on `self`); the analysis writes into copies (the
         function's own class; summary containers) and changes neither."""
@@ -332,11 +301,11 @@ class ModuleAnalyzer:
 
 
 def analyze(path: str, text: str, modname: str | None = None, is_package: bool | None = None,
-            recover: bool = False) -> ModuleSummary:
+            recover: bool = False, *, rules: RuleSet) -> ModuleSummary:
     """Analyse one module.  With `recover`, a file with a syntax error still has the top-level
     blocks that parse analysed (the editor case); otherwise it is reported and not analysed."""
     if modname is None:
         modname, pkg = module_name_for(path)
         if is_package is None:
             is_package = pkg
-    return ModuleAnalyzer(path, text, modname, bool(is_package), recover).run()
+    return ModuleAnalyzer(path, text, modname, bool(is_package), recover, rules=rules).run()

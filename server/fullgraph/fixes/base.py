@@ -22,7 +22,7 @@ from typing import Any, Callable, ClassVar, Iterable
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ..engine.module import absolute_module, package_of
+from ..modnames import absolute_module, package_of
 from ..positions import Pos, Span, split_lines
 from ..torchinfo import ALL_VERSIONS, TorchVersion, VersionRange
 
