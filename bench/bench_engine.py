@@ -223,10 +223,12 @@ def py_files(tree: Path) -> list[Path]:
 
 # ---- (a) one large file -------------------------------------------------------------------------
 def bench_single(tdir: Path, files: list[str], reps: int, budget: float) -> list[dict]:
-    from fullgraph.engine.module import analyze, module_name_for
+    from fullgraph.engine.module import analyze
+    from fullgraph.modnames import module_name_for
+    from fullgraph.rules.registry import RULESET
 
     # warm up: rule registry, imports and caches are loaded on first use, not per file
-    analyze(str(tdir / "nn/modules/linear.py"), (tdir / "nn/modules/linear.py").read_text("utf-8"))
+    analyze(str(tdir / "nn/modules/linear.py"), (tdir / "nn/modules/linear.py").read_text("utf-8"), rules=RULESET)
     out = []
     for rel in files:
         path = str(tdir / rel)
@@ -240,7 +242,7 @@ def bench_single(tdir: Path, files: list[str], reps: int, budget: float) -> list
 
         def analyse(path=path, text=text, modname=modname, is_pkg=is_pkg) -> tuple[float, float]:
             c0, t0 = time.process_time(), time.perf_counter()
-            analyze(path, text, modname, is_pkg)
+            analyze(path, text, modname, is_pkg, rules=RULESET)
             return time.perf_counter() - t0, time.process_time() - c0
 
         res = interleaved(("ast.parse", parse), [("analyze", analyse)], reps, budget)
@@ -368,17 +370,19 @@ def _func_label(key: tuple) -> str:
 
 
 def profile_single(tdir: Path, rel: str) -> dict:
-    from fullgraph.engine.module import analyze, module_name_for
+    from fullgraph.engine.module import analyze
+    from fullgraph.modnames import module_name_for
+    from fullgraph.rules.registry import RULESET
 
     path = str(tdir / rel)
     text = Path(path).read_text(encoding="utf-8")
     modname, is_pkg = module_name_for(path)
     warm = tdir / "nn/modules/linear.py"
-    analyze(str(warm), warm.read_text(encoding="utf-8"))  # rule registry and imports load on first use
+    analyze(str(warm), warm.read_text(encoding="utf-8"), rules=RULESET)  # rule registry and imports load on first use
     pr = cProfile.Profile()
     gc.collect()
     pr.enable()
-    analyze(path, text, modname, is_pkg)
+    analyze(path, text, modname, is_pkg, rules=RULESET)
     pr.disable()
     st = pstats.Stats(pr)
     rows = [{"function": _func_label(k), "ncalls": nc, "primcalls": cc, "tottime": tt, "cumtime": ct}
@@ -404,7 +408,9 @@ def breakdown_tree(tree: Path) -> dict:
     from fullgraph import fixes
     from fullgraph.api import SourceError, Workspace, decode_source
     from fullgraph.config import discover
-    from fullgraph.engine.module import analyze, module_name_for
+    from fullgraph.engine.module import analyze
+    from fullgraph.modnames import module_name_for
+    from fullgraph.rules.registry import RULESET
 
     clock = time.perf_counter
     t = dict.fromkeys(("discover", "module names", "read", "decode", "analyze", "project.set_module",
@@ -447,7 +453,7 @@ def breakdown_tree(tree: Path) -> dict:
             errors += 1
             continue
         t3 = clock()
-        summary = analyze(f, text, modname, is_pkg)
+        summary = analyze(f, text, modname, is_pkg, rules=RULESET)
         t4 = clock()
         ws.project.set_module(summary)
         t5 = clock()

@@ -19,7 +19,9 @@ import pytest
 
 from fullgraph.api import Workspace
 from fullgraph.engine import incremental, suppressions
-from fullgraph.engine.module import ModuleAnalyzer, module_name_for
+from fullgraph.engine.module import ModuleAnalyzer
+from fullgraph.modnames import module_name_for
+from fullgraph.rules.registry import RULESET
 from fullgraph.positions import Pos, Span
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,7 +63,7 @@ def _edit(lines: list[str], rng: random.Random) -> list[str]:
 
 
 def _fresh(path: str, text: str):
-    return ModuleAnalyzer(path, text, *module_name_for(path), recover=True).run()
+    return ModuleAnalyzer(path, text, *module_name_for(path), recover=True, rules=RULESET).run()
 
 
 def _check_file(src: str, path: Path, steps: int, seed: int, findings_every: int) -> int:
@@ -239,7 +241,7 @@ def test_a_moved_statement_has_every_position_moved(source):
     texts = [c.read_text() for c in CASES] if source == "cases" else [model_file(200)]
     seen = 0
     for text in texts:
-        an = ModuleAnalyzer("m.py", text, "m", remember=True)
+        an = ModuleAnalyzer("m.py", text, "m", remember=True, rules=RULESET)
         an.run()
         if an.memo is None:
             continue
@@ -302,7 +304,7 @@ def test_enter_then_undo_gives_the_findings_and_fixes_of_the_first_text(tmp_path
     ws.set_text(path, UNDO.replace("SCALE = 2\n", "SCALE = 2\n# a new line\n"))
     ws.set_text(path, "#\n" + UNDO.replace("SCALE = 2\n", "SCALE = 2\n# a new line\n"))
     ws.set_text(path, UNDO)
-    ws.project._variants.clear()
+    ws.project.arrivals.variants.clear()
     assert _findings_with_fixes(ws, path) == first
 
 

@@ -23,7 +23,8 @@ from typing import Iterable
 
 from . import __version__, cache
 from .config import MAX_FILE_BYTES, Config
-from .engine.module import ModuleAnalyzer, analyze, module_name_for, parse_module
+from .engine.module import ModuleAnalyzer, analyze, parse_module
+from .modnames import module_name_for
 from .engine.project import Project
 from .engine.summary import ModuleSummary
 from .model import ERROR, Finding
@@ -107,7 +108,7 @@ def _analyze_file(args: tuple) -> tuple[str, ModuleSummary | None, tuple | None]
         return path, None, (e.code, e.message)
     except OSError as e:
         return path, None, ("FG002", f"cannot read file: {e.strerror or e}")
-    summary = analyze(path, text, modname, is_pkg)
+    summary = analyze(path, text, modname, is_pkg, rules=registry.RULESET)
     summary.cells = cells
     return path, summary, None
 
@@ -176,15 +177,13 @@ class Workspace:
         self.cache_misses = 0
         self._stored = 0  # entries written since the last pruning
         self._pruned = False
-        self.project = Project(self.config)
-        self.project.source_of = self.source_of
-        self.project.tree_of = self._tree_of
+        self.project = Project(self.config, registry.RULESET)
+        self.project.keep_sources(self.source_of, self._tree_of)
         self._follow: dict[str, str] | None = None
         self._library_bytes: dict[str, bytes] = {}  # followed files read for _library_may_define
         self._may_define: dict[tuple[str, str], bool] = {}
         if self.config.follow:
-            self.project.module_loader = self._load_library_module
-            self.project.may_define = self._library_may_define
+            self.project.follow(self._load_library_module, self._library_may_define)
         self.file_errors: dict[str, tuple[str, str]] = {}
         self.texts: dict[str, str] = {}  # editor buffers (what the fixes edit); disk files are read on demand
         # the last few buffers' syntax trees and parsed sources for fixes: path -> (text hash, object)
@@ -206,7 +205,8 @@ class Workspace:
             return old
         modname, is_pkg = module_name_for(path)
         previous = self._memos.get(path)
-        an = ModuleAnalyzer(path, text, modname, is_pkg, recover, remember=True, previous=previous)
+        an = ModuleAnalyzer(path, text, modname, is_pkg, recover, remember=True, previous=previous,
+                            rules=registry.RULESET)
         summary = an.run()
         if previous is not None and previous.spent:
             # the statements of the last tree were moved in place for this text: what holds that tree

@@ -12,11 +12,9 @@ import contextlib
 from typing import TYPE_CHECKING
 
 from ..positions import Span
-from ..rules import registry
-from ..rules.base import Report
 from . import values as V
 from .calls import CallsMixin, _disable_mode
-from .event import Event
+from .event import Event, Report
 from .expressions import ExpressionsMixin
 from .pathconds import PathCondsMixin
 from .scopes import scope_facts
@@ -60,6 +58,7 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin):
     def __init__(self, mod: ModuleAnalyzer, parent: "FunctionAnalyzer | None", node: ast.AST, qualname: str,
                  cls: str | None, module_level: bool = False):
         self.mod = mod
+        self.rules = mod.rules
         self.parent = parent
         self.node = node
         self.qualname = qualname
@@ -805,7 +804,7 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin):
         return U
 
     def hook(self, name: str, node: ast.AST, v: Val) -> None:
-        rules = registry.HOOKS.get(name)
+        rules = self.rules.hooks.get(name)
         if rules:
             self.dispatch(Event(kind=name, node=node, fn=self, value=v), rules)
 

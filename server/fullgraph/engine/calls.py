@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 
 from .. import tracetable
-from ..rules import registry
 from . import values as V
 from .event import Event
 from .summary import CallSite, RootDecl, add_elements
@@ -138,7 +137,7 @@ class CallsMixin:
             return U
         if fval.kind == V.REF and fval.q:
             if recv is not None and recv.kind == V.REF and recv.q and "." in recv.q and \
-                    method in registry.METHODS and not recv.q.startswith(("torch.", "builtins.")):
+                    method in self.rules.methods and not recv.q.startswith(("torch.", "builtins.")):
                 self._imported_instance_call(node, "bound", recv.q, method, args, kwargs)
             q = fval.q
             return self._call_ref(node, q, args, kwargs, kinds)
@@ -229,12 +228,12 @@ class CallsMixin:
             return args[0]  # Dynamo calls through a partial: compiling or calling it runs the function
         if q == "builtins.next" and node.args:
             self._iterate_hook(node.args[0], args[0], "next")
-        rules = registry.call_rules(q)
+        rules = self.rules.call_rules(q)
         if rules:
             self.dispatch(Event(kind="call", node=node, fn=self, q=q, args=args, kwargs=kwargs), rules)
         elif q in TRACE_TABLE_NAMES:  # Dynamo's own list of what it skips (per torch version: the project checks)
             self.dispatch(Event(kind="skipped_call", node=node, fn=self, q=q, args=args, kwargs=kwargs),
-                          registry.HOOKS["skipped_call"])
+                          self.rules.hooks["skipped_call"])
         if q in HIGHER_ORDER:
             for a, v in zip(node.args, args):
                 if v.kind == V.REF and v.q and not v.q.startswith(("builtins.", "torch.")):
@@ -363,25 +362,25 @@ class CallsMixin:
         sites carry the condition, checked when a root reaches them."""
         for cls in V.IMPORTED_INSTANCE_CLASSES:
             self.dispatch(Event(kind="method", node=node, fn=self, method=method, recv=Val(V.INSTANCE, cls),
-                                args=args, kwargs=kwargs), registry.METHODS[method], requires=(how, q, cls))
+                                args=args, kwargs=kwargs), self.rules.methods[method], requires=(how, q, cls))
 
     def _call_method(self, node, recv: Val, method: str, args, kwargs, kinds: _Kinds) -> Val:
         mod = self.mod
         factory = recv if recv.kind == V.INSTANCE and recv.attr == "factory" else None
         if factory is not None:
-            if factory.q and method in registry.METHODS:
+            if factory.q and method in self.rules.methods:
                 self._imported_instance_call(node, "returns", factory.q, method, args, kwargs)
             recv = U  # what a function returned: unknown here (a tensor, most often)
         k = recv.kind
         # rules keyed on method names see every receiver; they decide on its kind
-        rules = registry.METHODS.get(method)
+        rules = self.rules.methods.get(method)
         if rules:
             self.dispatch(Event(kind="method", node=node, fn=self, method=method, recv=recv, args=args,
                                 kwargs=kwargs), rules)
         elif k == V.INSTANCE and recv.q and recv.attr is None and f"{recv.q}.{method}" in TRACE_TABLE_NAMES:
             # `opt.zero_grad()` on a torch.optim optimizer: Dynamo's own list of what it skips
             self.dispatch(Event(kind="skipped_call", node=node, fn=self, q=f"{recv.q}.{method}", args=args,
-                                kwargs=kwargs), registry.HOOKS["skipped_call"])
+                                kwargs=kwargs), self.rules.hooks["skipped_call"])
         if k == V.SELF and method in ("register_buffer", "register_parameter") and node.args and \
                 isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
             cs = mod.summary.classes.get(recv.q or "")

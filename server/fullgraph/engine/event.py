@@ -1,15 +1,33 @@
-"""What a rule sees: one call, method call or syntactic event, with its resolved values."""
+"""What a rule sees of one call, method call or syntactic event (with its resolved values), and what
+a rule's ``check`` may return (a message, or a Report)."""
 from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from . import values as V
+from .summary import ModuleSummary
 from .values import Val
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .analyzer import FunctionAnalyzer
+
+class ModuleView(Protocol):
+    """What a rule may read of the module being analysed."""
+
+    summary: ModuleSummary
+
+    def text_of(self, node: ast.AST) -> str: ...
+
+
+class FunctionView(Protocol):
+    """What a rule may read of the function being analysed (engine/analyzer.py's FunctionAnalyzer)."""
+
+    mod: ModuleView
+    tensor_holders: dict[str, str]
+
+    def lookup(self, name: str) -> Val: ...
+
+    def resolve_dotted_node(self, node: ast.AST) -> str | None: ...
 
 
 @dataclass
@@ -18,7 +36,7 @@ class Event:
 
     kind: str  # "call" | "method" | a hook name
     node: ast.AST
-    fn: "FunctionAnalyzer"
+    fn: FunctionView
     q: str | None = None  # qualified callee
     method: str | None = None
     recv: Val | None = None
@@ -31,3 +49,13 @@ class Event:
 
     def arg_is_tensor_like(self, v: Val) -> bool:
         return v.kind in (V.TENSOR, V.CONST, V.FSTRING)
+
+
+@dataclass
+class Report:
+    """A rule's finding at an event: its message, the node to underline (default: the event's), and
+    data kept with the finding (read by fixes, `holds` and `silenced_by`)."""
+
+    message: str
+    node: Any = None
+    data: dict = field(default_factory=dict)

@@ -126,7 +126,7 @@ class FunctionSummary:
     effects: list[tuple[Span, str]] = field(default_factory=list)
     # which analysis made it: an editor buffer's re-analysis that takes the function unchanged, or moved
     # down with the lines above it, keeps the token (engine/incremental.py), and so do the memoised
-    # variants of the function (Project._with_tensor_params); None: this object is its own analysis
+    # variants of the function (Arrivals.with_tensor_params); None: this object is its own analysis
     origin: object = field(default=None, compare=False, repr=False)
 
 

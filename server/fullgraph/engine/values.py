@@ -265,6 +265,11 @@ TENSOR_TYPES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parame
 RNN_MODULES = frozenset({"torch.nn.RNN", "torch.nn.LSTM", "torch.nn.GRU", "torch.nn.modules.rnn.RNN",
                          "torch.nn.modules.rnn.LSTM", "torch.nn.modules.rnn.GRU"})
 # modules whose operator has no fake-tensor kernel on torch 2.13 (FG209)
+def is_optimizer_class(q: str) -> bool:
+    """A torch.optim optimizer (not a learning-rate scheduler)."""
+    return q.startswith("torch.optim.") and ".lr_scheduler." not in q
+
+
 NO_FAKE_KERNEL_MODULES = frozenset({"torch.nn.CTCLoss", "torch.nn.modules.loss.CTCLoss"})
 
 

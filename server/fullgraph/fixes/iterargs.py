@@ -89,7 +89,7 @@ class ListArgument(Fix):
                 kinds.append(("pos", cs.args[index]))
             kinds += [("kw", k) for name, k in cs.kwargs if name == param]
             for how, k in kinds:
-                if k == "iter" or (k.startswith("call:") and ctx.project._is_generator_fn(k[5:], cmod.path)):
+                if k == "iter" or (k.startswith("call:") and ctx.project.is_generator_fn(k[5:], cmod.path)):
                     if cmod.path != f.path:
                         give_up("an iterator is passed from another module")
                     sites.append((cs.span, how))

@@ -4,7 +4,8 @@ from __future__ import annotations
 import ast
 
 from ..engine import values as V
-from .base import Example, Report, Rule
+from ..model import Location, Step
+from .base import Example, Placed, Report, Rule
 
 
 class BackwardInRegion(Rule):
@@ -104,12 +105,20 @@ def step(x):
 """, call="step(torch.randn(2, 4))", breaks=False),
     )
 
+    project_hooks = ("edge",)
+
     def check(self, ev):
         r = ev.recv
-        if r is not None and r.kind == V.INSTANCE and r.q and r.q.startswith("torch.optim.") \
-                and ".lr_scheduler." not in r.q:
+        if r is not None and r.kind == V.INSTANCE and r.q and V.is_optimizer_class(r.q):
             return STEP_MESSAGE
         return None
+
+    def at_edge(self, ev):
+        """`self.opt.step()`, a parameter's `opt.step()`: the receiver's class only the project can tell."""
+        types, meth, method_call = ev.torch_receivers()
+        for t in types if method_call and meth == "step" else ():
+            if V.is_optimizer_class(t):
+                yield Placed(STEP_MESSAGE)
 
 
 MODULE_HOOK_METHODS = ("register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
@@ -423,5 +432,17 @@ f = torch.compile(Scaled(), fullgraph=True)
 """, call="f(torch.randn(2, 4, requires_grad=True)).backward()", breaks=False),
     )
 
-    def check(self, ev):  # reported by the project (tensor_hook edges)
-        return None
+    project_hooks = ("edge",)
+
+    def at_edge(self, ev):
+        """`t.register_hook(fn)`: the hook function, wherever it is defined, changing outside state."""
+        hook = ev.hook_function() if ev.edge.kind == "tensor_hook" else None
+        if hook is None or not hook[0].effects:
+            return
+        hfs, hmod = hook
+        span, text = hfs.effects[0]  # the first one is where Dynamo stops
+        r = ev.reached
+        yield Placed(f"`{text}` in the tensor hook `{hfs.name}` changes state outside the hook; Dynamo traces the "
+                     f"hook when `{ev.edge.text}(...)` registers it and cannot keep that side effect (\"HOP: Unsafe "
+                     "side effect\")", data={"hook": hfs.qualname}, span=span, path=hmod.path,
+                     steps=r.path + [Step(hfs.qualname, Location(r.mod.path, ev.edge.span))], apart=True)

@@ -9,20 +9,25 @@ callees (``"builtins.print"``, ``"time.*"``), ``methods`` are method names calle
 ``hooks`` are syntactic events (``"condition"``, ``"subscript"``, ``"percent_format"``, ``"await"``,
 ``"with"``, ``"range"``).  The analyzer calls ``check(event)`` for each match; ``check`` returns a
 message (or a ``Report``) to report, or None to stay silent.
+
+What only the whole project can tell (the class of `self.lstm`, whether a callee is disabled, who
+passes an iterator) reaches a rule as a project event, named in ``project_hooks``: ``"root"`` (the
+compiled function itself), ``"edge"`` (a call reached from a root), ``"reached"`` (a function reached
+from a root, with what its callers pass) and ``"frame"`` (a reached function once all its breaks are
+known).  The walk calls ``at_<event>(event)`` (engine/walk_events.py), which yields ``Placed``
+findings.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from dataclasses import dataclass
+from typing import ClassVar, Iterable
 
+from ..engine.event import Event, Report
+from ..engine.ruleset import BOTH, FULLGRAPH, PARTIAL
+from ..engine.walk_events import EdgeEvent, FrameEvent, Placed, ReachedEvent, RootEvent
 from ..torchinfo import ALL_VERSIONS, TorchVersion, VersionRange, gb_url
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ..engine.analyzer import Event
-
-FULLGRAPH = "fullgraph"  # torch.compile(..., fullgraph=True): the break raises
-PARTIAL = "partial"  # torch.compile(...) without fullgraph: the break splits the graph
-BOTH = frozenset({FULLGRAPH, PARTIAL})
+__all__ = ["BOTH", "FULLGRAPH", "PARTIAL", "Event", "Example", "Placed", "Report", "Rule"]
 
 # Where a rule's codeDescription points when it has no GB code of its own.
 TORCH_DOCS_URL = "https://docs.pytorch.org/docs/stable/compile/programming_model.graph_breaks_index.html"
@@ -47,13 +52,6 @@ class Example:
     eager_ok: bool = True  # the call also runs in plain Python (False: e.g. it would stop in pdb)
 
 
-@dataclass
-class Report:
-    message: str
-    node: Any = None  # ast node to underline (default: the event's node)
-    data: dict = field(default_factory=dict)
-
-
 class Rule:
     code: ClassVar[str]
     name: ClassVar[str]
@@ -72,13 +70,33 @@ class Rule:
     calls: ClassVar[tuple[str, ...]] = ()
     methods: ClassVar[tuple[str, ...]] = ()
     hooks: ClassVar[tuple[str, ...]] = ()
+    project_hooks: ClassVar[tuple[str, ...]] = ()  # "root" | "edge" | "reached" | "frame"
 
     def modes(self, torch: TorchVersion) -> frozenset[str]:
         """Compile modes in which this pattern breaks, for that torch version."""
         return BOTH
 
-    def check(self, ev: "Event") -> str | Report | None:  # pragma: no cover - abstract
-        raise NotImplementedError
+    def check(self, ev: Event) -> str | Report | None:
+        """A call, method call or syntactic event this rule matches (``calls``/``methods``/``hooks``):
+        a message or a Report to report it, None to stay silent."""
+        return None
+
+    # ---- project events (``project_hooks``), on the walk from a compiled root -------------------
+    def at_root(self, ev: RootEvent) -> Iterable[Placed]:
+        """The compiled function itself (reported at the torch.compile call)."""
+        return ()
+
+    def at_edge(self, ev: EdgeEvent) -> Iterable[Placed]:
+        """A call reached on a path from the root, with the functions it runs."""
+        return ()
+
+    def at_reached(self, ev: ReachedEvent) -> Iterable[Placed]:
+        """A function reached from the root, with what its callers pass."""
+        return ()
+
+    def at_frame(self, ev: FrameEvent) -> Iterable[Placed]:
+        """A reached function once the breaks of everything it calls are known (engine/frames.py)."""
+        return ()
 
     def holds(self, data: dict, torch: TorchVersion) -> bool:
         """Whether a site this rule reported (its `data`) is a break on that torch version (for rules

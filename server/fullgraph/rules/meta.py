@@ -1,4 +1,4 @@
-"""FG0xx: files fullgraph cannot analyse."""
+"""FG0xx: files fullgraph cannot analyse (reported by the api when it reads a file, api.py: no event to check)."""
 from __future__ import annotations
 
 from .base import Rule
@@ -13,9 +13,6 @@ class SyntaxErrorRule(Rule):
     why = "A file that does not parse cannot be imported, let alone compiled; fullgraph analyses nothing in it."
     instead = "Fix the syntax error."
 
-    def check(self, ev):
-        return None
-
 
 class UnreadableFile(Rule):
     code = "FG002"
@@ -25,6 +22,3 @@ class UnreadableFile(Rule):
     what = "Reports a `.py` file that is not UTF-8 text (or its declared encoding), contains NUL bytes, or is over the size limit."
     why = "fullgraph analyses Python source text only."
     instead = "Exclude generated or binary files with `exclude` / `extend-exclude` in `[tool.fullgraph]`."
-
-    def check(self, ev):
-        return None

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from ..engine import values as V
-from .base import Example, Report, Rule
+from .. import tracetable
+from .base import Example, Placed, Report, Rule
 
 
 class ExplicitGraphBreak(Rule):
@@ -131,8 +132,14 @@ def f(x):
 """, breaks=False),
     )
 
-    def check(self, ev):  # reported by the project from call edges, not from a single module
-        return None
+    project_hooks = ("edge",)
+
+    def at_edge(self, ev):
+        """A call reaching a function decorated with torch.compiler.disable (in any module)."""
+        for tfs, _ in ev.targets:
+            if tfs.disabled and tfs.compiled is None and tfs.qualname not in ev.ctx.reorderable:
+                yield Placed(f"`{tfs.name}` is decorated with torch.compiler.disable; calling it from compiled "
+                             f"code breaks the graph ({V.DISABLE_GB[tfs.disabled]})", data={"callee": tfs.qualname})
 
 
 class JitInRegion(Rule):
@@ -364,14 +371,12 @@ def f(x):
 """, breaks=False),
     )
 
-    def holds(self, data: dict, version) -> bool:
-        from .. import tracetable
+    project_hooks = ("edge",)
 
+    def holds(self, data: dict, version) -> bool:
         return data.get("callee", "") in tracetable.breaks(version)
 
     def check(self, ev):
-        from .. import tracetable
-
         return Report(self.describe(ev.text(ev.node.func), tracetable.all_names().get(ev.q, "")),
                       data={"callee": ev.q})
 
@@ -384,6 +389,17 @@ def f(x):
                                               "graph",
         }.get(gb, "is a function Dynamo marks as skipped; calling it breaks the graph")
         return f"`{callee_text}()` {why} (Dynamo: \"{gb}\")"
+
+    def at_edge(self, ev):
+        """A method of a torch object whose class only the project can tell (`self.opt.zero_grad()`, a
+        parameter's `opt.zero_grad()`): this rule's own check saw an unknown receiver."""
+        types, meth, method_call = ev.torch_receivers()
+        if not method_call:
+            return
+        for t in types:
+            gb = tracetable.breaks(ev.ctx.version).get(f"{t}.{meth}")
+            if gb and not (meth == "step" and V.is_optimizer_class(t)):  # that one is FG502's
+                yield Placed(self.describe(f"{ev.edge.text}", gb), data={"callee": f"{t}.{meth}"})
 
 
 class RecurrentModule(Rule):
@@ -425,8 +441,15 @@ def f(x):
     def silenced_by(self, dynamo_config, data):
         return ("allow_rnn", True) in dynamo_config
 
-    def check(self, ev):  # reported by the project from module calls, whose class only it can tell
-        return None
+    project_hooks = ("edge",)
+
+    def at_edge(self, ev):
+        """Calling a recurrent module held where only the project can tell its class (`self.lstm(x)`)."""
+        types, _, method_call = ev.torch_receivers()
+        for t in () if method_call else types:
+            if t in V.RNN_MODULES:
+                yield Placed(f"`{ev.edge.text}(...)` calls a `{t.rsplit('.', 1)[1]}` module, which Dynamo does not "
+                             "trace (unless torch._dynamo.config.allow_rnn = True)", data={"module": t})
 
 
 # torch operators without a fake (meta) implementation on torch 2.13: Dynamo cannot compute their
@@ -478,5 +501,15 @@ def f(log_probs, targets):
 """, call="f(torch.randn(4, 5).log_softmax(-1), torch.randint(0, 5, (4,)))", breaks=False),
     )
 
+    project_hooks = ("edge",)
+
     def check(self, ev):
         return f"`{ev.text(ev.node.func)}()` has no fake-tensor kernel: Dynamo cannot trace it and breaks the graph"
+
+    def at_edge(self, ev):
+        """Calling a `CTCLoss` module held where only the project can tell its class (`self.ctc(...)`)."""
+        types, _, method_call = ev.torch_receivers()
+        for t in () if method_call else types:
+            if t in V.NO_FAKE_KERNEL_MODULES:
+                yield Placed(f"`{ev.edge.text}(...)` calls a `CTCLoss` module, which has no fake-tensor kernel: "
+                             "Dynamo cannot trace it and breaks the graph", data={"module": t})

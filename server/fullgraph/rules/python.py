@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 
 from ..engine import values as V
-from .base import FULLGRAPH, Example, Report, Rule
+from .base import FULLGRAPH, Example, Placed, Report, Rule
 
 
 class CompiledGenerator(Rule):
@@ -40,11 +40,14 @@ def f(x):
 """, breaks=False),
     )
 
+    project_hooks = ("root",)
+
     def modes(self, torch):
         return frozenset({FULLGRAPH})
 
-    def check(self, ev):  # reported by the project for roots
-        return None
+    def at_root(self, ev):
+        if ev.fs.is_generator:
+            yield Placed(f"`{ev.fs.name}` is a generator; torch.compile cannot compile generators")
 
 
 class CompiledAsync(Rule):
@@ -76,8 +79,14 @@ async def f(x):
 """, call="asyncio.run(f(torch.randn(4)))"),
     )
 
+    project_hooks = ("root",)
+
     def check(self, ev):
         return "`await` inside a compiled region cannot be traced"
+
+    def at_root(self, ev):
+        if ev.fs.is_async:
+            yield Placed(f"`{ev.fs.name}` is `async def`; torch.compile cannot compile coroutines")
 
 
 class IteratorArgument(Rule):
@@ -122,8 +131,14 @@ out = f(xs)
 """, call="out", breaks=False),
     )
 
-    def check(self, ev):  # reported by the project from call sites
-        return None
+    project_hooks = ("reached",)
+
+    def at_reached(self, ev):
+        for use in ev.reached.fs.iter_uses:
+            src = ev.iterator_passed(use) if ev.live(use.dead_if) else None
+            if src is not None:
+                yield Placed(f"`{use.param}` is an iterator passed in from outside (at {src}); `{use.how}` on it "
+                             "cannot be traced", data={"param": use.param, "how": use.how}, span=use.span)
 
 
 class ClassInRegion(Rule):
@@ -204,11 +219,16 @@ def f(x):
 """, call="f(torch.randn(4))", note="Python < 3.12"),
     )
 
-    # both modes: under fullgraph=True the first break raises, and the project reports FG405 only for
-    # roots compiled without it (engine/project.py _place_frames)
+    project_hooks = ("frame",)
 
-    def check(self, ev):  # reported by the project (engine/frames.py)
-        return None
+    # both modes, but under fullgraph=True the first break raises: reported only for roots compiled without it
+    def at_frame(self, ev):
+        if ev.gathering or ev.ctx.fullgraph:
+            return
+        for span, when, line in ev.frames.comprehension_frames(ev.qualname):
+            yield Placed(f"after the graph break at line {line + 1} Dynamo runs `{ev.facts.name}` uncompiled; "
+                         "this comprehension is then compiled as a frame of its own, and Dynamo cannot step the "
+                         "iterator it is given (\"Missing tp_iternext\")", span=span, when=when)
 
 
 class MinMaxKeyword(Rule):
@@ -428,5 +448,23 @@ def f(x):
 """, breaks=False),
     )
 
-    def check(self, ev):  # reported by the project (outside_ctx edges, engine/frames.py)
-        return None
+    project_hooks = ("edge", "frame")
+
+    def at_edge(self, ev):
+        """`with <object made before the compiled code ran>:`."""
+        made = ev.outside_context() if ev.edge.kind == "outside_ctx" else None
+        if made is not None:
+            # a break at a `with` is not resumed (engine/frames.py): the rest runs uncompiled
+            yield Placed(f"`with {ev.edge.text}:` enters a `{made.rsplit('.', 1)[-1]}` made before the compiled "
+                         "code ran; Dynamo enters only the context managers it creates while tracing "
+                         "(\"Unsupported context manager\")", data={"class": made}, resumable=False)
+
+    def at_frame(self, ev):
+        """`with f(...):` where the call breaks the graph: Dynamo resumes with an object it did not create
+        (a plain root: under fullgraph=True the call's own break raises first)."""
+        if not ev.gathering or ev.ctx.fullgraph:
+            return
+        for span, text, when in ev.frames.unenterable(ev.qualname):
+            yield Placed(f"`{text}(...)` breaks the graph while making this context manager; Dynamo resumes with "
+                         "an object it did not create and cannot enter it (\"Unsupported context manager\")",
+                         data={"made_by": text}, span=span, when=when, resumable=False)

@@ -1,9 +1,10 @@
 """What arrives at a function: the values its callers pass, what constructions give `__init__`, the
-defaults of config fields, and which parameters hold tensors (a mixin of Project, engine/project.py).
+defaults of config fields, and which parameters hold tensors.
 
-The walk from a compiled root (Project._reach) evaluates path conditions with these values
+The walk from a compiled root (engine/walk.py) evaluates path conditions with these values
 (engine/conditions.py): a flag the user's call leaves at its default, a constructor argument every
-construction passes as the same constant, a config field no construction sets.
+construction passes as the same constant, a config field no construction sets.  A function that its
+callers pass tensors is analysed again with those parameters read as tensors (`with_tensor_params`).
 """
 from __future__ import annotations
 
@@ -12,60 +13,75 @@ from typing import TYPE_CHECKING
 
 from . import conditions as C
 from . import values as V
+from .incremental import moved_function
+from .module import ModuleAnalyzer
+from .resolve import Resolver
+from .roots import RootRecord
 from .summary import ClassSummary, Edge, FunctionSummary, ModuleSummary
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .project import Reached, RootRecord
+if TYPE_CHECKING:  # pragma: no cover - a type only: engine/walk.py imports this module
+    from .walk import Reached
 
 _NO_VALUE = object()  # a config field without a default the analysis can rely on
 
 
-class ArgumentsMixin:
-    """Needs the Project's resolution (function, class_, find_method, mro, module_call, ...), its
-    modules and its per-generation memo."""
+class Arrivals:
+    """Reads the project through its resolver (engine/resolve.py), and memoises in the contents'
+    per-generation memo."""
+
+    def __init__(self, resolver: Resolver):
+        self.r = resolver
+        self.c = resolver.c
+        # path -> the text a module was analysed from (set by the workspace): functions are analysed
+        # again with what their callers pass (with_tensor_params)
+        self.source_of = None
+        # (path, text) -> the syntax tree of that text, parsed once for all such analyses (set by the workspace)
+        self.tree_of = None
+        self.variants: dict[tuple, tuple] = {}
+        self._bases: dict[str, tuple] = {}  # path -> (text hash, ModuleAnalyzer): see _base_analysis
 
     def callers_index(self):
         """Function qualname -> [(call site, module)] of calls passing arguments (memoised)."""
-        memo = self._memo
+        memo = self.c.memo
         if "callers" not in memo:
             memo["callers"] = self._callers_index()
         return memo["callers"]
 
     def _callers_index(self):
         idx: dict[str, list[tuple]] = {}
-        for mod in list(self.modules.values()):
+        for mod in list(self.c.modules.values()):
             for cs in mod.call_sites:
                 if not any(cs.args) and not any(k for _, k in cs.kwargs):
                     continue
                 if cs.is_method_call:
                     cls, _, meth = cs.target.rpartition(".")
-                    hit = self.find_method(cls, meth, mod.path)
+                    hit = self.r.find_method(cls, meth, mod.path)
                 else:
-                    hit = self.function(cs.target, mod.path)
+                    hit = self.r.function(cs.target, mod.path)
                     if hit is None:
-                        c = self.class_(cs.target, mod.path)
-                        hit = self.module_call(c[0].qualname, mod.path)[0] if c and \
-                            self.module_call(c[0].qualname, mod.path) else None
+                        c = self.r.class_(cs.target, mod.path)
+                        hit = self.r.module_call(c[0].qualname, mod.path)[0] if c and \
+                            self.r.module_call(c[0].qualname, mod.path) else None
                 if hit is not None:
                     idx.setdefault(hit[0].qualname, []).append((cs, mod))
         return idx
 
-    def _iterator_passed(self, fs: FunctionSummary, use, callers) -> str | None:
+    def iterator_passed(self, fs: FunctionSummary, use, callers) -> str | None:
         for cs, mod in callers.get(fs.qualname, ()):
             kinds = []
             if use.index < len(cs.args):
                 kinds.append(cs.args[use.index])
             kinds.extend(k for name, k in cs.kwargs if name == use.param)
             for k in kinds:
-                if k == "iter" or (k.startswith("call:") and self._is_generator_fn(k[5:], mod.path)):
+                if k == "iter" or (k.startswith("call:") and self.is_generator_fn(k[5:], mod.path)):
                     return f"{os.path.basename(mod.path)}:{cs.span.start.line + 1}"
         return None
 
-    def _is_generator_fn(self, q: str, near: str) -> bool:
-        hit = self.function(q, near)
+    def is_generator_fn(self, q: str, near: str) -> bool:
+        hit = self.r.function(q, near)
         return hit is not None and hit[0].is_generator
 
-    def _with_tensor_params(self, fs: FunctionSummary, mod: ModuleSummary, env: dict) -> FunctionSummary:
+    def with_tensor_params(self, fs: FunctionSummary, mod: ModuleSummary, env: dict) -> FunctionSummary:
         """`fs` as analysed with the parameters its caller passes tensors to read as tensors (their
         annotations say nothing): `def update(self, target, pred): k = (target >= 0) ...` called
         with tensors has the breaks of tensor code.  The module is analysed again for that function
@@ -80,20 +96,18 @@ class ArgumentsMixin:
             return fs
         key = (mod.path, fs.qualname, tensors)
         made_by = fs if fs.origin is None else fs.origin
-        hit = self._variants.get(key)
+        hit = self.variants.get(key)
         if hit is not None and hit[0] is made_by:
             if hit[1].span == fs.span:
                 return hit[2]
-            from .incremental import moved_function
-
             moved = moved_function(hit[2], fs.span.start.line - hit[1].span.start.line)
-            self._variants[key] = (made_by, fs, moved)
+            self.variants[key] = (made_by, fs, moved)
             return moved
         base = self._base_analysis(mod)
         variant = (base.variant(fs.qualname, tensors, mod.classes) if base is not None else None) or fs
-        if len(self._variants) > 4096:
-            self._variants.clear()
-        self._variants[key] = (made_by, fs, variant)
+        if len(self.variants) > 4096:
+            self.variants.clear()
+        self.variants[key] = (made_by, fs, variant)
         return variant
 
     def forget_base(self, path: str) -> None:
@@ -108,11 +122,9 @@ class ArgumentsMixin:
         text = self.source_of(mod.path)
         if text is None:
             return None
-        from .module import ModuleAnalyzer
-
         tree = self.tree_of(mod.path, text) if self.tree_of is not None else None
         an = ModuleAnalyzer(mod.path, text, mod.name, os.path.basename(mod.path) == "__init__.py",
-                            recover=mod.syntax_error is not None, tree=tree, bodies=False)
+                            recover=mod.syntax_error is not None, tree=tree, bodies=False, rules=self.r.rules)
         if an.run().text_hash != mod.text_hash:
             return None
         self._bases.pop(mod.path, None)
@@ -121,18 +133,18 @@ class ArgumentsMixin:
             self._bases.pop(next(iter(self._bases)))
         return an
 
-    def _param_type(self, e: Edge, r: Reached) -> str | None:
+    def param_type(self, e: Edge, r: Reached) -> str | None:
         """The class of the parameter a param_call/param_method edge calls (what the caller passed)."""
         got = r.env.get(e.target)
         return got[0].q if got is not None and isinstance(got[0], C.Instance) else None
 
-    def _closure_env(self, fs: FunctionSummary) -> dict:
+    def closure_env(self, fs: FunctionSummary) -> dict:
         """A compiled closure's free parameters: `def make_step(model, opt): def step(x): ...;
         return torch.compile(step)` -- what the calls of make_step pass, as "<make_step>:<name>"."""
         outer_q = fs.qualname.rpartition(".<locals>.")[0]
         if not outer_q:
             return {}
-        hit = self.function(outer_q)
+        hit = self.r.function(outer_q)
         if hit is None:
             return {}
         outer = hit[0]
@@ -142,7 +154,7 @@ class ArgumentsMixin:
         env = C.entry_env(outer.defaults, calls, outer.params, outer.is_method, outer.positional, outer.annotated)
         return {f"{outer_q}:{name}": v for name, v in env.items() if name != C.TRAINING}
 
-    def _root_calls(self, root: RootRecord, fs: FunctionSummary) -> list[tuple]:
+    def root_calls(self, root: RootRecord, fs: FunctionSummary) -> list[tuple]:
         """What the user's visible calls pass to the root (their Edge.vals): calls of the compiled
         object (`compiled(model, x)`), or of a function compiled by its decorator."""
         if root.decl.calls or root.decl.kind != "function" or fs.compiled is None:
@@ -152,11 +164,11 @@ class ArgumentsMixin:
     def _calls_of(self, fs: FunctionSummary) -> list[tuple]:
         """What each call of the function `fs` in the project passes (Edge.vals, config fields read)."""
         out = []
-        for mod in list(self.modules.values()):
+        for mod in list(self.c.modules.values()):
             for cs in mod.call_sites:
                 if cs.is_method_call or cs.target.rpartition(".")[2] != fs.name:
                     continue
-                hit = self.function(cs.target, mod.path)
+                hit = self.r.function(cs.target, mod.path)
                 if hit is not None and hit[0] is fs:
                     out.append(self.resolve_fields(cs.vals, mod.path))
         return out
@@ -175,10 +187,10 @@ class ArgumentsMixin:
         return tuple(out)
 
     def _field_default(self, class_q: str, field: str, near: str):
-        c = self.class_(class_q, near)
+        c = self.r.class_(class_q, near)
         if c is None:
             return _NO_VALUE
-        for cs, cmod in self.mro(c[0].qualname, c[1].path):
+        for cs, cmod in self.r.mro(c[0].qualname, c[1].path):
             value = cs.values.get(field)
             if value is None:
                 continue
@@ -190,7 +202,7 @@ class ArgumentsMixin:
             return value[1]
         return _NO_VALUE
 
-    def _self_attr_reader(self, fs: FunctionSummary, mod: ModuleSummary):
+    def self_attr_reader(self, fs: FunctionSummary, mod: ModuleSummary):
         """`self.<attr>` -> (value, certainty) or None, for the class that defines `fs` (its MRO)."""
         cls = fs.class_qualname
         lib = getattr(mod, "library", False)
@@ -205,7 +217,7 @@ class ArgumentsMixin:
                     return None
                 value = self._field_default(got[0].q, field, mod.path)
                 return None if value is _NO_VALUE else (value, C.DEFAULT)
-            for cs, cmod in self.mro(cls, mod.path):
+            for cs, cmod in self.r.mro(cls, mod.path):
                 if attr in cs.values:
                     value = cs.values[attr]
                     if value == ("unknown",) and lib and cs.init_values.get(attr, value) != value:
@@ -236,30 +248,30 @@ class ArgumentsMixin:
         got = self._field_default(passed[0].q, field, mod.path)
         return None if got is _NO_VALUE else (got, C.DEFAULT)
 
-    def _attr_holds_module(self, fs: FunctionSummary, mod: ModuleSummary, attr: str) -> bool:
+    def attr_holds_module(self, fs: FunctionSummary, mod: ModuleSummary, attr: str) -> bool:
         """Does `self.<attr>` hold an nn.Module: a module class assigned to it, or an `__init__`
         argument that every construction passes a module to."""
         cls = fs.class_qualname
         if cls is None:
             return False
-        if any(self.is_nn_module(t, mod.path) or V.is_torch_module_class(t) for t in self.attr_types(cls, attr, mod.path)):
+        if any(self.r.is_nn_module(t, mod.path) or V.is_torch_module_class(t) for t in self.r.attr_types(cls, attr, mod.path)):
             return True
-        for cs, cmod in self.mro(cls, mod.path):
+        for cs, cmod in self.r.mro(cls, mod.path):
             value = cs.values.get(attr)
             if value is not None and value[0] == "init_param":
                 got = self._ctor_passes(cs, cmod, value[1])
                 return got is not None and isinstance(got[0], C.Instance) and bool(got[0].q) and \
-                    (V.is_torch_module_class(got[0].q) or self.is_nn_module(got[0].q, cmod.path))
+                    (V.is_torch_module_class(got[0].q) or self.r.is_nn_module(got[0].q, cmod.path))
         return False
 
     def _init_param_passed(self, init_q: str | None, param: str, near: str, depth: int) -> tuple | None:
         """The value an `__init__` parameter has, as its class's constructions pass it: ("const", v),
         ("dconst", v) for its default, or ("unknown",); None for a followed library's class that nothing
         constructs (its `__init__` never runs, so what it passes on does not count)."""
-        hit = self.function(init_q or "", near)
+        hit = self.r.function(init_q or "", near)
         if hit is None or hit[0].name != "__init__" or hit[0].class_qualname is None:
             return ("unknown",)
-        owner = self.class_(hit[0].class_qualname, hit[1].path)
+        owner = self.r.class_(hit[0].class_qualname, hit[1].path)
         if owner is None:
             return ("unknown",)
         if getattr(hit[1], "library", False) and not self._constructions().get(owner[0].qualname):
@@ -276,7 +288,7 @@ class ArgumentsMixin:
         """What the project's constructions of `cs` (or a subclass) pass for `__init__`'s `param`:
         None when none passes it (the default holds), (value, KNOWN) when all that do pass one
         constant, else an unknown flag."""
-        init = self.function(cs.methods.get("__init__", ""), mod.path)
+        init = self.r.function(cs.methods.get("__init__", ""), mod.path)
         if init is None:
             return C.UNKNOWN, C.DEFAULT
         names = init[0].params[1:]
@@ -315,23 +327,23 @@ class ArgumentsMixin:
 
     def _constructions(self) -> dict[str, list]:
         """Class qualname -> the calls constructing it or a subclass (CallSites; memoised)."""
-        memo = self._memo
+        memo = self.c.memo
         if "constructions" not in memo:
             idx: dict[str, list] = {}
-            for mod in list(self.modules.values()):
+            for mod in list(self.c.modules.values()):
                 library = getattr(mod, "library", False)
                 for site in mod.call_sites:
                     if site.is_method_call or not site.target.rpartition(".")[2][:1].isupper():
                         continue
                     if library:  # resolved among the loaded modules only: no library load for an index
-                        owner = self._module(site.target.rpartition(".")[0], mod.path)
+                        owner = self.c.module(site.target.rpartition(".")[0], mod.path)
                         cs = owner.classes.get(site.target) if owner is not None else None
                         c = (cs, owner) if cs is not None else None
                     else:
-                        c = self.class_(site.target, mod.path)
+                        c = self.r.class_(site.target, mod.path)
                     if c is None:
                         continue
-                    for base in self.bases_closure(c[0].qualname, mod.path) | {c[0].qualname}:
+                    for base in self.r.bases_closure(c[0].qualname, mod.path) | {c[0].qualname}:
                         idx.setdefault(base, []).append(site)
             memo["constructions"] = idx
         return memo["constructions"]

@@ -1,0 +1,81 @@
+"""The project's contents: its module summaries by path and by module name, the function index, and
+the per-generation memos that every part of the project pass shares (cleared whenever a module is
+added, replaced or removed).
+
+A followed library's modules are loaded into it on demand while names are resolved (`module_loader`,
+set by the workspace): a load starts a new generation in the middle of a resolution, so a part that
+memoises reads `memo` afresh after any look-up rather than keeping the dict.
+"""
+from __future__ import annotations
+
+import os
+from typing import Callable
+
+from .summary import FunctionSummary, ModuleSummary
+
+
+class Contents:
+    def __init__(self) -> None:
+        self.modules: dict[str, ModuleSummary] = {}  # path -> summary
+        self.by_name: dict[str, list[ModuleSummary]] = {}
+        self._fn_index: dict[str, tuple[FunctionSummary, ModuleSummary]] | None = None
+        # Per-generation memos: the language server asks for findings after every keystroke and for
+        # every open file, and most of the walk is the same name resolutions over and over.
+        self.memo: dict = {}
+        self.guard_memo: dict[str, bool] = {}
+        # Loads a module of a followed installed package on demand: module name -> loaded?
+        self.module_loader: Callable[[str], bool] | None = None
+        # (module name, name) -> False when the module's source, not yet loaded, cannot define the name
+        # (a followed library's star-import chains would otherwise load every module they name)
+        self.may_define: Callable[[str, str], bool] | None = None
+        self.load_attempted: set[str] = set()
+
+    def put(self, summary: ModuleSummary) -> ModuleSummary | None:
+        """Add or replace the module at `summary.path`; the summary it replaces, if any."""
+        old = self.modules.get(summary.path)
+        if old is not None:
+            self._unname(old)
+        self.modules[summary.path] = summary
+        self.by_name.setdefault(summary.name, []).append(summary)
+        self.invalidate()
+        return old
+
+    def pop(self, path: str) -> ModuleSummary | None:
+        """Remove the module at `path`; the summary removed, if any."""
+        old = self.modules.pop(path, None)
+        if old is not None:
+            self._unname(old)
+            self.invalidate()
+        return old
+
+    def _unname(self, old: ModuleSummary) -> None:
+        lst = self.by_name.get(old.name, [])
+        if old in lst:
+            lst.remove(old)
+
+    def invalidate(self) -> None:
+        self._fn_index = None
+        self.guard_memo = {}
+        self.memo = {}
+
+    @property
+    def fn_index(self) -> dict[str, tuple[FunctionSummary, ModuleSummary]]:
+        if self._fn_index is None:
+            idx: dict[str, tuple[FunctionSummary, ModuleSummary]] = {}
+            for m in list(self.modules.values()):
+                for q, fs in m.functions.items():
+                    idx.setdefault(q, (fs, m))
+            self._fn_index = idx
+        return self._fn_index
+
+    def module(self, name: str, near: str | None = None) -> ModuleSummary | None:
+        """The module of that dotted name; of several, the one beside `near` (a path)."""
+        cands = self.by_name.get(name)
+        if not cands:
+            return None
+        if len(cands) > 1 and near:
+            d = os.path.dirname(near)
+            for c in cands:
+                if os.path.dirname(c.path) == d:
+                    return c
+        return cands[0]

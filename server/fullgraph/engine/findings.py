@@ -1,0 +1,317 @@
+"""Findings: what each compiled root reaches, turned into findings with their root and call path.
+
+For each root (engine/roots.py) in the settings of its program (engine/settings.py), the walk
+(engine/walk.py) yields the functions it reaches; their recorded sites whose path conditions hold
+(engine/conditions.py) are the rules' findings, and the rules' project hooks (engine/walk_events.py)
+add what only the project can tell.  What an unresumable break does to the rest of a function is
+placed last (engine/frames.py).  A break inside a followed library is reported at the user's call
+that reaches it.  One finding per place and code: the strictest root's, by the shortest path.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable
+
+from ..config import Config
+from ..model import ERROR, INFO, WARNING, Finding, LibrarySite, Location, Step
+from . import conditions as C
+from .contents import Contents
+from .frames import FrameFacts, Frames
+from .resolve import Resolver
+from .roots import RootRecord
+from .ruleset import RuleSet, applies
+from .settings import program_settings
+from .summary import ModuleSummary
+from .walk import Reached, Walker
+from .walk_events import EdgeEvent, FrameEvent, Placed, ReachedEvent, RootEvent, WalkContext
+
+# edges whose own checks are the rules' (a tensor hook's registration, a `with` on an outside object):
+# they run no function of their own
+_NOT_CALLS = ("tensor_hook", "outside_ctx")
+
+
+class FindingsPass:
+    def __init__(self, contents: Contents, resolver: Resolver, walker: Walker, rules: RuleSet, config: Config):
+        self.c = contents
+        self.res = resolver
+        self.walker = walker
+        self.rules = rules
+        self.config = config
+        # Findings of each root, kept across changes: root key -> (findings, modules its walk read
+        # positions from, or None when it read facts from every module).  An edit that leaves a
+        # module's interface (project.interface_of) alone only re-walks the roots that reach into it.
+        self.root_cache: dict[tuple, tuple[list[Finding], frozenset[str] | None]] = {}
+
+    def forget(self, path: str | None) -> None:
+        """Drop the roots whose walk read `path` (None: every root)."""
+        if path is None:
+            self.root_cache.clear()
+            return
+        for key, (_, deps) in list(self.root_cache.items()):
+            if deps is None or path in deps:
+                del self.root_cache[key]
+
+    def all_findings(self, roots: list[RootRecord]) -> list[Finding]:
+        version = self.config.torch()
+        best: dict[tuple, Finding] = {}
+        for root in roots:
+            if not root.entries or root.info is None:
+                continue
+            ignored, reorderable, allowed, dynamo_config = program_settings(self.c, root.mod)
+            key = (_root_key(root), ignored, reorderable, allowed)
+            hit = self.root_cache.get(key)
+            if hit is None:
+                hit = self.root_cache[key] = self._root_findings(root, version, ignored, reorderable, allowed)
+            for f in hit[0]:
+                rule = self.rules.by_code.get(f.code)
+                if dynamo_config and rule is not None and rule.silenced_by(dynamo_config, f.data):
+                    continue  # e.g. capture_scalar_outputs = True, set in this root's program
+                _keep_best(best, f)
+        self._library_echoes(best)
+        return sorted(best.values(), key=Finding.sort_key)
+
+    def _library_echoes(self, best: dict[tuple, Finding]) -> None:
+        """A break inside a followed library: reported at the user's call that reaches it (the last call
+        on the path made from user code, else the torch.compile call itself), one finding per line and
+        code listing every library site behind it."""
+        modules = self.c.modules
+        echoes: dict[tuple, Finding] = {}
+        for f in sorted(best.values(), key=_rank):
+            mod = modules.get(f.path)
+            if mod is None or not getattr(mod, "library", False):
+                continue
+            where = None
+            for step in reversed(f.call_path):
+                cmod = modules.get(step.call.path) if step.call is not None else None
+                if cmod is not None and not getattr(cmod, "library", False):
+                    where = step.call
+                    break
+            if where is None and f.root is not None:
+                rmod = modules.get(f.root.location.path)
+                if rmod is not None and not getattr(rmod, "library", False):
+                    where = f.root.location
+            if where is None:
+                # a root inside the library itself (`--root pkg.mod:Cls.forward`): no user line to
+                # report it at, so the library finding is shown as it is
+                best[_place(f)] = dataclasses.replace(f, data={**f.data, "shown_in_library": True})
+                continue
+            site = LibrarySite(f.path, f.span, f.code, f.message, f.condition)
+            # one finding per line, code and kind: the library's unconditional breaks apart from those on
+            # conditional paths (a shown finding lists only sites that break in the default call)
+            key = (where.path, where.span, f.code, f.condition is None)
+            echo = echoes.get(key)
+            if echo is not None:
+                echo.library_sites.append(site)
+                continue
+            echoes[key] = Finding(path=where.path, code=f.code, name=f.name, severity=f.severity, span=where.span,
+                                  message="", root=f.root, call_path=f.call_path, gb_codes=f.gb_codes, url=f.url,
+                                  data={"library_finding": True}, library_sites=[site], condition=f.condition)
+        for echo in sorted(echoes.values(), key=lambda e: e.condition is not None):  # shown ones first
+            first, n = echo.library_sites[0], len(echo.library_sites)
+            modname = modules[first.path].name
+            where = f"{modname}:{first.span.start.line + 1}: {first.message}" + (f"; and {n - 1} more" if n > 1 else "")
+            echo.message = (f"{'graph break' if n == 1 else f'{n} graph breaks'} inside {modname.split('.')[0]} "
+                            f"({where}), reached from your code here")
+            umod = modules.get(echo.path)
+            if not self.config.code_enabled(echo.code) or (umod is not None and _suppressed(umod, echo)):
+                continue
+            cur = best.get(_place(echo))
+            if echo.condition is not None and cur is not None and cur.condition is None:
+                # the default call breaks at this line too: the library's conditional sites behind it
+                # stay in the output as their own (conditional) finding
+                best[(*_place(echo), "conditional")] = echo
+            else:
+                _keep_best(best, echo)
+
+    def _root_findings(self, root: RootRecord, version, ignored: frozenset, reorderable: frozenset,
+                       allowed: frozenset) -> tuple[list[Finding], frozenset[str] | None]:
+        """The findings one root reaches, and the modules they were read from (None: from all)."""
+        found: dict[tuple, Finding] = {}
+        deps: set[str] | None = {root.mod.path}
+
+        def read_everywhere() -> None:
+            nonlocal deps
+            deps = None
+
+        def emit(f: Finding) -> None:
+            if not self.config.code_enabled(f.code):
+                return
+            mod = self.c.modules.get(f.path)
+            if mod is not None and _suppressed(mod, f):
+                return
+            _keep_best(found, f)
+
+        fg = root.decl.fullgraph
+        severity = ERROR if fg else WARNING
+        ctx = WalkContext(self.res, self.walker, self.rules, version, fg, reorderable, read_everywhere)
+        hooks = {e: [r for r in rules if applies(r, version, fg)] for e, rules in self.rules.project.items()}
+
+        def place(rule, p: Placed, path: str, span, steps, when: tuple) -> None:
+            emit(_make(rule, p.path or path, p.span or span, p.message, severity, root,
+                       p.steps if p.steps is not None else steps, p.data, p.when if p.when is not None else when))
+
+        for fs, mod in root.entries[:1]:
+            ev = RootEvent(fs, root, ctx)
+            for rule in hooks["root"]:
+                for p in rule.at_root(ev):
+                    place(rule, p, root.mod.path, root.decl.span, [Step(fs.qualname, None)], ())
+        facts: dict[str, FrameFacts] = {}
+        for r in self.walker.reach(root, allowed, ignored):
+            if deps is not None:
+                deps.add(r.mod.path)
+            facts[r.fs.qualname] = FrameFacts(r.fs.name, tuple(r.fs.params), r.mod.path, r.path,
+                                              r.fs.comprehensions)
+            attr_of = self.walker.arr.self_attr_reader(r.fs, r.mod)
+            self._sites(r, facts[r.fs.qualname], attr_of, version, fg, ignored, reorderable)
+            self._edges(r, facts[r.fs.qualname], attr_of, ctx, hooks["edge"], place)
+            ev = ReachedEvent(r, ctx)
+            for rule in hooks["reached"]:
+                for p in rule.at_reached(ev):
+                    place(rule, p, r.mod.path, p.span, r.path, r.cond)
+        self._place_frames(Frames(facts), root, ctx, hooks["frame"], severity, emit)
+        return list(found.values()), (frozenset(deps) if deps is not None else None)
+
+    def _sites(self, r: Reached, facts: FrameFacts, attr_of: Callable, version, fg: bool, ignored: frozenset,
+               reorderable: frozenset) -> None:
+        """The function's own recorded sites (the rules' findings in its module) that hold on this path."""
+        lib = getattr(r.mod, "library", False)
+        for site in r.fs.sites:
+            if site.dead_if and self.res.dead(site.dead_if):
+                continue
+            when = C.check(site.conds, r.env, attr_of, lib) if site.conds else ()
+            if when is None:
+                continue  # a flag known false: Dynamo never traces it
+            data = site.data
+            if site.requires is not None:
+                how, q, cls = site.requires
+                if how == "returns":
+                    made = self.res.function(q, r.mod.path)
+                    if made is None or made[0].returns_instance != cls:
+                        continue
+                else:
+                    obj = self.res.instance_binding(q, r.mod.path)
+                    if obj is None or obj[1] != cls:
+                        continue
+                    m = (site.callee or "").rpartition(".")[2]
+                    data = {**data, "receiver": f"{obj[0]}\x00{m}"}
+                    if f"{obj[0]}.{m}" in ignored or f"{q}.{m}" in ignored:
+                        continue
+            if "module_attr" in data and not self.walker.arr.attr_holds_module(r.fs, r.mod, data["module_attr"]):
+                continue  # the rule's break needs `self.<attr>` to be a module (Report data)
+            if site.callee and (site.callee in ignored or data.get("receiver") in ignored):
+                continue
+            if site.callee and site.callee in reorderable and site.data.get("reorderable"):
+                continue
+            rule = self.rules.by_code.get(site.code)
+            if rule is None or not applies(rule, version, fg) or not rule.holds(data, version):
+                continue
+            if site.callee:
+                data = {"callee": site.callee, **data}
+            facts.own.append((site.span.start.line, site.block, C.merge(r.cond, when),
+                              (rule, site.span, site.message, {**data, "stmt": site.stmt})))
+
+    def _edges(self, r: Reached, facts: FrameFacts, attr_of: Callable, ctx: WalkContext, rules: list,
+               place: Callable) -> None:
+        """The function's calls: the rules' edge hooks, and what each call reaches (for engine/frames.py)."""
+        lib = getattr(r.mod, "library", False)
+        for e in r.fs.edges:
+            if e.dead_if and self.res.dead(e.dead_if):
+                continue
+            when = C.check(e.conds, r.env, attr_of, lib) if e.conds else ()
+            if when is None:
+                continue
+            when = C.merge(r.cond, when)
+            call = e.kind not in _NOT_CALLS
+            ev = EdgeEvent(e, r, self.walker.edge_targets(e, r) if call else [], ctx)
+            for rule in rules:
+                for p in rule.at_edge(ev):
+                    if p.apart:
+                        place(rule, p, r.mod.path, e.span, r.path, when)
+                        continue
+                    span = p.span or e.span
+                    block = e.block if p.resumable or e.block is not None else e.span.start.line
+                    facts.own.append((span.start.line, block, p.when if p.when is not None else when,
+                                      (rule, span, p.message, p.data)))
+            if not call:
+                continue
+            targets = [tfs.qualname for tfs, _ in ev.targets]
+            if not targets and r.wraps and e.kind == "param_call" and ":" in e.target:
+                targets.append(r.wraps)  # the wrapper's `func(*args, **kwargs)`: the function it wraps
+            facts.calls.append((e.span.start.line, e.block, when, targets))
+            if e.with_item and e.attr != "__enter__":
+                facts.with_calls.append((e.span, e.text, when, targets))
+
+    def _place_frames(self, frames: Frames, root: RootRecord, ctx: WalkContext, rules: list, severity,
+                      emit: Callable) -> None:
+        """Each function's own findings, with what an unresumable break does to the rest of it
+        (engine/frames.py): the breaks it hides become conditional on its fix; then the frame rules'
+        findings (FG405, FG408)."""
+        fg = root.decl.fullgraph
+        gathered = {q: [(rule, p) for rule in rules for p in rule.at_frame(FrameEvent(q, f, frames, True, ctx))]
+                    for q, f in frames.facts.items()}
+        for q, found in gathered.items():
+            if found:
+                frames.add_own(q, [(p.span.start.line, None if p.resumable else p.span.start.line, p.when or (),
+                                    (rule, p.span, p.message, p.data)) for rule, p in found])
+        for q, facts in frames.facts.items():
+            hidden = frames.hidden(q) if not fg else None
+            for line, _block, when, (rule, span, message, data) in facts.own:
+                if hidden is not None and line in hidden[1]:
+                    fixed_first = (f"the graph break at line {hidden[0] + 1} is fixed (until then Dynamo runs "
+                                   f"the rest of `{facts.name}` uncompiled)")
+                    when = C.merge(when, (fixed_first,))
+                emit(_make(rule, facts.path, span, message, severity, root, facts.steps, data=data, when=when))
+            ev = FrameEvent(q, facts, frames, False, ctx)
+            for rule in rules:
+                for p in rule.at_frame(ev):
+                    emit(_make(rule, p.path or facts.path, p.span, p.message, severity, root,
+                               p.steps if p.steps is not None else facts.steps, p.data, p.when or ()))
+
+
+def _make(rule, path, span, message, severity, root: RootRecord, path_steps, data=None,
+          when: tuple[str, ...] = ()) -> Finding:
+    condition = " and ".join(when) if when else None
+    if condition:
+        message = f"{message} (only when {condition})"
+        severity = INFO
+    return Finding(path=path, code=rule.code, name=rule.name, message=message, severity=severity, span=span,
+                   root=root.info, call_path=list(path_steps), gb_codes=tuple(rule.gb_codes),
+                   url=rule.url(), data=dict(data or {}), condition=condition)
+
+
+def _place(f: Finding) -> tuple:
+    """What makes two findings the same report: the place and the code."""
+    return f.path, f.code, f.span
+
+
+def _keep_best(found: dict[tuple, Finding], f: Finding) -> None:
+    """One finding per place and code: the one from the strictest root, by the shortest path."""
+    key = _place(f)
+    cur = found.get(key)
+    if cur is None or _rank(f) < _rank(cur):
+        found[key] = f
+
+
+def _rank(f: Finding):
+    return (f.condition is not None, 0 if f.severity == ERROR else 1, len(f.call_path))
+
+
+def _suppressed(mod: ModuleSummary, f: Finding) -> bool:
+    if not mod.suppressions:
+        return False
+    lines = {f.span.start.line}
+    stmt = f.data.get("stmt")
+    if stmt is not None:
+        lines.add(stmt.end.line)
+        lines.add(stmt.start.line)
+    for line in lines:
+        if line in mod.suppressions:
+            codes = mod.suppressions[line]
+            if codes is None or f.code in codes or any(f.code.startswith(c) for c in codes if len(c) < 5):
+                return True
+    return False
+
+
+def _root_key(root: RootRecord) -> tuple:
+    d = root.decl
+    return (root.mod.path, d.kind, d.target, d.attr, d.fullgraph, d.label, d.span, root.info, d.calls, d.training)

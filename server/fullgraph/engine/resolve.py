@@ -1,0 +1,426 @@
+"""Name resolution across the project's modules: a qualified name to the function, class or module it
+names (imports, re-exports, star imports, a followed library's modules loaded on demand), class
+hierarchies and attributes, and what a call edge of a module may run (a function, a method along
+the MRO, an nn.Module's forward and hooks, a registry's functions, a decorator's wrapper).
+
+It reads the project's contents (engine/contents.py) and memoises per generation in their memo.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+from ..positions import Span
+from . import values as V
+from .contents import Contents
+from .ruleset import RuleSet
+from .summary import ClassSummary, Edge, FunctionSummary, ModuleSummary
+
+
+class Resolver:
+    def __init__(self, contents: Contents, rules: RuleSet):
+        self.c = contents
+        self.rules = rules
+        # callee name -> how often a reached call named it and nothing in the project defines it
+        self.unresolved_calls: dict[str, int] = {}
+
+    # ---- name resolution -----------------------------------------------------------------------
+    def lookup(self, q: str, near: str | None = None, _depth: int = 0):
+        """q -> ("function", fs, mod) | ("class", cs, mod) | ("module", mod) | None."""
+        if _depth:
+            return self._lookup(q, near, _depth)
+        key = ("lookup", q, near)
+        memo = self.c.memo
+        if key in memo:
+            return memo[key]
+        r = self._lookup(q, near, 0)
+        memo[key] = r  # (into the dict current at the start: a lazy library load may replace it)
+        return r
+
+    def _lookup(self, q: str, near: str | None, _depth: int):
+        if not q or _depth > 12:
+            return None
+        hit = self.c.fn_index.get(q)
+        if hit is not None:
+            return ("function", hit[0], hit[1])
+        parts = q.split(".")
+        for i in range(len(parts), 0, -1):
+            mname = ".".join(parts[:i])
+            mod = self.c.module(mname, near)
+            if mod is None and self.c.module_loader is not None and mname not in self.c.load_attempted:
+                self.c.load_attempted.add(mname)
+                if self.c.module_loader(mname):
+                    # start over: the new module's functions are found through the function index
+                    return self._lookup(q, near, _depth + 1)
+            if mod is None:
+                continue
+            rest = parts[i:]
+            if not rest:
+                return ("module", mod)
+            cq = f"{mod.name}.{rest[0]}"
+            if cq in mod.classes:
+                cs = mod.classes[cq]
+                if len(rest) == 1:
+                    return ("class", cs, mod)
+                fq = self.find_method(cs.qualname, rest[1])
+                if fq is not None and len(rest) == 2:
+                    return ("function", fq[0], fq[1])
+                return None
+            b = mod.bindings.get(rest[0])
+            if b is not None and b[0] == "ref" and b[1] and b[1] != q:
+                target = ".".join([b[1], *rest[1:]])
+                if target != q:
+                    return self.lookup(target, mod.path, _depth + 1)
+            for star in mod.star_imports:
+                if self.c.may_define is not None and self.c.module(star, mod.path) is None and \
+                        not self.c.may_define(star, rest[0]):
+                    continue
+                r = self.lookup(".".join([star, *rest]), mod.path, _depth + 1)
+                if r is not None:
+                    return r
+            return None
+        return None
+
+    def instance_binding(self, q: str, near: str | None = None, _depth: int = 0) -> tuple[str, str] | None:
+        """("module.name", class) if q is a module-level name of a project module bound to an
+        instance of class (following imports and re-exports), else None."""
+        key = ("instance", q, near)
+        memo = self.c.memo
+        if key in memo:
+            return memo[key]
+        r = None
+        parts = q.split(".")
+        for i in range(len(parts) - 1, 0, -1):
+            mod = self.c.module(".".join(parts[:i]), near)
+            if mod is None:
+                continue
+            if i == len(parts) - 1 and _depth < 12:
+                name = parts[-1]
+                b = mod.bindings.get(name)
+                if b is not None and b[0] == "instance" and b[1]:
+                    r = (f"{mod.name}.{name}", b[1])
+                elif b is not None and b[0] == "ref" and b[1] and b[1] != q:
+                    r = self.instance_binding(b[1], mod.path, _depth + 1)
+                elif b is None:
+                    for star in mod.star_imports:
+                        r = self.instance_binding(f"{star}.{name}", mod.path, _depth + 1)
+                        if r is not None:
+                            break
+            break
+        memo[key] = r
+        return r
+
+    def function(self, q: str, near: str | None = None) -> tuple[FunctionSummary, ModuleSummary] | None:
+        r = self.lookup(q, near)
+        if r is not None and r[0] == "function":
+            return r[1], r[2]
+        return None
+
+    def class_(self, q: str, near: str | None = None) -> tuple[ClassSummary, ModuleSummary] | None:
+        r = self.lookup(q, near)
+        if r is not None and r[0] == "class":
+            return r[1], r[2]
+        return None
+
+    def mro(self, class_q: str, near: str | None = None) -> list[tuple[ClassSummary, ModuleSummary]]:
+        """The class and its bases (project classes only), nearest first.  Shared: do not mutate."""
+        key = ("mro", class_q, near)
+        memo = self.c.memo
+        if key not in memo:
+            memo[key] = self._mro(class_q, near)
+        return memo[key]
+
+    def _mro(self, class_q: str, near: str | None) -> list[tuple[ClassSummary, ModuleSummary]]:
+        out: list[tuple[ClassSummary, ModuleSummary]] = []
+        seen: set[str] = set()
+
+        def visit(q: str, near_: str | None, depth: int) -> None:
+            if depth > 32 or q in seen:
+                return
+            c = self.class_(q, near_)
+            if c is None:
+                return
+            seen.add(c[0].qualname)
+            out.append(c)
+            for b in c[0].bases:
+                visit(b, c[1].path, depth + 1)
+
+        visit(class_q, near, 0)
+        return out
+
+    def bases_closure(self, class_q: str, near: str | None = None) -> set[str]:
+        """Every base named anywhere in the hierarchy (external ones included)."""
+        out: set[str] = set()
+        for cs, _ in self.mro(class_q, near):
+            out.update(b for b in cs.bases if b)
+        return out
+
+    def is_nn_module(self, class_q: str, near: str | None = None) -> bool:
+        """nn.Module or a subclass, also through torch's own layers (`class Safe(nn.BatchNorm1d)`)."""
+        return any(V.is_torch_module_class(b) for b in self.bases_closure(class_q, near))
+
+    def is_autograd_function(self, class_q: str, near: str | None = None) -> bool:
+        return bool(V.AUTOGRAD_FUNCTION & self.bases_closure(class_q, near))
+
+    def find_method(self, class_q: str, name: str, near: str | None = None, skip_first: bool = False):
+        chain = self.mro(class_q, near)
+        if skip_first:
+            chain = chain[1:]
+        for cs, mod in chain:
+            fq = cs.methods.get(name)
+            if fq and fq in mod.functions:
+                replaced = self._replaced_by_decorator(cs, mod, name) if cs.decorators else None
+                return replaced or (mod.functions[fq], mod)
+        return None
+
+    def _replaced_by_decorator(self, cs: ClassSummary, mod: ModuleSummary, name: str):
+        """A class decorator that sets `cls.<name> = <its local function>` (transformers'
+        @use_experts_implementation replaces `forward` by a dispatcher): that function."""
+        for q, called in cs.decorators:
+            hit = self.function(q, mod.path)
+            todo, seen = ([hit] if hit is not None else []), set()
+            while todo:  # the decorator, and what it returns (`@deco(...)`, the optional-argument idiom)
+                fs, fmod = todo.pop()
+                if fs.qualname in seen or len(seen) > 8:
+                    continue
+                seen.add(fs.qualname)
+                if name in fs.replaces:
+                    return self._local_fn(fs.replaces[name], fmod)
+                todo.extend(x for x in (self._local_fn(g, fmod) for _, g in fs.returns_fns) if x is not None)
+        return None
+
+    def attr_types(self, class_q: str, attr: str, near: str | None = None, containers: bool = False) -> list[str]:
+        out: list[str] = []
+        for cs, _ in self.mro(class_q, near):
+            src = cs.containers if containers else cs.attrs
+            for t in src.get(attr, ()):
+                if t not in out:
+                    out.append(t)
+        return out
+
+    def is_guard(self, q: str, _stack: frozenset = frozenset()) -> bool:
+        if q in V.GUARD_FUNCTIONS:
+            return True
+        if q in self.c.guard_memo:
+            return self.c.guard_memo[q]
+        if q in _stack:
+            return False
+        res = False
+        hit = self.function(q)
+        if hit is not None and hit[0].guard_atoms is not None:
+            res = all(self.is_guard(a, _stack | {q}) for a in hit[0].guard_atoms)
+        self.c.guard_memo[q] = res
+        return res
+
+    def dead(self, dead_if) -> bool:
+        return any(all(self.is_guard(a) for a in conj) for conj in dead_if)
+
+    # ---- what calls run ---------------------------------------------------------------------------------
+    def module_call(self, class_q: str, near: str | None):
+        """Calling an instance of class_q: nn.Module -> forward (+ hooks); otherwise __call__.
+        Shared: do not mutate."""
+        key = ("module_call", class_q, near)
+        memo = self.c.memo
+        if key not in memo:
+            memo[key] = self._module_call(class_q, near)
+        return memo[key]
+
+    def _module_call(self, class_q: str, near: str | None):
+        if self.class_(class_q, near) is None:
+            return []
+        out = []
+        name = "forward" if self.is_nn_module(class_q, near) else "__call__"
+        m = self.find_method(class_q, name, near)
+        if m is not None:
+            out.append(m)
+        out.extend(self.hooks_of(class_q, near))
+        return out
+
+    def hooks_of(self, class_q: str, near: str | None):
+        out = []
+        names = {cs.qualname for cs, _ in self.mro(class_q, near)}
+        for mod in list(self.c.modules.values()):
+            for owner, target in mod.hooks:
+                okind, oq, oattr = owner
+                owners = [oq] if okind == "class" else self.attr_types(oq, oattr, mod.path)
+                if not names.intersection(self._class_qualnames(owners, mod.path)):
+                    continue
+                tkind, tq, tattr = target
+                if tkind == "call":
+                    hit = self.function(tq, mod.path)
+                else:
+                    hit = self.find_method(tq, tattr, mod.path)
+                if hit is not None:
+                    out.append(hit)
+        return out
+
+    def _class_qualnames(self, qs: Iterable[str], near: str | None) -> set[str]:
+        out = set()
+        for q in qs:
+            c = self.class_(q, near)
+            if c is not None:
+                out.add(c[0].qualname)
+        return out
+
+    def resolve_edge(self, e: Edge, mod: ModuleSummary) -> list[tuple[FunctionSummary, ModuleSummary]]:
+        """The functions a call edge of `mod` may run.  Shared: do not mutate."""
+        key = ("edge", e.kind, e.target, e.attr, mod.path)
+        memo = self.c.memo
+        if key not in memo:
+            memo[key] = self._resolve_edge(e, mod)
+        return memo[key]
+
+    def _resolve_edge(self, e: Edge, mod: ModuleSummary) -> list[tuple[FunctionSummary, ModuleSummary]]:
+        near = mod.path
+        k = e.kind
+        if k == "call":
+            r = self.lookup(e.target, near)
+            if r is None:
+                parent, _, last = e.target.rpartition(".")
+                if last == "apply" and parent and self.class_(parent, near) and \
+                        self.is_autograd_function(parent, near):
+                    m = self.find_method(parent, "forward", near)
+                    return [m] if m else []
+                if self.rules.call_rules(e.target) is None:  # known breaks are reported, not "unresolved"
+                    self.unresolved_calls[e.target] = self.unresolved_calls.get(e.target, 0) + 1
+                return []
+            if r[0] == "function":
+                return [(r[1], r[2])]
+            if r[0] == "class":
+                m = self.find_method(r[1].qualname, "__init__", r[2].path)
+                return [m] if m else []
+            return []
+        if k == "method":
+            if e.attr == "apply" and self.is_autograd_function(e.target, near):
+                m = self.find_method(e.target, "forward", near)
+            else:
+                m = self.find_method(e.target, e.attr or "", near)
+            if m is not None:
+                # `self.loss_function(...)`, a @property: its getter runs, then what it returns is called
+                return [m, *self.property_results(e, mod)]
+            # self.sub(x) where self.sub = Sub(...): calling a module held in an attribute; calling an
+            # nn.Sequential (a container attribute) calls each of its modules
+            out = []
+            types = self.attr_types(e.target, e.attr or "", near)
+            types += [t for t in self.attr_types(e.target, e.attr or "", near, containers=True) if t not in types]
+            for t in types:
+                out.extend(self.module_call(t, near))
+            return out
+        if k == "super":
+            m = self.find_method(e.target, e.attr or "", near, skip_first=True)
+            return [m] if m else []
+        if k == "module_call":
+            return self.module_call(e.target, near)
+        if k == "factory_call":
+            hit = self.function(e.target, near)
+            if hit is not None and hit[0].returns_instance:
+                return self.module_call(hit[0].returns_instance, hit[1].path)
+            return self.registry_targets(e, mod)
+        if k == "registry_call":
+            return self.registry_targets(e, mod)
+        if k in ("attr_call", "item_call"):
+            out = []
+            types = self.attr_types(e.target, e.attr or "", near, containers=(k == "item_call"))
+            if k == "item_call":
+                types += [t for t in self.attr_types(e.target, e.attr or "", near) if t not in types]
+            for t in types:
+                out.extend(self.module_call(t, near))
+            if k == "attr_call" and not types:
+                # self.fn = some_function; self.fn(x)
+                pass
+            return out
+        if k == "attr_method":
+            attr, _, meth = (e.attr or "").partition(".")
+            out = []
+            for t in self.attr_types(e.target, attr, near):
+                m = self.find_method(t, meth, near)
+                if m:
+                    out.append(m)
+            return out
+        return []
+
+    def registry_targets(self, e: Edge, mod: ModuleSummary) -> list[tuple[FunctionSummary, ModuleSummary]]:
+        """Calling what a registry's lookup returned: `fn = ATTENTION.get_interface(key, default); fn(...)`
+        (a method of a class holding a class-level dict of functions) or `ATTENTION[key](...)`: any of
+        the functions in the class's dicts."""
+        if e.kind == "factory_call":
+            hit = self.function(e.target, mod.path)
+            cls = hit[0].class_qualname if hit is not None else None
+            near = hit[1].path if hit is not None else mod.path
+            if hit is None:  # `ATTENTION.get_interface` with ATTENTION a module-level instance
+                bound = self.instance_binding(e.target.rpartition(".")[0], mod.path)
+                cls = bound[1] if bound is not None else None
+        else:
+            cls, near = e.target, mod.path
+        if not cls:
+            return []
+        out = []
+        for cs, cmod in self.mro(cls, near):
+            for fns in cs.registries.values():
+                for q in fns:
+                    f = self.function(q, cmod.path)
+                    if f is not None and f not in out:
+                        out.append(f)
+        return out
+
+    def property_results(self, e: Edge, mod: ModuleSummary) -> list[tuple[FunctionSummary, ModuleSummary]]:
+        """The functions a @property getter returns, when a call `self.name(...)` calls its value: those
+        of the module-level dicts it returns an entry of (`return LOSS_MAPPING[key]`)."""
+        if e.kind != "method" or not any(e.attr in cs.properties for cs, _ in self.mro(e.target, mod.path)):
+            return []
+        m = self.find_method(e.target, e.attr or "", mod.path)
+        out: list = []
+        for reg in (m[0].returns_registry if m is not None else ()):
+            owner = self.c.module(reg.rpartition(".")[0], m[1].path)
+            if owner is None and self.c.module_loader is not None:
+                self.lookup(reg, m[1].path)  # loads a followed library's module
+                owner = self.c.module(reg.rpartition(".")[0], m[1].path)
+            for q in (owner.registries.get(reg.rpartition(".")[2], ()) if owner is not None else ()):
+                f = self.function(q, owner.path)
+                if f is not None and f not in out:
+                    out.append(f)
+        return out
+
+    def wrappers(self, fs: FunctionSummary, mod: ModuleSummary) -> list[tuple[FunctionSummary, ModuleSummary,
+                                                                             Span]]:
+        """The wrapper functions fs's decorators replace it by (they run first when it is called, and
+        Dynamo traces them): `def deco(f): def wrapper(...): ...; return wrapper`, decorator factories
+        (`@deco(arg)`), and the optional-argument idiom `def deco(f=None, *, opt=1)` (memoised)."""
+        if not fs.wrapped_by:
+            return []
+        key = ("wrappers", fs.qualname, mod.path)
+        memo = self.c.memo
+        if key not in memo:
+            out = []
+            for q, called, span in fs.wrapped_by:
+                hit = self.function(q, mod.path)
+                if hit is None:
+                    continue
+                # `@d(...)`: d(...) returns the decorator (its local functions); `@d`: d is the decorator
+                decorators = [self._local_fn(g, hit[1]) for k, g in hit[0].returns_fns if k == "local"] \
+                    if called else [hit]
+                for dec in decorators:
+                    if dec is not None:
+                        out.extend((w, wmod, span) for w, wmod in self._applied(dec, 0))
+            memo[key] = out
+        return memo[key]
+
+    def _local_fn(self, q: str, mod: ModuleSummary) -> tuple[FunctionSummary, ModuleSummary] | None:
+        fs = mod.functions.get(q)
+        return (fs, mod) if fs is not None else None
+
+    def _applied(self, dec: tuple[FunctionSummary, ModuleSummary], depth: int):
+        """What decorator `dec` returns when applied to a function: its local function (the wrapper),
+        or, for `return inner(f)`, what inner returns -- preferring that form, which is how the
+        optional-argument idiom handles a bare `@d`."""
+        dfs, dmod = dec
+        calls = [g for k, g in dfs.returns_fns if k == "call"]
+        if calls and depth < 4:
+            for g in calls:
+                inner = self._local_fn(g, dmod)
+                if inner is not None:
+                    yield from self._applied(inner, depth + 1)
+            return
+        for k, g in dfs.returns_fns:
+            w = self._local_fn(g, dmod) if k == "local" else None
+            if w is not None:
+                yield w
