@@ -16,7 +16,7 @@ from . import values as V
 from .calls import CallsMixin, _disable_mode
 from .event import Event, Report
 from .expressions import ExpressionsMixin
-from .pathconds import PathCondsMixin
+from .conditions_recorded import PathCondsMixin
 from .scopes import scope_facts
 from .summary import (
     ClassSummary,

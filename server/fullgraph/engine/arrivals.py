@@ -2,7 +2,7 @@
 defaults of config fields, and which parameters hold tensors.
 
 The walk from a compiled root (engine/walk.py) evaluates path conditions with these values
-(engine/conditions.py): a flag the user's call leaves at its default, a constructor argument every
+(engine/conditions_evaluated.py): a flag the user's call leaves at its default, a constructor argument every
 construction passes as the same constant, a config field no construction sets.  A function that its
 callers pass tensors is analysed again with those parameters read as tensors (`with_tensor_params`).
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from . import conditions as C
+from . import conditions_evaluated as C
 from . import values as V
 from .incremental import moved_function
 from .module import ModuleAnalyzer

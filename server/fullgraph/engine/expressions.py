@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 
 from . import values as V
-from .pathconds import negated
+from .conditions_recorded import negated
 from .values import U, Val
 
 

@@ -2,7 +2,7 @@
 
 For each root (engine/roots.py) in the settings of its program (engine/settings.py), the walk
 (engine/walk.py) yields the functions it reaches; their recorded sites whose path conditions hold
-(engine/conditions.py) are the rules' findings, and the rules' project hooks (engine/walk_events.py)
+(engine/conditions_evaluated.py) are the rules' findings, and the rules' project hooks (engine/walk_events.py)
 add what only the project can tell.  What an unresumable break does to the rest of a function is
 placed last (engine/frames.py).  A break inside a followed library is reported at the user's call
 that reaches it.  One finding per place and code: the strictest root's, by the shortest path.
@@ -14,7 +14,7 @@ from typing import Callable
 
 from ..config import Config
 from ..model import ERROR, INFO, WARNING, Finding, LibrarySite, Location, Step
-from . import conditions as C
+from . import conditions_evaluated as C
 from .contents import Contents
 from .frames import FrameFacts, Frames
 from .resolve import Resolver

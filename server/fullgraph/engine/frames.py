@@ -24,7 +24,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 
-from .conditions import merge
+from .conditions_evaluated import merge
 
 # comprehensions are inlined into their function since Python 3.12 (PEP 709)
 COMPREHENSION_FRAMES = sys.version_info < (3, 12)

@@ -1,6 +1,6 @@
 """The walk from a compiled root: every function its call may run, each with the call path that
 reaches it, what its callers pass (engine/arrivals.py) and the condition its path depends on
-(engine/conditions.py evaluates the flags recorded around each call).
+(engine/conditions_evaluated.py evaluates the flags recorded around each call).
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from ..model import Location, Step
-from . import conditions as C
+from . import conditions_evaluated as C
 from .arrivals import Arrivals
 from .resolve import Resolver
 from .roots import RootRecord
@@ -25,7 +25,7 @@ class Reached:
     mod: ModuleSummary
     path: list[Step]
     env: dict = dataclasses.field(default_factory=dict)  # conditions.Env: the flags known on this path
-    cond: tuple[str, ...] = ()  # conditions the path depends on (conditions.describe texts)
+    cond: tuple[str, ...] = ()  # conditions the path depends on (conditions_evaluated.describe texts)
     wraps: str | None = None  # a decorator's wrapper reached from the function it wraps (which it calls)
 
 
@@ -78,7 +78,7 @@ class Walker:
                     if tfs.compiled is not None and q != r.fs.qualname:
                         continue  # another compiled region: its own root covers it
                     # one of a registry's functions: inside a library the lookup's key (configuration)
-                    # selects which, a condition like any other unknown test there (conditions.evaluate)
+                    # selects which, a condition like any other unknown test there (conditions_evaluated.evaluate)
                     chosen = (f"`{e.text}` is `{tfs.name}`",) if q in picked and lib else ()
                     cond = C.merge(C.merge(r.cond, when), chosen)
                     if q in seen:

@@ -1,6 +1,6 @@
-"""Path conditions, as the function analyzer records them: the flag tests of the `if`s around a
+"""Path conditions, recorded: the flag tests of the `if`s around a
 statement (summary.Cond atoms), and what a call passes (Edge.vals) for the project to evaluate them
-with (engine/conditions.py).
+with (engine/conditions_evaluated.py).
 
 A mixin of FunctionAnalyzer (engine/analyzer.py).
 """

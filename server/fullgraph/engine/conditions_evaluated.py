@@ -1,4 +1,4 @@
-"""Path conditions: *when* a break on a path from a compiled root is traced.
+"""Path conditions, evaluated: *when* a break on a path from a compiled root is traced.
 
 The analyzer records, for every site and call, the flag tests of the `if`s around it (summary.Cond
 atoms: a parameter of the function, or an attribute of self).  The project walks each root with
