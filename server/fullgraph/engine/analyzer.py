@@ -13,21 +13,14 @@ from typing import TYPE_CHECKING
 
 from ..positions import Span
 from . import values as V
-from .calls import CallsMixin, _disable_mode
+from .assignments import AssignmentsMixin
+from .calls import CallsMixin
+from .definitions import DefinitionsMixin
 from .event import Event, Report
 from .expressions import ExpressionsMixin
 from .conditions_recorded import PathCondsMixin
 from .scopes import scope_facts
-from .summary import (
-    ClassSummary,
-    Edge,
-    FunctionSummary,
-    IterUse,
-    RootDecl,
-    Site,
-    add_elements,
-    set_value,
-)
+from .summary import Edge, FunctionSummary, IterUse, Site
 from .values import U, Val
 
 if TYPE_CHECKING:
@@ -42,17 +35,11 @@ _BUILTIN_VALS = {name: V.ref("builtins." + name) for name in _BUILTINS}
 _TERMINATORS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 
 
-# Decorators that never wrap a function in Python code Dynamo would trace (or that fullgraph
-# models otherwise): the standard library's and torch's own.
-_NOT_WRAPPERS = ("builtins.", "functools.", "typing.", "abc.", "dataclasses.", "contextlib.", "torch.",
-                 "enum.", "atexit.", "unittest.", "pytest.")
-
-
 def _ends_with(stmts: list[ast.stmt], kinds) -> bool:
     return bool(stmts) and isinstance(stmts[-1], kinds)
 
 
-class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin):
+class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, DefinitionsMixin, AssignmentsMixin):
     """Walks one function body (or the module body) in statement order."""
 
     def __init__(self, mod: ModuleAnalyzer, parent: "FunctionAnalyzer | None", node: ast.AST, qualname: str,
@@ -595,213 +582,6 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin):
             self.dead_if = self._with_dead(atoms)
             return False
         return body_stops and else_stops and bool(s.orelse)
-
-    def _def(self, s: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        if self.cls is not None and self.node is not None and isinstance(self.node, ast.ClassDef):
-            qual = f"{self.qualname}.{s.name}"
-        elif self.module_level:
-            qual = f"{self.qualname}.{s.name}"
-        else:
-            qual = f"{self.qualname}.<locals>.{s.name}"
-        deco_vals = [(d, self.value(d)) for d in s.decorator_list]
-        val = Val(V.LOCALFN, qual) if not self.module_level else Val(V.REF, qual)
-        compiled = None
-        is_compiled = False
-        disabled = None
-        opaque = None
-        wrapped_by: list[tuple[str, bool, Span]] = []
-        for d, dv in deco_vals:
-            q = self._decorator_q(d)
-            if (dv.kind == V.COMPILED and dv.attr == "decorator") or (dv.kind == V.REF and dv.q == V.COMPILE):
-                is_compiled = True
-                compiled = (dv.q == "True" if dv.q in ("True", "False") else None) if dv.kind == V.COMPILED else False
-                self.mod.summary.roots.append(RootDecl(
-                    kind="function", target=qual, attr=None, fullgraph=compiled,
-                    label="@" + self.mod.text_of(d), span=self.mod.span(d)))
-            elif q in V.DISABLE or (isinstance(d, ast.Call) and self._decorator_q(d) in V.DISABLE):
-                disabled = _disable_mode(d)
-            elif q in V.NONSTRICT_TRACE:
-                opaque = "nonstrict_trace"
-            elif q in V.CUSTOM_OP or (isinstance(d, ast.Call) and q in V.CUSTOM_OP):
-                opaque = "custom_op"
-            elif q in V.TRITON_OP:
-                opaque = "triton_op"
-            elif q in V.ALLOW_IN_GRAPH:
-                opaque = "allow_in_graph"
-            elif q and not q.startswith(_NOT_WRAPPERS) and dv.kind != V.LOCALFN:
-                # maybe a decorator that replaces the function by a wrapper (the project decides)
-                wrapped_by.append((q, isinstance(d, ast.Call), self.mod.span(d)))
-        if opaque:
-            val = Val(V.OPAQUE, qual)
-        self.bind(s.name, val)
-        # class bodies: methods are resolved through the class, not the environment
-        self.mod._pending.append((s, qual, self.cls if isinstance(self.node, ast.ClassDef) else None,
-                                  None if self.module_level or isinstance(self.node, ast.ClassDef) else self))
-        self.mod.decorations[qual] = (compiled, is_compiled, disabled, opaque, wrapped_by)
-
-    def _class(self, s: ast.ClassDef) -> None:
-        if not (self.module_level or isinstance(self.node, ast.ClassDef)):
-            qual = f"{self.qualname}.<locals>.{s.name}"
-        else:
-            qual = f"{self.qualname}.{s.name}"
-        decorators = []
-        for d in s.decorator_list:
-            self.value(d)
-            dq = self._decorator_q(d)
-            if dq and not dq.startswith(("builtins.", "dataclasses.", "functools.", "typing.", "torch.", "abc.")):
-                decorators.append((dq, isinstance(d, ast.Call)))
-        bases = []
-        for b in s.bases:
-            self.value(b)
-            q = self.resolve_dotted_node(b)
-            bases.append(V.canonical(q) if q else "")
-        line = self.mod.lines.line(s.lineno - 1)
-        col = line.find(s.name, line.find("class") + 5 if "class" in line else 0)
-        cs = ClassSummary(qualname=qual, name=s.name, span=self.mod.span(s),
-                          name_span=Span.of(s.lineno - 1, max(col, 0), s.lineno - 1, max(col, 0) + len(s.name)),
-                          bases=bases)
-        cs.decorators = decorators
-        self.mod.summary.classes[qual] = cs
-        if self.mod._written_classes is not None:
-            self.mod._written_classes.append(qual)
-        self.bind(s.name, Val(V.REF, qual))
-        body_an = FunctionAnalyzer(self.mod, self, s, qualname=qual, cls=qual)
-        for st in s.body:
-            if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                if any(isinstance(d, ast.Attribute) and d.attr in ("setter", "deleter") for d in st.decorator_list):
-                    continue  # a property's setter: runs on assignment, and would shadow the getter
-                cs.methods[st.name] = f"{qual}.{st.name}"
-                if any(body_an._decorator_q(d) in ("builtins.property", "functools.cached_property")
-                       for d in st.decorator_list):
-                    cs.properties.add(st.name)
-                body_an._def(st)
-            elif isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name):
-                if isinstance(st.value, ast.Constant):  # a dataclass field's default: `debug: bool = True`
-                    set_value(cs.values, st.target.id, ("const", st.value.value))
-                q = body_an.resolve_dotted_node(st.annotation)
-                if q and not q.startswith(("builtins.", "typing.")):
-                    cs.attrs.setdefault(st.target.id, (q,))
-            elif isinstance(st, ast.Assign) and isinstance(st.value, ast.Dict) and st.value.values:
-                fns = [body_an.resolve_dotted_node(v) for v in st.value.values]
-                if all(fns):
-                    for tg in st.targets:
-                        if isinstance(tg, ast.Name):
-                            cs.registries[tg.id] = tuple(dict.fromkeys(fns))
-            elif isinstance(st, ast.Assign) and isinstance(st.value, ast.Constant):
-                for tg in st.targets:
-                    if isinstance(tg, ast.Name):
-                        set_value(cs.values, tg.id, ("const", st.value.value))
-            elif isinstance(st, ast.Assign):
-                # class-level aliases such as `forward = _forward_impl`
-                if isinstance(st.value, ast.Name) and st.value.id in cs.methods:
-                    for tg in st.targets:
-                        if isinstance(tg, ast.Name):
-                            cs.methods[tg.id] = cs.methods[st.value.id]
-
-    # ---- assignment ----------------------------------------------------------------------------
-    def assign(self, target: ast.AST, v: Val, value_node: ast.AST | None) -> None:
-        if isinstance(target, ast.Name):
-            if v.kind == V.GUARD and self.module_level:
-                v = U  # a module constant computed at import time is not a guard (case guard_module_constant)
-            self.bind(target.id, v)
-        elif isinstance(target, (ast.Tuple, ast.List)):
-            # `_, h, w = x.shape[-3:]`: sizes are static too
-            elem = v if v.kind in (V.TENSOR, V.DDSCALAR) else V.STATIC_V if v.kind == V.STATIC else U
-            for e in target.elts:
-                self.assign(e.value if isinstance(e, ast.Starred) else e, elem, None)
-        elif isinstance(target, ast.Attribute):
-            base = target.value
-            self._effect(base)
-            if isinstance(value_node, ast.Constant):
-                q = self.resolve_dotted_node(target)
-                if q and q.startswith("torch._dynamo.config.") and q.count(".") == 3:
-                    # torch._dynamo.config.capture_scalar_outputs = True: process-wide
-                    self.mod.summary.dynamo_config.add((q.rsplit(".", 1)[1], value_node.value))
-            if isinstance(base, ast.Name) and self.lookup(base.id).kind == V.SELF and self.cls:
-                self._self_attr(target.attr, v, value_node)
-            elif isinstance(base, ast.Name) and self.fs is not None and self.fs.params and \
-                    base.id == self.fs.params[0] and v.kind == V.LOCALFN and v.q:
-                # a class decorator: `cls.forward = forward` (a local function) replaces the method
-                self.fs.replaces[target.attr] = v.q
-            else:
-                bv = self.value(base)
-                if target.attr == "requires_grad" and bv.kind == V.TENSOR:
-                    self.hook("requires_grad_set", target, bv)
-        elif isinstance(target, ast.Subscript):
-            self._effect(target.value)
-            self.value(target.value)
-            self.value(target.slice)
-            if isinstance(target.value, ast.Name) and v.kind == V.TENSOR:
-                self.tensor_holders.setdefault(target.value.id, "dict")
-        elif isinstance(target, ast.Starred):
-            self.assign(target.value, U, None)
-
-    def _self_attr(self, attr: str, v: Val, value_node: ast.AST | None) -> None:
-        cs = self.mod.summary.classes.get(self.cls)
-        if cs is None:
-            return
-        fs = self.fs
-        if v.kind == V.TENSOR or (v.kind == V.INSTANCE and v.q in V.PARAMETER_CLASSES):
-            cs.tensor_attrs.add(attr)
-        in_init = fs is not None and fs.name == "__init__"
-        if isinstance(value_node, ast.Constant):
-            value: tuple = ("const", value_node.value)
-        elif isinstance(value_node, ast.Name) and in_init and value_node.id in fs.params and \
-                self._param_untouched(value_node.id):
-            # ("init_param", name, default) or, for a required argument, ("init_param", name)
-            value = ("init_param", value_node.id, fs.defaults[value_node.id]) if value_node.id in fs.defaults \
-                else ("init_param", value_node.id)
-        elif isinstance(value_node, ast.Attribute) and isinstance(value_node.value, ast.Name) and in_init and \
-                value_node.value.id in fs.params and self._param_untouched(value_node.value.id):
-            # `self.layerdrop = config.encoder_layerdrop`: a field of what the constructions pass
-            value = ("init_field", value_node.value.id, value_node.attr)
-        elif v.kind == V.INSTANCE and v.q and v.attr is None:
-            value = ("object",)
-        else:
-            value = ("unknown",)
-        set_value(cs.values, attr, value)
-        if in_init:
-            set_value(cs.init_values, attr, value)
-        if v.kind == V.INSTANCE and v.q:
-            if v.attr in ("container", "list"):
-                add_elements(cs, attr, v.q.split("|"))
-            else:
-                cs.attrs[attr] = tuple(sorted(set(cs.attrs.get(attr, ())) | {v.q}))
-        elif v.kind in (V.LOCALFN, V.REF) and v.q:
-            cs.attrs.setdefault(attr, ())
-
-    def _effect(self, obj: ast.AST) -> None:
-        """Record the current statement as a side effect when it changes `obj` (an attribute or item of
-        it, a method that mutates it) and `obj` is not an object the function made: a parameter
-        (`self`), a global, or something reached from one (summary.FunctionSummary.effects)."""
-        if self.fs is None or self.stmt is None:
-            return
-        base = obj
-        while isinstance(base, (ast.Attribute, ast.Subscript)):
-            base = base.value
-        if not isinstance(base, ast.Name) or (base.id in self.local_names and base.id not in self.fs.params):
-            return
-        span = self.mod.span(self.stmt)
-        if not self.fs.effects or self.fs.effects[-1][0] != span:
-            self.fs.effects.append((span, self.mod.text_of(self.stmt).split("\n", 1)[0].strip()))
-
-    def _made_elsewhere(self, node: ast.AST, v: Val) -> tuple[str, str | None] | None:
-        """(target, attr) of an `outside_ctx` edge when the object a `with` enters was made before the
-        compiled code ran: `self.<attr>` (the class, the attribute), a module-level instance (its class,
-        None) or a parameter (its name, "@param"); None for anything made in the function."""
-        if isinstance(node, ast.Attribute) and v.kind == V.SELFATTR and v.q:
-            return v.q, v.attr
-        if isinstance(node, ast.Name) and not self.module_level:
-            if node.id in self.params:
-                return node.id, "@param"
-            local = node.id in self.env or node.id in self.local_names
-            if not local and v.kind == V.INSTANCE and v.q and v.attr is None and \
-                    not v.q.startswith(("torch.", "builtins.", "logging.", "threading.", "contextlib.")):
-                return v.q, None
-        return None
-
-    def _enter_value(self, v: Val) -> Val:
-        return U
 
     def hook(self, name: str, node: ast.AST, v: Val) -> None:
         rules = self.rules.hooks.get(name)

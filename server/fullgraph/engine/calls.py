@@ -40,7 +40,7 @@ def _const_bool(node: ast.AST | None) -> bool | None:
     return None
 
 
-def _disable_mode(node: ast.AST) -> str:
+def disable_mode(node: ast.AST) -> str:
     """"recursive" or "nonrecursive" for `torch.compiler.disable` as written in `node` (a bare
     decorator, `disable(recursive=False)`, or `disable(fn, recursive=False)`)."""
     if isinstance(node, ast.Call) and any(kw.arg == "recursive" and _const_bool(kw.value) is False
@@ -223,7 +223,7 @@ class CallsMixin:
             return Val(V.OPAQUE, self._callable_q(node.args[0], args[0]) if node.args else None)
         if q in V.DISABLE and node.args:
             # fast = torch.compiler.disable(fn): calling `fast` from compiled code breaks the graph
-            return Val(V.OPAQUE, self._callable_q(node.args[0], args[0]), attr=_disable_mode(node))
+            return Val(V.OPAQUE, self._callable_q(node.args[0], args[0]), attr=disable_mode(node))
         if q == "functools.partial" and node.args and args[0].kind in (V.REF, V.LOCALFN) and args[0].q:
             return args[0]  # Dynamo calls through a partial: compiling or calling it runs the function
         if q == "builtins.next" and node.args:

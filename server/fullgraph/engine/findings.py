@@ -13,7 +13,7 @@ import dataclasses
 from typing import Callable
 
 from ..config import Config
-from ..model import ERROR, INFO, WARNING, Finding, LibrarySite, Location, Step
+from ..model import ERROR, INFO, WARNING, Finding, LibrarySite, Step
 from . import conditions_evaluated as C
 from .contents import Contents
 from .frames import FrameFacts, Frames

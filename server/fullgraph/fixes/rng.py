@@ -28,7 +28,7 @@ import libcst as cst
 
 from ..torchinfo import VersionRange
 from . import names as N
-from .base import Fix, FixContext, Offer, _Replacer, give_up, short, walk
+from .base import Fix, FixContext, Offer, Replacer, give_up, short, walk
 
 # verified on torch 2.13: random.uniform/randint/randrange traced and replayed, random.random skipped
 DYNAMO_RANDOM = VersionRange(since="2.13")
@@ -199,7 +199,7 @@ class RandomWhere(Fix):
         else:
             draw, other = _py_draw(src, frag, call, qual)
             changes = "Python's generator instead of NumPy's" if other else ""
-        test = owner.test.visit(_Replacer({call: cst.parse_expression(draw)}))
+        test = owner.test.visit(Replacer({call: cst.parse_expression(draw)}))
         if any(isinstance(n, cst.Call) and n is not call and _is_draw(src, frag, n) for n in walk(owner.test)):
             give_up("several draws in the condition")
         cond = f"{tn}.as_tensor({' '.join(frag.module.code_for_node(test).split())})"
