@@ -12,7 +12,11 @@ from ..model import Finding
 from . import convert as cv
 from .documents import same_uri
 from .engine import NOW
-from .server import FIX_ALL_KIND, DocResult, FullgraphServer, server
+from .session import DocResult, FullgraphServer
+
+FIX_ALL_KIND = "source.fixAll.fullgraph"
+OPTIONS = t.CodeActionOptions(code_action_kinds=[t.CodeActionKind.QuickFix, t.CodeActionKind.SourceFixAll,
+                                                 FIX_ALL_KIND], resolve_provider=False)
 
 
 def _workspace_edit(edits: list[dict]) -> t.WorkspaceEdit:
@@ -29,9 +33,6 @@ def _wants(kinds, kind: str) -> bool:
                kind == str(getattr(k, "value", k)) for k in kinds)
 
 
-@server.feature(t.TEXT_DOCUMENT_CODE_ACTION, t.CodeActionOptions(
-    code_action_kinds=[t.CodeActionKind.QuickFix, t.CodeActionKind.SourceFixAll, FIX_ALL_KIND],
-    resolve_provider=False))
 async def code_action(ls: FullgraphServer, params: t.CodeActionParams):
     kinds = params.context.only
     actions: list[t.CodeAction] = []

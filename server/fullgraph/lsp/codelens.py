@@ -7,9 +7,9 @@ from ..model import Finding
 from . import convert as cv
 from .documents import same_uri
 from .engine import NOW
-from .server import FullgraphServer, server
+from .session import FullgraphServer
 
-@server.feature(t.TEXT_DOCUMENT_CODE_LENS)
+
 async def code_lens(ls: FullgraphServer, params: t.CodeLensParams):
     if not ls.code_lens_enabled():
         return []
@@ -58,7 +58,6 @@ def _lens_title(findings: list[Finding]) -> str:
     return title
 
 
-@server.command(NOOP_COMMAND)
-def _code_lens_command(ls: FullgraphServer, *args):
+def code_lens_command(ls: FullgraphServer, *args):
     """Code lenses are informational; clicking one does nothing."""
     return None

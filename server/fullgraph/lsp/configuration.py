@@ -10,10 +10,9 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from .engine import NOW
 from .indexing import index_workspace
-from .server import FullgraphServer, server
+from .session import FullgraphServer
 
 
-@server.feature(t.WORKSPACE_DID_CHANGE_CONFIGURATION)
 async def did_change_configuration(ls: FullgraphServer, params: t.DidChangeConfigurationParams):
     settings = params.settings
     if isinstance(settings, dict) and isinstance(settings.get("fullgraph"), dict):
@@ -48,7 +47,6 @@ async def _reanalyze_all(ls: FullgraphServer) -> None:
     asyncio.ensure_future(index_workspace(ls))
 
 
-@server.feature(t.WORKSPACE_DID_CHANGE_WATCHED_FILES)
 async def did_change_watched_files(ls: FullgraphServer, params: t.DidChangeWatchedFilesParams):
     config_changed = False
     record_changed = False

@@ -15,11 +15,11 @@ from ..torchinfo import load_gb_registry
 from . import convert as cv
 from .documents import Doc
 from .engine import NOW
-from .server import FullgraphServer, server
+from .session import FullgraphServer
 
 _SUPPRESS_CODE_RE = re.compile(r"#\s*fullgraph:\s*ignore\[([^\]]*)\]")
 
-@server.feature(t.TEXT_DOCUMENT_HOVER)
+
 async def hover(ls: FullgraphServer, params: t.HoverParams):
     uri = params.text_document.uri
     res = await ls.result_for(uri)

@@ -8,7 +8,7 @@ from pathlib import Path
 from lsprotocol import types as t
 
 from .engine import BACKGROUND
-from .server import FullgraphServer
+from .session import FullgraphServer
 
 MAX_INDEX_FILES = 20000
 INDEX_CHUNK = 32  # workspace files analysed per engine job while indexing

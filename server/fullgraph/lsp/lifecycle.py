@@ -12,10 +12,9 @@ from .. import __version__
 from ..api import Workspace
 from .configuration import pull_configuration
 from .indexing import index_workspace
-from .server import FullgraphServer, server
+from .session import FullgraphServer
 
 
-@server.feature(t.INITIALIZE)
 def initialize(ls: FullgraphServer, params: t.InitializeParams):
     caps = params.capabilities
     td = caps.text_document
@@ -40,7 +39,6 @@ def initialize(ls: FullgraphServer, params: t.InitializeParams):
                    f"{'pull' if ls.pull else 'push'} diagnostics; positions {ls.encoding}")
 
 
-@server.feature(t.INITIALIZED)
 async def initialized(ls: FullgraphServer, params: t.InitializedParams):
     if ls.watch_support:
         try:
@@ -60,7 +58,6 @@ async def initialized(ls: FullgraphServer, params: t.InitializedParams):
     asyncio.ensure_future(index_workspace(ls))
 
 
-@server.feature(t.SHUTDOWN)
 def shutdown(ls: FullgraphServer, params=None):
     for task in ls.tasks.values():
         task.cancel()

@@ -7,44 +7,37 @@ import time
 from lsprotocol import types as t
 
 from .engine import NOW
-from .server import FullgraphServer, server
+from .session import FullgraphServer
 
 
-@server.feature(t.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: FullgraphServer, params: t.DidOpenTextDocumentParams):
     ls.schedule(params.text_document.uri, delay=0)
 
 
-@server.feature(t.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: FullgraphServer, params: t.DidChangeTextDocumentParams):
     ls.last_change = time.monotonic()
     ls.schedule(params.text_document.uri)
 
 
-@server.feature(t.TEXT_DOCUMENT_DID_CLOSE)
 async def did_close(ls: FullgraphServer, params: t.DidCloseTextDocumentParams):
     uri = params.text_document.uri
     await _closed(ls, uri, [uri])
 
 
 # ---- notebooks: pygls keeps the notebook and its cells in its workspace before these run -------------------
-@server.feature(t.NOTEBOOK_DOCUMENT_DID_OPEN)
 def notebook_did_open(ls: FullgraphServer, params: t.DidOpenNotebookDocumentParams):
     ls.schedule(params.notebook_document.uri, delay=0)
 
 
-@server.feature(t.NOTEBOOK_DOCUMENT_DID_CHANGE)
 def notebook_did_change(ls: FullgraphServer, params: t.DidChangeNotebookDocumentParams):
     ls.last_change = time.monotonic()
     ls.schedule(params.notebook_document.uri)
 
 
-@server.feature(t.NOTEBOOK_DOCUMENT_DID_SAVE)
 def notebook_did_save(ls: FullgraphServer, params: t.DidSaveNotebookDocumentParams):
     pass  # the cells' text is what is analysed; saving changes nothing
 
 
-@server.feature(t.NOTEBOOK_DOCUMENT_DID_CLOSE)
 async def notebook_did_close(ls: FullgraphServer, params: t.DidCloseNotebookDocumentParams):
     uri = params.notebook_document.uri
     ls.docs.closed(uri)
