@@ -357,7 +357,7 @@ def test_importing_the_plugin_imports_no_torch_libcst_or_engine():
     heavy = [m for m in out if m.split(".")[0] in ("torch", "libcst", "pygls", "numpy")
              or m.startswith(("fullgraph.engine", "fullgraph.api", "fullgraph.rules", "fullgraph.trace"))]
     assert heavy == []
-    assert [m for m in out if m.startswith("fullgraph")] == ["fullgraph", "fullgraph.pytest_plugin"]
+    assert [m for m in out if m.startswith("fullgraph")] == ["fullgraph", "fullgraph.pytest_plugin", "fullgraph.pytest_settings"]
 
 
 def test_a_plain_pytest_run_does_not_import_torch(pytester):

@@ -15,7 +15,7 @@ import warnings
 
 import pytest
 
-from .pytest_plugin import GraphBreakWarning, Marker, Settings
+from .pytest_settings import GraphBreakWarning, Marker, Settings
 
 _MARKER = pytest.StashKey[Marker]()
 _RESULT = pytest.StashKey[dict]()

@@ -22,34 +22,16 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
 
 import pytest
+
+from .pytest_settings import GraphBreakWarning, Marker, Settings  # noqa: F401  (GraphBreakWarning: public here)
 
 MODES = ("fail", "warn", "off")
 PLUGIN_NAME = "fullgraph-graph-breaks"
 MARKER = ("graph_breaks(enabled=True, *, allow=(), max=0): fullgraph's graph-break check for this test: "
           "graph_breaks(False) skips it; allow=[codes] accepts breaks with these GB/FG codes; max=N accepts "
           "up to N breaks")
-
-
-class GraphBreakWarning(UserWarning):
-    """A graph break that does not fail the test (in a library, or --graph-breaks=warn)."""
-
-
-@dataclass
-class Settings:
-    mode: str = "off"
-    include: list[str] = field(default_factory=list)
-    baseline: str | None = None
-    update_baseline: bool = False
-
-
-@dataclass
-class Marker:
-    enabled: bool = True
-    allow: list[str] = field(default_factory=list)
-    max: int = 0
 
 
 _FIXTURE_CAPTURE = pytest.StashKey[object]()
