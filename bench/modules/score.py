@@ -14,6 +14,8 @@ Scoring (line level): one `fullgraph check CASES --format json` over the whole t
 * A diagnostic that is not on a truth site but lies where Dynamo never looked (the rest of a frame Dynamo
   skipped after a break in a loop, `unobserved` in truth.json) still counts as a false positive; the
   report says how many false positives are of that kind.
+The matching (statement ranges, shown vs conditional, the ratios) is bench/scoring.py's, shared with
+bench/realworld.
 """
 from __future__ import annotations
 
@@ -29,7 +31,10 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+if os.path.dirname(HERE) not in sys.path:
+    sys.path.append(os.path.dirname(HERE))  # bench/: the shared scoring module
 import collect  # noqa: E402
+from scoring import CONDITIONAL, FOUND, SourceLines, json_line, on_any, ratio, site_status, split_shown  # noqa: E402
 
 REPO = collect.REPO
 CASES = collect.CASES
@@ -62,68 +67,54 @@ def git_head() -> str:
         return "?"
 
 
-# ---- matching --------------------------------------------------------------------------------------------
-def _lines(path: str) -> list[str]:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read().splitlines()
-    except OSError:
-        return []
-
-
-def score(truth: dict, report: dict, cases_dir: str = CASES) -> dict:
-    cases_real = os.path.realpath(cases_dir)
+# ---- matching (bench/scoring.py) -------------------------------------------------------------------------
+def _truth_sites(truth: dict, cases_dir: str) -> tuple[list[dict], dict[str, str], list[tuple[str, int, int]]]:
+    """The truth sites (with their case), the case of every case file, the unobserved regions."""
     sites = []
     case_of_file: dict[str, str] = {}
-    unobserved: dict[str, list[tuple[int, int]]] = {}
+    unobserved: list[tuple[str, int, int]] = []
     for c in truth["cases"]:
         group = collect.case_group(c["case"])
         for s in c["sites"]:
-            sites.append(dict(s, case=c["case"], found_by=[]))
+            sites.append(dict(s, case=c["case"]))
         for r in c.get("unobserved", []):
-            unobserved.setdefault(r["file"], []).append((r["start"], r["end"]))
+            unobserved.append((r["file"], r["start"], r["end"]))
         case_of_file[c["case"]] = c["case"]
         if group != c["case"]:  # a package: every file of the folder belongs to the case
             for fn in os.listdir(os.path.join(cases_dir, group)):
                 if fn.endswith(".py"):
                     case_of_file[os.path.join(group, fn)] = c["case"]
+    return sites, case_of_file, unobserved
 
+
+def score(truth: dict, report: dict, cases_dir: str = CASES) -> dict:
+    """The JSON report matched to the truth sites per statement: summary, rows per case, misses, false
+    positives, conditional diagnostics (bench/repos/score.py scores with it too)."""
+    cases_real = os.path.realpath(cases_dir)
+    sites, case_of_file, unobserved = _truth_sites(truth, cases_dir)
     diags = []
     for d in report.get("diagnostics", []):
         p = os.path.realpath(d["path"])
         if not p.startswith(cases_real + os.sep):
             continue
         rel = os.path.relpath(p, cases_real)
-        line = d["range"]["start"]["line"]
-        diags.append({"file": rel, "line": line, "code": d.get("code"), "message": d.get("message", ""),
+        diags.append({"file": rel, "line": json_line(d), "code": d.get("code"), "message": d.get("message", ""),
                       "conditional": bool(d.get("conditional", False)), "case": case_of_file.get(rel, rel),
                       "fullgraph": (d.get("root") or {}).get("fullgraph"), "on_site": None})
 
-    by_file: dict[str, list[dict]] = {}
-    for s in sites:
-        by_file.setdefault(s["file"], []).append(s)
+    statements = [(s["file"], s["start"], s["end"]) for s in sites]
     for d in diags:
-        hit = [s for s in by_file.get(d["file"], []) if s["start"] <= d["line"] <= s["end"]]
-        d["on_site"] = bool(hit)
-        if not d["conditional"]:
-            for s in hit:
-                s["found_by"].append(d["code"])
-        d["unobserved"] = (not hit) and any(a <= d["line"] <= b for a, b in unobserved.get(d["file"], []))
+        d["on_site"] = on_any(d, statements, field="file")
+        d["unobserved"] = not d["on_site"] and on_any(d, unobserved, field="file")
+    for s in sites:  # found: a shown diagnostic on the site; conditional: only a conditional one
+        s["status"] = site_status(diags, s["file"], s["start"], s["end"], field="file")[0]
 
-    shown = [d for d in diags if not d["conditional"]]
-    cond = [d for d in diags if d["conditional"]]
-    found = [s for s in sites if s["found_by"]]
-    misses = [s for s in sites if not s["found_by"]]
+    shown, cond = split_shown(diags)
+    found = [s for s in sites if s["status"] == FOUND]
+    misses = [s for s in sites if s["status"] != FOUND]
     fps = [d for d in shown if not d["on_site"]]
     on_site = [d for d in shown if d["on_site"]]
-
-    texts: dict[str, list[str]] = {}
-
-    def text(rel, line):
-        if rel not in texts:
-            texts[rel] = _lines(os.path.join(cases_dir, rel))
-        lines = texts[rel]
-        return lines[line - 1].strip() if 1 <= line <= len(lines) else ""
+    text = SourceLines(resolve=lambda rel: os.path.join(cases_dir, rel)).line
 
     rows = []
     for c in truth["cases"]:
@@ -132,7 +123,7 @@ def score(truth: dict, report: dict, cases_dir: str = CASES) -> dict:
         cc = [d for d in cond if d["case"] == c["case"]]
         rows.append({
             "case": c["case"], "fullgraph": True in c.get("fullgraph", []), "clean": c["clean"],
-            "sites": len(cs), "found": sum(1 for s in cs if s["found_by"]),
+            "sites": len(cs), "found": sum(1 for s in cs if s["status"] == FOUND),
             "diagnostics": len(cd), "on_site": sum(1 for d in cd if d["on_site"]),
             "false_positives": sum(1 for d in cd if not d["on_site"]),
             "conditional": len(cc), "conditional_on_site": sum(1 for d in cc if d["on_site"]),
@@ -144,10 +135,10 @@ def score(truth: dict, report: dict, cases_dir: str = CASES) -> dict:
         "breaking_cases": sum(1 for c in truth["cases"] if not c["clean"]),
         "truth_sites": n_sites,
         "found_sites": len(found),
-        "recall": round(len(found) / n_sites, 4) if n_sites else None,
+        "recall": ratio(len(found), n_sites),
         "diagnostics": len(shown),
         "diagnostics_on_site": len(on_site),
-        "precision": round(len(on_site) / len(shown), 4) if shown else None,
+        "precision": ratio(len(on_site), len(shown)),
         "false_positives": len(fps),
         "false_positives_unobserved": sum(1 for d in fps if d["unobserved"]),
         "clean_cases_flagged": sum(1 for r in rows if r["clean"] and r["diagnostics"]),
@@ -155,9 +146,7 @@ def score(truth: dict, report: dict, cases_dir: str = CASES) -> dict:
         "breaking_cases_any_found": sum(1 for r in rows if not r["clean"] and r["found"] > 0),
         "conditional": len(cond),
         "conditional_on_site": sum(1 for d in cond if d["on_site"]),
-        "conditional_would_find": sum(1 for s in misses
-                                      if any(d["file"] == s["file"] and s["start"] <= d["line"] <= s["end"]
-                                             for d in cond)),
+        "conditional_would_find": sum(1 for s in misses if s["status"] == CONDITIONAL),
     }
     return {
         "summary": summary,
