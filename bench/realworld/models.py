@@ -2,7 +2,8 @@
 
 Each entry is a user script's worth of facts: the library (the package `fullgraph check --follow` analyses),
 the import line, the expression that builds the model, and an input *kind* (the inputs and the call, in
-``eval`` and in ``train`` mode).  ``render_script`` turns an entry and a mode into the script a user writes.
+``eval`` and in ``train`` mode).  ``render_script`` turns an entry and a mode into the script a user writes
+(``user_scripts.py`` writes them into the git-ignored ``scripts/``).
 """
 from __future__ import annotations
 
