@@ -353,7 +353,8 @@ def _verdict(c: dict | None) -> str:
     if c.get("error"):
         return "error"
     if c.get("breaks"):
-        return f"breaks ({c.get('gb_code') or '?'} {c.get('gb_type') or ''})".rstrip()
+        code = c.get("gb_code") or (c.get("exception") or "?").rsplit(".", 1)[-1]
+        return f"breaks ({code} {(c.get('gb_type') or '')[:100]})"
     plain = c.get("plain") or {}
     extra = " (plain mode breaks)" if plain.get("breaks") else ""
     if c.get("same_as_eager") is False:
@@ -400,7 +401,10 @@ def _table(k: dict, data: Path) -> dict | None:
 
 def print_diff(a: str, b: str) -> None:
     d = diff(a, b)
-    print(f"# torch {a} -> {b}")
+    ma, mb = load(a)["meta"], load(b)["meta"]
+    print(f"# torch {ma['torch']} (python {ma['python']}) -> {mb['torch']} (python {mb['python']})")
+    if (ma.get("torch_cuda") is None) != (mb.get("torch_cuda") is None):
+        print("(a CPU build against a CUDA build: torch.cuda.* and torch.backends.* rows may differ by build)")
     print(f"\n## catalog verdicts that differ ({len(d['catalog'])})")
     for cid, (va, vb) in d["catalog"].items():
         print(f"- {cid}: {va} -> {vb}")
