@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from harness import check_code, expected, found
 
+from fullgraph.output import rule_docs
 from fullgraph.rules import registry
 
 EXAMPLES = [(r.code, i, ex) for r in registry.RULES for i, ex in enumerate(r.examples)]
@@ -32,7 +33,7 @@ def test_every_rule_has_docs_and_examples():
             continue
         assert any(e.breaks for e in r.examples), f"{r.code} has no breaking example"
         assert r.gb_codes or r.code == "FG302", f"{r.code} names no Dynamo GB code"
-        md = r.docs_markdown()
+        md = rule_docs(r)
         for heading in ("What it does", "Why it breaks the graph", "Example", "Use instead"):
             assert f"### {heading}" in md, (r.code, heading)
 

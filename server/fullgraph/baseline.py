@@ -124,11 +124,11 @@ def relpath(path: str, base: str) -> str:
 
 
 def _file_lines(path: str) -> list[str] | None:
-    from .trace.record import _read_text
+    from .trace.record import read_text
 
     from .positions import split_lines
 
-    text = _read_text(path)
+    text = read_text(path)
     return split_lines(text) if text is not None else None
 
 

@@ -86,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
 _EXTENSIONS: list = []
 
 
-def _load_config(args):
+def load_config(args):
     from .config import Config, apply_settings, discover, load_pyproject
 
     if getattr(args, "config", None):
@@ -136,7 +136,7 @@ def _check_command(args) -> int:
     from .api import Workspace
     from .output import format_github, format_json, format_sarif, format_text
 
-    cfg = _load_config(args)
+    cfg = load_config(args)
     for w in cfg.warnings:
         print(f"fullgraph: warning: {w}", file=sys.stderr)
     paths = args.paths or [Path(".")]
@@ -254,12 +254,13 @@ def cmd_rules(args) -> int:
 
 
 def cmd_explain(args) -> int:
+    from .output import rule_docs
     from .rules import registry
 
     rule = registry.get(args.rule)
     if rule is None:
         raise UsageError(f"unknown rule {args.rule!r}; `fullgraph rules` lists them")
-    print(rule.docs_markdown())
+    print(rule_docs(rule))
     return EXIT_CLEAN
 
 

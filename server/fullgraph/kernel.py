@@ -80,20 +80,20 @@ def map_to_notebook(record, notebook: str, transform=None):
     lines, with the module's hash as the file's content (the editor drops them once the cells change).
     A cell is recognised by the code that ran: `transform` (IPython's transform_cell) of its source, which
     turns magics into calls and drops leading blank lines.  None if the notebook cannot be read."""
-    from .notebook import NotebookError, _code_cells, _module, _parse, _source_lines
+    from .notebook import NotebookError, cells_module, code_cells_of, parse_notebook, source_lines
     from .trace.record import Record, sha1_bytes
 
     try:
         with open(notebook, "rb") as fh:
             data = fh.read()
-        nb = _parse(data)[1]
-        text, cells = _module(nb)
+        nb = parse_notebook(data)[1]
+        text, cells = cells_module(nb)
     except (OSError, NotebookError):
         return None
     start_of = dict((number, start) for start, number in cells.starts)
     by_source = {}
-    for number, cell in _code_cells(nb):
-        source = "\n".join(_source_lines(cell))
+    for number, cell in code_cells_of(nb):
+        source = "\n".join(source_lines(cell))
         ran = transform(source + "\n") if transform is not None else source
         dropped = _leading_blank(source) - _leading_blank(ran)  # lines IPython removed above the code
         by_source.setdefault(ran.rstrip(), start_of[number] + dropped)

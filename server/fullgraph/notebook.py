@@ -55,10 +55,10 @@ class CellMap:
 
 def read(data: bytes) -> tuple[str, CellMap]:
     """The module text of a notebook's code cells, and where each cell starts in it."""
-    return _module(_parse(data)[1])
+    return cells_module(parse_notebook(data)[1])
 
 
-def _parse(data: bytes) -> tuple[str, dict]:
+def parse_notebook(data: bytes) -> tuple[str, dict]:
     """The notebook's JSON text and document; NotebookError if it is not an nbformat 4 notebook."""
     try:
         raw = data.decode("utf-8-sig")
@@ -70,14 +70,14 @@ def _parse(data: bytes) -> tuple[str, dict]:
     return raw, nb
 
 
-def _code_cells(nb: dict) -> list[tuple[int, dict]]:
+def code_cells_of(nb: dict) -> list[tuple[int, dict]]:
     """(cell number counting every cell from 1, cell) of each code cell."""
     return [(number, cell) for number, cell in enumerate(nb["cells"], 1)
             if isinstance(cell, dict) and cell.get("cell_type") == "code"]
 
 
-def _module(nb: dict) -> tuple[str, CellMap]:
-    cells = _code_cells(nb)
+def cells_module(nb: dict) -> tuple[str, CellMap]:
+    cells = code_cells_of(nb)
     text, starts = module_of_cells([_cell_text(cell) for _, cell in cells])
     return text, CellMap(tuple(zip(starts, (number for number, _ in cells))))
 
@@ -136,16 +136,16 @@ def write_back(data: bytes, old: str, new: str) -> tuple[bytes, list[tuple[int, 
     and the (cell number, old source, new source) of each cell that changed.  Lines a fix inserts go to
     the cell of the line before them (the first cell for lines added at the top).  Raises NotebookError
     when the change touches a masked (IPython) line or the file's layout cannot be kept."""
-    raw, nb = _parse(data)
+    raw, nb = parse_notebook(data)
     layout = _layout(raw, nb)
-    text, cells = _module(nb)
+    text, cells = cells_module(nb)
     if text != old:
         raise NotebookError("the notebook changed since it was analysed")
     old_lines, new_lines = old.splitlines(), new.splitlines()
     owner = [cells.locate(i)[0] for i in range(len(old_lines))]
-    code_cells = _code_cells(nb)
+    code_cells = code_cells_of(nb)
     per_cell: dict[int, list[str]] = {number: [] for number, _ in code_cells}
-    original = {number: _source_lines(cell) for number, cell in code_cells}
+    original = {number: source_lines(cell) for number, cell in code_cells}
     masked = set()  # module lines that differ from their cell's line: IPython syntax masked by `read`
     for i, text_line in enumerate(old_lines):
         number, line = cells.locate(i)
@@ -189,7 +189,7 @@ def _lines(text: str) -> list[str]:
     return text.splitlines() or [""]
 
 
-def _source_lines(cell) -> list[str]:
+def source_lines(cell) -> list[str]:
     return _lines(_cell_text(cell))
 
 

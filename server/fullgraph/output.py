@@ -8,13 +8,14 @@ from typing import Iterable
 from . import __version__
 from .model import ERROR, INFO, WARNING, Finding
 from .rules import registry
+from .trace.parse import is_library_path
 
 FORMATS = ("text", "json", "sarif", "github")
 FILE_CODES = ("FG001", "FG002")  # the file could not be analysed (syntax error, unreadable): not a graph break
 LIBRARY_SITES_SHOWN = 3  # library sites listed under a finding in the text output before folding
 
 
-def _rel(path: str, base: str | None) -> str:
+def rel_path(path: str, base: str | None) -> str:
     base = base or os.getcwd()
     try:
         rel = os.path.relpath(path, base)
@@ -39,20 +40,20 @@ def finding_lines(f: Finding, base: str | None = None, color: bool = False) -> l
 
     lines: list[str] = []
     cell = f"cell {f.data['cell']}:" if "cell" in f.data else ""
-    loc = f"{_rel(f.path, base)}:{cell}{f.span.start.line + 1}:{f.span.start.col + 1}"
+    loc = f"{rel_path(f.path, base)}:{cell}{f.span.start.line + 1}:{f.span.start.col + 1}"
     sev = {ERROR: c("31", "error"), WARNING: c("33", "warning"), INFO: c("36", "info")}[f.severity]
     lines.append(f"{c('1', loc)}: {sev} {c('1', f.code)} {f.message}")
     if f.root is not None:
         fg = {True: "fullgraph=True", False: "without fullgraph=True"}.get(f.root.fullgraph, "fullgraph unknown")
         r = f.root.location
         rcell = f"cell {f.data['root_cell']}:" if "root_cell" in f.data else ""
-        lines.append(f"    compiled by {f.root.label} ({fg}) at {_rel(r.path, base)}:{rcell}{r.span.start.line + 1}")
+        lines.append(f"    compiled by {f.root.label} ({fg}) at {rel_path(r.path, base)}:{rcell}{r.span.start.line + 1}")
     if len(f.call_path) > 1:
         lines.append(f"    call path: {' -> '.join(s.qualname for s in f.call_path)}")
     elif f.call_path:
         lines.append(f"    in: {f.call_path[0].qualname}")
     for site in f.library_sites[:LIBRARY_SITES_SHOWN]:
-        lines.append(f"    inside: {_rel(site.path, base)}:{site.span.start.line + 1}:{site.span.start.col + 1}: "
+        lines.append(f"    inside: {rel_path(site.path, base)}:{site.span.start.line + 1}:{site.span.start.col + 1}: "
                      f"{site.code} {site.message}")
     if len(f.library_sites) > LIBRARY_SITES_SHOWN:
         lines.append(f"    ... and {len(f.library_sites) - LIBRARY_SITES_SHOWN} more library sites "
@@ -66,8 +67,6 @@ def runtime_lines(f: Finding, base: str | None = None, rule: str | None = None) 
     """What a runtime finding (`fullgraph.trace.record.to_finding`) adds below `finding_lines`: Dynamo's
     explanation and hints, the stack it reported (outermost first), and where to read more (`rule`:
     the static finding's code at that line, else the first rule that stands for the GB code)."""
-    from .trace.parse import is_library_path
-
     lines: list[str] = []
     explanation = (f.data.get("explanation") or "").strip().splitlines()
     if explanation and explanation[0] in f.message:  # the message has the first line already
@@ -81,7 +80,7 @@ def runtime_lines(f: Finding, base: str | None = None, rule: str | None = None) 
     stack = stack[first_user:]  # the frames above the user's code (runpy, pytest, ...) say nothing
     if stack:
         lines.append("    stack (innermost last):")
-        lines.extend(f"      {_rel(s['path'], base)}:{s['line']} in {s.get('function') or '?'}" for s in stack)
+        lines.extend(f"      {rel_path(s['path'], base)}:{s['line']} in {s.get('function') or '?'}" for s in stack)
     rules = [rule] if rule else [r.code for r in registry.RULES if f.gb_codes and f.gb_codes[0] in r.gb_codes]
     more = [f"fullgraph explain {rules[0]}"] if rules else []
     if f.url:
@@ -135,7 +134,7 @@ def format_github(findings: list[Finding], base: str | None = None) -> str:
     out = []
     for f in findings:
         level = "error" if f.severity == ERROR else "warning" if f.severity == WARNING else "notice"
-        path = _rel(f.path, base)
+        path = rel_path(f.path, base)
         msg = f.message
         if f.root is not None:
             msg += f" (compiled by {f.root.label}; path: {f.path_text()})"
@@ -159,7 +158,7 @@ def format_sarif(findings: list[Finding], base: str | None = None) -> str:
             "shortDescription": {"text": r.summary},
             "fullDescription": {"text": " ".join(r.what.split())},
             "helpUri": r.url(),
-            "help": {"text": " ".join(r.instead.split()), "markdown": r.docs_markdown()},
+            "help": {"text": " ".join(r.instead.split()), "markdown": rule_docs(r)},
             "properties": {"gb_codes": list(r.gb_codes), "torch_versions": r.versions.describe()},
             "defaultConfiguration": {"level": "error"},
         })
@@ -222,7 +221,7 @@ def format_sarif(findings: list[Finding], base: str | None = None) -> str:
 def _uri(path: str, base: str) -> str:
     from urllib.parse import quote
 
-    rel = _rel(path, base)
+    rel = rel_path(path, base)
     if os.path.isabs(rel):
         return _file_uri(rel)
     return quote(rel.replace(os.sep, "/"))
@@ -243,3 +242,30 @@ def format_rules(fmt: str = "text", rules: Iterable = ()) -> str:
                            for r in rules], indent=2)
     width = max(len(r.name) for r in rules)
     return "\n".join(f"{r.code}  {r.name.ljust(width)}  {r.summary}" for r in rules)
+
+
+def rule_docs(cls) -> str:
+    """A rule's documentation in Markdown (`fullgraph explain`, hover, SARIF help)."""
+    parts = [f"## {cls.code} {cls.name}", "", cls.summary, ""]
+    parts += ["### What it does", cls.what.strip(), ""]
+    parts += ["### Why it breaks the graph", cls.why.strip(), ""]
+    gbs = ", ".join(f"[{c}]({u})" for c, u in cls.gb_links())
+    meta = [f"Applies to: {cls.versions.describe()}"]
+    if gbs:
+        meta.append(f"Dynamo: {gbs}")
+    meta.append(cls.verified)
+    parts += ["; ".join(meta), ""]
+    bad = [e for e in cls.examples if e.breaks]
+    good = [e for e in cls.examples if not e.breaks]
+    if bad:
+        parts += ["### Example", "```python", bad[0].code.strip(), "```", ""]
+    parts += ["### Use instead", cls.instead.strip(), ""]
+    if good:
+        parts += ["```python", good[0].code.strip(), "```", ""]
+    if cls.fixes:
+        from .fixes import FIX_TITLES  # (fixes load libcst: only for a rule's docs)
+
+        parts += ["### Fixes"]
+        parts += [f"- `{f}`: {FIX_TITLES.get(f, f)}" for f in cls.fixes]
+        parts.append("")
+    return "\n".join(parts)

@@ -9,6 +9,7 @@ import re
 from lsprotocol import types as t
 
 from ..model import ERROR, Finding
+from ..output import rule_docs
 from ..positions import Pos, Span
 from ..rules import registry
 from ..torchinfo import load_gb_registry
@@ -47,7 +48,7 @@ async def hover(ls: FullgraphServer, params: t.HoverParams):
             if a <= pos.col <= b:
                 rule = registry.get(cm.group(0))
                 if rule is not None:
-                    return t.Hover(contents=t.MarkupContent(kind=t.MarkupKind.Markdown, value=rule.docs_markdown()),
+                    return t.Hover(contents=t.MarkupContent(kind=t.MarkupKind.Markdown, value=rule_docs(rule)),
                                    range=shown(Span.of(pos.line, a, pos.line, b)))
     root_md = await ls.engine.submit((NOW, 0), _root_hover, ls, ls.path_of(res.key), pos)
     if root_md:

@@ -121,29 +121,3 @@ class Rule:
     @classmethod
     def gb_links(cls) -> list[tuple[str, str]]:
         return [(c, gb_url(c)) for c in cls.gb_codes]
-
-    @classmethod
-    def docs_markdown(cls) -> str:
-        parts = [f"## {cls.code} {cls.name}", "", cls.summary, ""]
-        parts += ["### What it does", cls.what.strip(), ""]
-        parts += ["### Why it breaks the graph", cls.why.strip(), ""]
-        gbs = ", ".join(f"[{c}]({u})" for c, u in cls.gb_links())
-        meta = [f"Applies to: {cls.versions.describe()}"]
-        if gbs:
-            meta.append(f"Dynamo: {gbs}")
-        meta.append(cls.verified)
-        parts += ["; ".join(meta), ""]
-        bad = [e for e in cls.examples if e.breaks]
-        good = [e for e in cls.examples if not e.breaks]
-        if bad:
-            parts += ["### Example", "```python", bad[0].code.strip(), "```", ""]
-        parts += ["### Use instead", cls.instead.strip(), ""]
-        if good:
-            parts += ["```python", good[0].code.strip(), "```", ""]
-        if cls.fixes:
-            from ..fixes import FIX_TITLES
-
-            parts += ["### Fixes"]
-            parts += [f"- `{f}`: {FIX_TITLES.get(f, f)}" for f in cls.fixes]
-            parts.append("")
-        return "\n".join(parts)

@@ -178,7 +178,7 @@ def _sarif_with_runtime_rules(text: str, findings) -> str:
 
 def _compare(args) -> int:
     from ..api import Workspace
-    from ..cli import EXIT_CLEAN, UsageError, _load_config
+    from ..cli import EXIT_CLEAN, UsageError, load_config
     from .compare import compare, format_comparison_text
     from .record import default_record_path, load_record
 
@@ -192,7 +192,7 @@ def _compare(args) -> int:
     for p in paths:
         if not p.exists():
             raise UsageError(f"path does not exist: {p}")
-    cfg = _load_config(argparse.Namespace(paths=paths))
+    cfg = load_config(argparse.Namespace(paths=paths))
     result = Workspace(cfg).check(paths)
     c = compare(record, result.findings)
     if args.format == "json":

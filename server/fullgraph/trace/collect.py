@@ -217,7 +217,7 @@ def _short_exc(cls: str) -> str:
 
 
 # ---- structured trace files -----------------------------------------------------------------------------
-_TRACE_LINE = re.compile(r"^[VIWEDC]\d{4} [\d:.]+\s+(\d+) \S+\] (\{.*\})\s*$")
+TRACE_LINE = re.compile(r"^[VIWEDC]\d{4} [\d:.]+\s+(\d+) \S+\] (\{.*\})\s*$")
 
 
 def iter_trace_file(path: str) -> Iterator[tuple[int | None, dict, str | None]]:
@@ -231,7 +231,7 @@ def iter_trace_file(path: str) -> Iterator[tuple[int | None, dict, str | None]]:
                 if pending is not None:
                     payload.append(line[1:])
                 continue
-            m = _TRACE_LINE.match(line)
+            m = TRACE_LINE.match(line)
             if pending is not None:
                 yield pending[0], pending[1], "\n".join(payload) if payload else None
                 pending, payload = None, []
@@ -586,9 +586,9 @@ class _SourceCache:
     def _get(self, path: str) -> list[str] | None:
         if path not in self._lines:
             from ..positions import split_lines
-            from .record import _read_text
+            from .record import read_text
 
-            text = _read_text(path) if os.path.isfile(path) else None
+            text = read_text(path) if os.path.isfile(path) else None
             self._lines[path] = split_lines(text) if text is not None else None
         return self._lines[path]
 

@@ -17,7 +17,7 @@ import os
 from dataclasses import dataclass, field
 
 from ..model import Finding
-from .record import Break, Record, _norm, _read_text, sha1_file
+from .record import Break, Record, norm_path, read_text, sha1_file
 
 NOT_GRAPH_BREAKS = ("FG001", "FG002")  # syntax error / unreadable file
 
@@ -48,8 +48,8 @@ def compare(record: Record, static: list[Finding]) -> Comparison:
     current: dict[str, str | None] = {}
 
     def fresh(path: str) -> bool:
-        key = _norm(path)
-        recorded = next((h for p, h in record.files.items() if _norm(p) == key), None)
+        key = norm_path(path)
+        recorded = next((h for p, h in record.files.items() if norm_path(p) == key), None)
         if key not in current:
             current[key] = sha1_file(path)
         return recorded is not None and recorded == current[key]
@@ -57,12 +57,12 @@ def compare(record: Record, static: list[Finding]) -> Comparison:
     statics = [f for f in static if f.code not in NOT_GRAPH_BREAKS]
     by_file: dict[str, list[Finding]] = {}
     for f in statics:
-        by_file.setdefault(_norm(f.path), []).append(f)
+        by_file.setdefault(norm_path(f.path), []).append(f)
     stmts = _Statements()
     matched: set[int] = set()
     stale: set[str] = set()
     for b in record.breaks:
-        key = _norm(b.path)
+        key = norm_path(b.path)
         if not fresh(b.path):
             stale.add(b.path)
             continue
@@ -76,11 +76,11 @@ def compare(record: Record, static: list[Finding]) -> Comparison:
         else:
             matched.add(id(hit))
             out.found.append((b, hit))
-    ran = {_norm(p) for p in record.files}
+    ran = {norm_path(p) for p in record.files}
     for f in statics:
         if id(f) in matched:
             continue
-        key = _norm(f.path)
+        key = norm_path(f.path)
         if key in ran and fresh(f.path):
             out.unconfirmed.append(f)
         elif key in ran:
@@ -100,7 +100,7 @@ class _Statements:
     def _map(self, path: str) -> dict[int, tuple[int, int]]:
         if path in self._maps:
             return self._maps[path]
-        text = _read_text(path)
+        text = read_text(path)
         m: dict[int, tuple[int, int]] = {}
         try:
             tree = ast.parse(text) if text is not None else None

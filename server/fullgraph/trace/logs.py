@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 
-from .collect import _TRACE_LINE, build_record, parse_text_log, process_from_trace_file
+from .collect import TRACE_LINE, build_record, parse_text_log, process_from_trace_file
 from .record import Record
 
 
@@ -29,7 +29,7 @@ def _is_trace_file(path: str) -> bool:
                 line = fh.readline()
                 if not line:
                     return False
-                if _TRACE_LINE.match(line.rstrip("\n")):
+                if TRACE_LINE.match(line.rstrip("\n")):
                     return True
     except OSError:
         return False

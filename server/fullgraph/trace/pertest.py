@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from . import _hook
 from .collect import build_record, process_from_part_file
 from .parse import is_library_path
-from .record import Break, Record, _norm
+from .record import Break, Record, norm_path
 
 
 @dataclass
@@ -127,8 +127,8 @@ class TestCapture:
 
 
 def _key(b: Break) -> tuple:
-    root = (_norm(b.root["path"]), b.root.get("function")) if b.root else None
-    return (_norm(b.path), b.line, b.column, b.gb_type, root)
+    root = (norm_path(b.root["path"]), b.root.get("function")) if b.root else None
+    return (norm_path(b.path), b.line, b.column, b.gb_type, root)
 
 
 def merge_records(records: list[Record], **meta) -> Record:

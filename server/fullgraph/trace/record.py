@@ -159,8 +159,8 @@ class Record:
                       source=d.get("source") if isinstance(d.get("source"), str) else "live")
 
     def breaks_for(self, path: str) -> list[Break]:
-        key = _norm(path)
-        return [b for b in self.breaks if _norm(b.path) == key]
+        key = norm_path(path)
+        return [b for b in self.breaks if norm_path(b.path) == key]
 
 
 # ---- files ------------------------------------------------------------------------------------
@@ -197,7 +197,7 @@ def _text_hashes(text: str) -> set[str]:
     return out
 
 
-def _norm(path: str) -> str:
+def norm_path(path: str) -> str:
     try:
         return os.path.normcase(os.path.realpath(path))
     except (OSError, ValueError):
@@ -253,9 +253,9 @@ def merge_into_file(record: Record, path: str) -> Record:
     Returns what was written."""
     old = load_record(path) if os.path.exists(path) else None
     if old is not None:
-        mine = {_norm(p) for p in record.files} | {_norm(b.path) for b in record.breaks}
-        kept = [b for b in old.breaks if _norm(b.path) not in mine]
-        files = {p: h for p, h in old.files.items() if _norm(p) not in mine}
+        mine = {norm_path(p) for p in record.files} | {norm_path(b.path) for b in record.breaks}
+        kept = [b for b in old.breaks if norm_path(b.path) not in mine]
+        files = {p: h for p, h in old.files.items() if norm_path(p) not in mine}
         files.update(record.files)
         record = Record(command=record.command, exit_code=record.exit_code, started=record.started,
                         finished=record.finished, torch_version=record.torch_version or old.torch_version,
@@ -324,7 +324,7 @@ def _steps(b: Break) -> list[Step]:
     frames = b.stack
     start = None
     for i, fr in enumerate(frames):
-        if _norm(fr["path"]) == _norm(b.root["path"]) and fr.get("function") == b.root.get("function"):
+        if norm_path(fr["path"]) == norm_path(b.root["path"]) and fr.get("function") == b.root.get("function"):
             start = i
             break
     if start is None:
@@ -339,7 +339,7 @@ def _steps(b: Break) -> list[Step]:
     if not chain:
         return []
     inner = next((i for i in range(len(chain) - 1, -1, -1)
-                  if _norm(chain[i]["path"]) == _norm(b.path) and chain[i]["line"] == b.line), len(chain) - 1)
+                  if norm_path(chain[i]["path"]) == norm_path(b.path) and chain[i]["line"] == b.line), len(chain) - 1)
     chain = chain[: inner + 1]
     out = [Step(qualname=str(chain[0].get("function")), call=None)]
     for prev, fr in itertools.pairwise(chain):
@@ -350,12 +350,12 @@ def _steps(b: Break) -> list[Step]:
 
 def findings_of(record: Record) -> list[Finding]:
     """Every break of the record as a Finding (for the CLI formatters), sorted like `check`'s."""
-    out = [to_finding(b, _read_text(b.path)) for b in record.breaks]
+    out = [to_finding(b, read_text(b.path)) for b in record.breaks]
     out.sort(key=Finding.sort_key)
     return out
 
 
-def _read_text(path: str) -> str | None:
+def read_text(path: str) -> str | None:
     try:
         with open(path, "rb") as fh:
             data = fh.read()
@@ -378,10 +378,10 @@ def runtime_findings(record: Record | None, path: str, current_text: str) -> lis
     """
     if record is None:
         return []
-    key = _norm(path)
-    recorded = next((h for p, h in record.files.items() if _norm(p) == key), None)
+    key = norm_path(path)
+    recorded = next((h for p, h in record.files.items() if norm_path(p) == key), None)
     if recorded is None or recorded not in _text_hashes(current_text):
         return []
-    out = [to_finding(b, current_text) for b in record.breaks if _norm(b.path) == key]
+    out = [to_finding(b, current_text) for b in record.breaks if norm_path(b.path) == key]
     out.sort(key=Finding.sort_key)
     return out

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 
 from .parse import is_library_path
-from .record import Break, Record, _norm
+from .record import Break, Record, norm_path
 
 PROJECT, LIBRARY, INCLUDED, ALLOWED, KNOWN = "project", "library", "included", "allowed", "known"
 COUNTED = (PROJECT, INCLUDED)
@@ -51,11 +51,11 @@ def innermost(b: Break) -> str:
 
 def site_text(b: Break, base: str) -> str:
     """Where the break is: "pkg/mod.py:12", and for a break inside a library "lib.py:4 via pkg/mod.py:12"."""
-    from ..output import _rel
+    from ..output import rel_path
 
-    here = f"{_rel(b.path, base)}:{b.line}"
+    here = f"{rel_path(b.path, base)}:{b.line}"
     if b.stack and b.stack[-1]["path"] != b.path:
-        return f"{_rel(b.stack[-1]['path'], base)}:{b.stack[-1]['line']} via {here}"
+        return f"{rel_path(b.stack[-1]['path'], base)}:{b.stack[-1]['line']} via {here}"
     return here
 
 
@@ -76,8 +76,8 @@ def module_of(path: str) -> str | None:
 def in_project(path: str, rootdir: str) -> bool:
     if is_library_path(path):
         return False
-    root = _norm(rootdir)
-    return _norm(path).startswith(root.rstrip(os.sep) + os.sep)
+    root = norm_path(rootdir)
+    return norm_path(path).startswith(root.rstrip(os.sep) + os.sep)
 
 
 def kind_of(b: Break, policy: Policy) -> str:
@@ -128,7 +128,7 @@ def failure_text(breaks: list[Break], record: Record, base: str, mode: str, max_
     explanation, hints and stack, the rule to `fullgraph explain`, and the static analysis's fixes
     for that line when it has any."""
     from ..output import finding_lines, runtime_lines
-    from .record import to_finding, _read_text
+    from .record import to_finding, read_text
 
     static = _static_matches(breaks, record)
     n = len(breaks)
@@ -138,7 +138,7 @@ def failure_text(breaks: list[Break], record: Record, base: str, mode: str, max_
             f"(--graph-breaks={mode}{f', max={max_breaks}' if max_breaks else ''}):")
     lines = [head, ""]
     for b in breaks:
-        f = to_finding(b, _read_text(b.path))
+        f = to_finding(b, read_text(b.path))
         match = static.get(id(b))
         if match is not None and match.fixes:
             f.fixes = list(match.fixes)
