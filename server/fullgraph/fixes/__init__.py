@@ -15,6 +15,22 @@ from __future__ import annotations
 import os
 
 from ..model import FixRef
+from ..rules import registry
+from . import (
+    asserts,
+    branch,
+    callees,
+    config,
+    disabled,
+    hoist,
+    hop_print,
+    iterargs,
+    logging_fns,
+    onehot,
+    rng,
+    simple,
+    split,
+)
 from .base import Fix, FixContext, NotOffered, Offer, TextEdit, merge_edits, text_of
 
 # fix id -> title (the editor shows "fullgraph (FG101): <title>")
@@ -23,9 +39,6 @@ FIXES: dict[str, Fix] = {}
 
 
 def _register() -> None:
-    from . import (asserts, branch, callees, config, disabled, hoist, hop_print, iterargs, logging_fns, onehot, rng,
-                   simple, split)
-
     for cls in (simple.Guard, simple.RemoveGraphBreak, callees.NonstrictTrace, callees.CustomOp,
                 iterargs.ListArgument, hoist.HoistInit, split.Split, split.SplitModule, logging_fns.IgnoreLoggingFunction,
                 logging_fns.ReorderableLogging, branch.TorchWhere, branch.TorchCond, simple.CloneRewrite,
@@ -68,8 +81,6 @@ def compute_offer(ctx: FixContext, finding, fix_id: str) -> Offer | None:
 
 def attach_fixes(findings, workspace) -> None:
     """Attach the fixes offered for each finding, preferred first, with their edits."""
-    from ..rules import registry
-
     ctx = FixContext(workspace)
     ctx.findings = findings  # a split keeps the other breaks of the same root out of the graph too
     for f in findings:
@@ -95,9 +106,4 @@ def edits_for(workspace, finding, fix_id: str) -> list[TextEdit]:
     return list(offer.edits) if offer is not None else []
 
 
-def _text_of(workspace, path: str) -> str | None:
-    """The text the workspace analysed (`workspace.texts[path]` when the editor has it, else the file)."""
-    return text_of(workspace, path)
-
-
-__all__ = ["FIX_TITLES", "FIXES", "TextEdit", "attach_fixes", "edits_for", "compute_offer", "_text_of"]
+__all__ = ["FIX_TITLES", "FIXES", "TextEdit", "attach_fixes", "edits_for", "compute_offer", "text_of"]

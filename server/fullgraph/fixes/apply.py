@@ -17,7 +17,7 @@ import sys
 import tokenize
 
 from ..fsutil import write_bytes_atomic
-from . import FIXES, TextEdit, _text_of
+from . import FIXES, TextEdit, text_of
 from .base import apply_edits, line_starts
 
 MAX_ROUNDS = 12
@@ -96,7 +96,7 @@ def fix_paths(ws, result, unsafe: bool = False, diff: bool = False, out=None) ->
         for path, chosen in sorted(by_path.items()):
             text = current.get(path)
             if text is None:
-                text = _text_of(ws, path)
+                text = text_of(ws, path)
                 if text is None:
                     continue
                 original.setdefault(path, text)

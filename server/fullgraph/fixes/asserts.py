@@ -40,10 +40,7 @@ class AssertAsync(Fix):
     safe = False
 
     def offer(self, ctx: FixContext, f) -> Offer | None:
-        if not f.call_path:
-            give_up("not in a compiled region")
-        src = ctx.source(f.path)
-        frag = src.fragment_at(f.span.start.line)
+        src, frag = ctx.fragment_of(f, compiled=True)
         stmt = frag.statement_at(f.span)
         if not isinstance(stmt, cst.If) or stmt.orelse is not None:
             give_up("not an `if` without else")
@@ -156,10 +153,7 @@ class TensorAssert(Fix):
     versions = VersionRange(since="2.13")  # plain asserts on tensors verified to compile on 2.13
 
     def offer(self, ctx: FixContext, f) -> Offer | None:
-        if not f.call_path:
-            give_up("not in a compiled region")
-        src = ctx.source(f.path)
-        frag = src.fragment_at(f.span.start.line)
+        src, frag = ctx.fragment_of(f, compiled=True)
         stmt = frag.statement_at(f.span)
         small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
         tn, edits = ctx.torch_name(src)

@@ -60,6 +60,14 @@ class FixContext:
             give_up("source not available")
         return s
 
+    def fragment_of(self, f, compiled: bool = False) -> tuple[Source, Fragment]:
+        """The source of the finding's file and the fragment (its top-level statement) it lies in; with
+        `compiled`, gives up when the finding is not in a compiled region (it has no call path)."""
+        if compiled and not f.call_path:
+            give_up("not in a compiled region")
+        src = self.source(f.path)
+        return src, src.fragment_at(f.span.start.line)
+
     def callers(self):
         return self.project.callers_index()
 

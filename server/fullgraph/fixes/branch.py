@@ -42,7 +42,7 @@ class _StripScalar(cst.CSTTransformer):
         return updated
 
 
-def _is_literal(node) -> bool:
+def is_literal(node) -> bool:
     return isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
                              cst.FormattedString)) or (isinstance(node, cst.Name) and node.value in
                                                        ("None", "True", "False"))
@@ -80,8 +80,7 @@ def _analyse(ctx: FixContext, f) -> tuple:
 
 
 def _analyse_branch(ctx: FixContext, f) -> tuple:
-    src = ctx.source(f.path)
-    frag = src.fragment_at(f.span.start.line)
+    src, frag = ctx.fragment_of(f)
     owners = frag.nodes_covering(f.span, (cst.If, cst.IfExp, cst.While))
     if not owners:
         give_up()
@@ -186,7 +185,7 @@ def _assignments(frag, stmts) -> dict:
     return out
 
 
-def _replace(frag, br: _Branch, make) -> list:
+def replace_node(frag, br: _Branch, make) -> list:
     """make(true_code, false_code) -> replacement expression code."""
     if br.kind == "expr":
         (_, tc, ec, _, _), = br.pairs
@@ -214,13 +213,13 @@ class TorchWhere(Fix):
     def offer(self, ctx: FixContext, f) -> Offer | None:
         src, frag, fn_ast, br = _analyse(ctx, f)
         for _, tc, ec, tn_, en_ in br.pairs:
-            if (tn_ is None or _is_literal(tn_)) and (en_ is None or _is_literal(en_)):
+            if (tn_ is None or is_literal(tn_)) and (en_ is None or is_literal(en_)):
                 give_up("both values are Python constants")
             if any(n is not None and isinstance(n, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
                    or (isinstance(n, cst.Name) and n.value == "None") for n in (tn_, en_)):
                 give_up("not tensor values")
         tn, edits = ctx.torch_name(src)
-        new = _replace(frag, br, lambda a, b: f"{tn}.where({br.cond}, {a}, {b})")
+        new = replace_node(frag, br, lambda a, b: f"{tn}.where({br.cond}, {a}, {b})")
         return Offer(f"Select with `{tn}.where({short(br.cond, 30)}, …)` (evaluates both branches; they must be "
                      "tensors of the same shape and dtype)", edits + [e for e in new if e is not None])
 
@@ -257,7 +256,7 @@ class TorchCond(Fix):
                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in local and n.id != "self" \
                         and n.id not in operands:
                     operands.append(n.id)
-        if any(_is_literal(n) for n in (tnode, enode) if n is not None):
+        if any(is_literal(n) for n in (tnode, enode) if n is not None):
             give_up("a branch is a Python constant")
         tn, edits = ctx.torch_name(src)
         lam_args = ", ".join(operands)
@@ -268,6 +267,6 @@ class TorchCond(Fix):
             return f"lambda {lam_args}: {code}" if operands else f"lambda: {code}"
 
         ops = "(" + ", ".join(operands) + ("," if len(operands) == 1 else "") + ")"
-        new = _replace(frag, br, lambda a, b: f"{tn}.cond({br.cond}, {branch(a)}, {branch(b)}, {ops})")
+        new = replace_node(frag, br, lambda a, b: f"{tn}.cond({br.cond}, {branch(a)}, {branch(b)}, {ops})")
         return Offer(f"Branch in the graph with `{tn}.cond({short(br.cond, 30)}, …)` (both branches must return "
                      "tensors of the same shape and dtype)", edits + [e for e in new if e is not None])

@@ -133,8 +133,7 @@ class CustomOp(Fix):
     def offer(self, ctx: FixContext, f) -> Offer | None:
         if not f.call_path:
             give_up()
-        src = ctx.source(f.path)
-        frag = src.fragment_at(f.span.start.line)
+        src, frag = ctx.fragment_of(f)
         call = frag.node_at(f.span, cst.Call)
         if frag.span_of(call) != f.span:
             give_up()
@@ -205,7 +204,7 @@ class CustomOp(Fix):
                 f'{tn}.library.custom_op("{qual}", mutates_args=())'))
             new_fn = fn.with_changes(decorators=[deco], params=fn.params.with_changes(params=new_params),
                                      returns=cst.Annotation(cst.parse_expression(f"{tn}.Tensor")))
-            fake_name = _fresh(f"_{fname}_fake", taken)
+            fake_name = N.fresh(f"_{fname}_fake", taken)
             fake = cst.parse_statement(
                 f"@{fname}.register_fake{nl}def {fake_name}({', '.join(N.params_of(fn_ast))}):{nl}"
                 f"{ind}return {tn}.empty_like({first}){nl}").with_changes(
@@ -214,7 +213,7 @@ class CustomOp(Fix):
             e = frag.edit_to(new_mod.code)
             return Offer(f"Make `{fname}` a custom op `{qual}` with a fake ({fake_note})", edits + [e])
         base = re.sub(r"[^0-9a-zA-Z_]", "_", callee.split(".")[-1]).strip("_").lower() or "kernel"
-        opname = _fresh(f"{fname}_{base}_op", taken)  # one op per call site: bodies may differ
+        opname = N.fresh(f"{fname}_{base}_op", taken)  # one op per call site: bodies may differ
         qual = f"{ns}::{opname}"
         if qual in src.text:
             give_up("op name taken")
@@ -238,12 +237,3 @@ class CustomOp(Fix):
 
 def short_call(code: str) -> str:
     return code if len(code) <= 40 else code[:39] + "…"
-
-
-def _fresh(name: str, taken: set[str]) -> str:
-    if name not in taken:
-        return name
-    k = 2
-    while f"{name}_{k}" in taken:
-        k += 1
-    return f"{name}_{k}"

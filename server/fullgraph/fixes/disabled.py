@@ -17,7 +17,7 @@ import libcst as cst
 from ..torchinfo import VersionRange
 from . import names as N
 from .base import Fix, FixContext, Offer, give_up
-from .logging_fns import _after_statement_line, _registration
+from .logging_fns import after_statement_line, registration
 
 
 class ReorderableDisabled(Fix):
@@ -37,8 +37,7 @@ class ReorderableDisabled(Fix):
             give_up("not a module-level function of this file")
         if fs.returns_value or fs.is_generator or fs.is_async:
             give_up("the function returns a value")
-        src = ctx.source(f.path)
-        frag = src.fragment_at(f.span.start.line)
+        src, frag = ctx.fragment_of(f)
         call = frag.node_at(f.span, cst.Call)
         if frag.span_of(call) != f.span or not isinstance(frag.parent(call), cst.Expr):
             give_up("the call is not a statement of its own")
@@ -54,8 +53,8 @@ class ReorderableDisabled(Fix):
                 give_up("an argument is not a constant or a plain local")
         if f"reorderable_logging_functions.add({fs.name})" in src.text:
             give_up("already registered")  # the analyzer still reports it (FG202 from call edges)
-        reg, edits = _registration(ctx, src, "reorderable_logging_functions", fs.name,
-                                   _after_statement_line(src, fs.name), True)
+        reg, edits = registration(ctx, src, "reorderable_logging_functions", fs.name,
+                                   after_statement_line(src, fs.name), True)
         return Offer(f"Run `{fs.name}` after the graph: `{reg}` (it sees the values at the end of the graph; "
                      "process-wide)", edits)
 

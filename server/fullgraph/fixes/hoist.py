@@ -25,7 +25,7 @@ import ast
 
 from . import names as N
 from .base import Fix, FixContext, Offer, TextEdit, give_up, short
-from .split import _exposed_reads, root_statement_span
+from .split import exposed_reads, root_statement_span
 from ..positions import Pos, Span
 
 
@@ -96,7 +96,7 @@ class HoistInit(Fix):
         if any(isinstance(n, (ast.Break, ast.Continue)) for n in ast.walk(block)):
             give_up("break/continue")
         local = N.function_locals(method) - {receiver}
-        if set(_exposed_reads([block])) & local:
+        if set(exposed_reads([block])) & local:
             give_up("the block reads what the call is given (it cannot run in __init__)")
         later = set()
         for s in method.body:

@@ -39,10 +39,7 @@ class HopPrint(Fix):
     versions = VersionRange(since="2.11")
 
     def offer(self, ctx: FixContext, f) -> Offer | None:
-        if not f.call_path:
-            give_up("not in a compiled region")
-        src = ctx.source(f.path)
-        frag = src.fragment_at(f.span.start.line)
+        src, frag = ctx.fragment_of(f, compiled=True)
         call = frag.node_at(f.span, cst.Call)
         if frag.code(call.func).strip() != "print":
             give_up("not a print() call")

@@ -17,14 +17,14 @@ import libcst as cst
 
 from ..torchinfo import TorchVersion, VersionRange
 from .base import Fix, FixContext, Offer, Source, give_up
+from .names import find_function
 
 IGNORE_SINCE = TorchVersion(2, 11, 0)
 LOGGER_METHODS_SINCE = TorchVersion(2, 6, 0)
 
 
 def _call_func_code(ctx: FixContext, f) -> str:
-    src = ctx.source(f.path)
-    frag = src.fragment_at(f.span.start.line)
+    src, frag = ctx.fragment_of(f)
     call = frag.node_at(f.span, cst.Call)
     if frag.span_of(call) != f.span:
         give_up("not a call")
@@ -41,7 +41,7 @@ def _module_level_ref(src: Source, code: str) -> str:
     return code
 
 
-def _after_statement_line(src: Source, name: str) -> int:
+def after_statement_line(src: Source, name: str) -> int:
     """0-based line after the first top-level statement that binds `name`."""
     for first, last, node in src.top_level():
         targets = []
@@ -57,7 +57,7 @@ def _after_statement_line(src: Source, name: str) -> int:
     give_up(f"`{name}` is not defined at module level")
 
 
-def _registration(ctx: FixContext, src: Source, setname: str, ref: str, line: int, after_def: bool):
+def registration(ctx: FixContext, src: Source, setname: str, ref: str, line: int, after_def: bool):
     tn, edits = ctx.torch_name(src)
     reg = f"{tn}._dynamo.config.{setname}.add({ref})"
     nl = src.newline
@@ -83,8 +83,6 @@ def _side_effect_only_wrapper(ctx: FixContext, f):
     if fs.returns_value or fs.is_generator or fs.is_async or fs.compiled is not None:
         give_up("returns a value")
     src = ctx.source(f.path)
-    from .names import find_function
-
     fn = find_function(src.tree, fs.name_span.start.line)
     if fn is None:
         give_up()
@@ -124,7 +122,7 @@ class IgnoreLoggingFunction(Fix):
             owner, _, obj = recv.split("\x00")[0].rpartition(".") if recv else ("", "", "")
             if recv and owner == src.modname:
                 ref = f"{obj}.{method}"
-                line = _after_statement_line(src, obj)
+                line = after_statement_line(src, obj)
                 scope = f"for the logger `{obj}`"
             elif recv:
                 # a logger imported from another module: registered here, after the imports, as
@@ -152,11 +150,11 @@ class IgnoreLoggingFunction(Fix):
         elif f.code == "FG106":
             fs = _side_effect_only_wrapper(ctx, f)
             ref = fs.name
-            line = _after_statement_line(src, fs.name)
+            line = after_statement_line(src, fs.name)
             after_def = True
         else:
             give_up()
-        reg, edits = _registration(ctx, src, setname, ref, line, after_def)
+        reg, edits = registration(ctx, src, setname, ref, line, after_def)
         return Offer(f"Skip `{ref}` when compiled: `{reg}` (the call becomes a no-op in compiled code, {scope})",
                      edits)
 
@@ -184,6 +182,6 @@ class ReorderableLogging(Fix):
             ref = _module_level_ref(src, func)
         else:
             give_up()
-        reg, edits = _registration(ctx, src, "reorderable_logging_functions", ref, src.imports_end_line(), False)
+        reg, edits = registration(ctx, src, "reorderable_logging_functions", ref, src.imports_end_line(), False)
         return Offer(f"Run `{ref}` after the graph: `{reg}` (it then shows values after any later in-place "
                      "update; process-wide)", edits)

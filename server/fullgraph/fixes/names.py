@@ -84,3 +84,13 @@ def find_function(tree: ast.Module, def_line: int):
                 index.setdefault(n.lineno - 1, n)
         tree._fullgraph_defs = index
     return index.get(def_line)
+
+
+def fresh(name: str, taken: set[str]) -> str:
+    """`name`, or `name_2`, `name_3`, ... : the first that is not in `taken`."""
+    if name not in taken:
+        return name
+    k = 2
+    while f"{name}_{k}" in taken:
+        k += 1
+    return f"{name}_{k}"

@@ -69,8 +69,7 @@ class NumClasses(Fix):
     safe = False
 
     def offer(self, ctx: FixContext, f) -> Offer | None:
-        src = ctx.source(f.path)
-        frag = src.fragment_at(f.span.start.line)
+        src, frag = ctx.fragment_of(f)
         call = frag.node_at(f.span, cst.Call)
         if frag.span_of(call) != f.span:
             give_up("not the reported call")

@@ -29,6 +29,8 @@ import libcst as cst
 from ..torchinfo import VersionRange
 from . import names as N
 from .base import Fix, FixContext, Offer, Replacer, give_up, short, walk
+from .branch import branch_of, is_literal, replace_node
+from .simple import Guard
 
 # verified on torch 2.13: random.uniform/randint/randrange traced and replayed, random.random skipped
 DYNAMO_RANDOM = VersionRange(since="2.13")
@@ -40,8 +42,7 @@ _PY_CONSUMERS = frozenset({"int", "round", "range", "len", "bool", "math.floor",
 
 
 def _call(ctx: FixContext, f):
-    src = ctx.source(f.path)
-    frag = src.fragment_at(f.span.start.line)
+    src, frag = ctx.fragment_of(f)
     call = frag.node_at(f.span, cst.Call)
     if frag.span_of(call) != f.span:
         give_up("not the reported call")
@@ -187,8 +188,6 @@ class RandomWhere(Fix):
     versions = DYNAMO_RANDOM
 
     def offer(self, ctx: FixContext, f) -> Offer | None:
-        from .branch import branch_of, _replace, _is_literal
-
         src, frag, call, func, qual = _call(ctx, f)
         owner = _condition_owner(frag, call)
         if not isinstance(owner, (cst.If, cst.IfExp)):
@@ -205,12 +204,12 @@ class RandomWhere(Fix):
         cond = f"{tn}.as_tensor({' '.join(frag.module.code_for_node(test).split())})"
         _src, _frag, _fn, br = branch_of(src, frag, owner, cond)
         for _, _, _, tn_, en_ in br.pairs:
-            if any(n is not None and (_is_literal(n) and not isinstance(n, (cst.Integer, cst.Float)))
+            if any(n is not None and (is_literal(n) and not isinstance(n, (cst.Integer, cst.Float)))
                    for n in (tn_, en_)):
                 give_up("not tensor values")
-            if (tn_ is None or _is_literal(tn_)) and (en_ is None or _is_literal(en_)):
+            if (tn_ is None or is_literal(tn_)) and (en_ is None or is_literal(en_)):
                 give_up("both values are Python constants")
-        new = _replace(frag, br, lambda a, b: f"{tn}.where({cond}, {a}, {b})")
+        new = replace_node(frag, br, lambda a, b: f"{tn}.where({cond}, {a}, {b})")
         stream = f" ({changes})" if changes else ""
         return Offer(f"Select with `{tn}.where({short(cond, 36)}, …)`{stream} (evaluates both branches; they must "
                      "be tensors of the same shape and dtype)", edits + [e for e in new if e is not None])
@@ -294,8 +293,6 @@ class SeedGuard(Fix):
     versions = VersionRange(since="2.3")
 
     def offer(self, ctx: FixContext, f) -> Offer | None:
-        from .simple import Guard
-
         if f.data.get("callee") not in ("torch.manual_seed", "torch.random.manual_seed"):
             give_up("not a reseeding")
         offer = Guard().offer(ctx, f)

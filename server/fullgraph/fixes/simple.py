@@ -36,10 +36,7 @@ class Guard(Fix):
     versions = VersionRange(since="2.3")
 
     def offer(self, ctx: FixContext, f) -> Offer | None:
-        if not f.call_path:
-            give_up("not in a compiled region")
-        src = ctx.source(f.path)
-        frag = src.fragment_at(f.span.start.line)
+        src, frag = ctx.fragment_of(f, compiled=True)
         stmt = frag.statement_at(f.span)
         small = _single_small(stmt)
         if small is not None:
@@ -111,8 +108,7 @@ class RemoveGraphBreak(Fix):
     safe = True
 
     def offer(self, ctx: FixContext, f) -> Offer | None:
-        src = ctx.source(f.path)
-        frag = src.fragment_at(f.span.start.line)
+        src, frag = ctx.fragment_of(f)
         stmt = frag.statement_at(f.span)
         small = _single_small(stmt)
         if not isinstance(small, cst.Expr) or not isinstance(small.value, cst.Call):
@@ -146,8 +142,7 @@ class CloneRewrite(Fix):
     def offer(self, ctx: FixContext, f) -> Offer | None:
         if not (f.data.get("tensor_arg") or f.data.get("arg_kind") == "unknown"):
             give_up("not a tensor")
-        src = ctx.source(f.path)
-        frag = src.fragment_at(f.span.start.line)
+        src, frag = ctx.fragment_of(f)
         call = frag.node_at(f.span, cst.Call)
         func = frag.code(call.func).strip()
         if not (func == "deepcopy" or func.endswith(".deepcopy")):
@@ -178,8 +173,7 @@ class TorchMath(Fix):
     safe = False
 
     def offer(self, ctx: FixContext, f) -> Offer | None:
-        src = ctx.source(f.path)
-        frag = src.fragment_at(f.span.start.line)
+        src, frag = ctx.fragment_of(f)
         call = frag.node_at(f.span, cst.Call)
         func = frag.code(call.func).strip()
         name = func.rsplit(".", 1)[-1]
@@ -218,8 +212,7 @@ class FString(Fix):
     safe = False
 
     def offer(self, ctx: FixContext, f) -> Offer | None:
-        src = ctx.source(f.path)
-        frag = src.fragment_at(f.span.start.line)
+        src, frag = ctx.fragment_of(f)
         node = frag.node_at(f.span, (cst.Call, cst.BinaryOperation))
         parts: list = []  # ("lit", raw) | ("expr", code, conv)
         quote = None
@@ -423,8 +416,7 @@ class MinMaxList(Fix):
     def offer(self, ctx: FixContext, f) -> Offer | None:
         if f.data.get("keywords") != ["default"]:
             give_up("only `default=`")
-        src = ctx.source(f.path)
-        frag = src.fragment_at(f.span.start.line)
+        src, frag = ctx.fragment_of(f)
         call = frag.node_at(f.span, cst.Call)
         pos = [a for a in call.args if a.keyword is None]
         kws = [a for a in call.args if a.keyword is not None]
@@ -452,8 +444,7 @@ class SortKey(Fix):
     def offer(self, ctx: FixContext, f) -> Offer | None:
         if not f.data.get("items"):
             give_up("only the items of a dict")
-        src = ctx.source(f.path)
-        frag = src.fragment_at(f.span.start.line)
+        src, frag = ctx.fragment_of(f)
         call = frag.node_at(f.span, cst.Call)
         if not call.args or call.args[0].keyword is not None or call.args[0].star:
             give_up("not `sorted(d.items())`")

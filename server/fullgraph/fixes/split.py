@@ -91,7 +91,7 @@ def _loose_jumps(stmts: list[ast.stmt]) -> bool:
     return any(walk(s, False) for s in stmts)
 
 
-def _exposed_reads(stmts: list[ast.stmt]) -> list[str]:
+def exposed_reads(stmts: list[ast.stmt]) -> list[str]:
     """Names the statements may read before writing them (in order of first read)."""
     out: list[str] = []
     _exposed(stmts, set(), out)
@@ -355,7 +355,7 @@ class Split(Fix):
             first, last = flat[0], flat[-1]
             lo, hi = (first.lineno, first.col_offset), (last.end_lineno, last.end_col_offset)
             inside = lambda n: lo <= (n.lineno, n.col_offset) <= hi  # noqa: E731
-            exposed = [n for n in _exposed_reads(flat) if n in locals_fn]
+            exposed = [n for n in exposed_reads(flat) if n in locals_fn]
             stored = _ordered(n for a in flat for n in _stores_in_order(a))
             stored = [n for n in stored if n in locals_fn]
             read_outside = {n.id for n in all_loads if not inside(n)}
@@ -372,7 +372,7 @@ class Split(Fix):
                 inputs = [receiver, *inputs]
             elif is_method:
                 inputs = [receiver, *[a for a in inputs if a != receiver]]
-            name = _fresh(f"_{fn.name.value.lstrip('_')}_part{len(pieces) + 1}", taken)
+            name = N.fresh(f"_{fn.name.value.lstrip('_')}_part{len(pieces) + 1}", taken)
             taken.add(name)
             body = [stmts_cst[0].with_changes(leading_lines=[]), *stmts_cst[1:]]
             if outputs:
@@ -624,12 +624,3 @@ def _stores_in_order(tree: ast.AST) -> list[str]:
     for n in sorted(names - set(out)):
         out.append(n)
     return out
-
-
-def _fresh(name: str, taken: set[str]) -> str:
-    if name not in taken:
-        return name
-    k = 2
-    while f"{name}_{k}" in taken:
-        k += 1
-    return f"{name}_{k}"
