@@ -23,7 +23,7 @@ def _cell(source, kind="code"):
 CELLS = [
     _cell(["# Training — ünïcode 训练\n"], "markdown"),
     _cell(["%pip install torch\n", "import torch\n", "import torch.nn as nn\n"]),
-    _cell(["%%time\n", "x = 1 +\n"]),  # a cell magic: not Python, masked (no syntax error)
+    _cell(["%%bash\n", "x = 1 +\n"]),  # a cell magic: not Python, masked (no syntax error)
     _cell("class Net(nn.Module):\r\n    def forward(self, x):\r\n        print('训练', x.shape)\r\n"
           "        return x * 2\r\n"),  # a string source with CRLF lines
     _cell([]),
@@ -123,6 +123,20 @@ def test_a_broken_notebook_is_reported_not_analysed(tmp_path):
     assert "bad.ipynb:1:1: error FG002 not a notebook (invalid JSON" in r.stdout
     assert "old.ipynb:1:1: error FG002 not an nbformat 4 notebook" in r.stdout
     assert "2 files could not be analysed" in r.stdout
+
+
+def test_a_cell_magic_with_a_python_body_is_python(tmp_path):
+    """`%%time` (and %%timeit, %%capture, %%prun, %%debug) runs its body as Python: a model compiled and
+    called there is checked; only the magic's line is masked."""
+    cells = [_cell(["import torch\n"]),
+             _cell(["%%time\n", "@torch.compile(fullgraph=True)\n", "def f(x):\n", "    print(x)\n", "    return x\n",
+                    "f(torch.randn(2))\n"]),
+             _cell(["%%timeit -n 1 -r 1\n", "y = f(torch.randn(2))\n"])]
+    text, _ = read(json.dumps({"cells": cells}).encode())
+    assert text.splitlines()[1:3] == ["#%%time", "@torch.compile(fullgraph=True)"]
+    assert "#%%timeit -n 1 -r 1" in text.splitlines()
+    r = run("check", _notebook(tmp_path, cells), cwd=tmp_path)
+    assert "train.ipynb:cell 2:4:5: error FG101" in r.stdout, r.stdout
 
 
 def test_magics_are_masked_in_place():

@@ -94,11 +94,19 @@ def module_of_cells(sources: list[str]) -> tuple[str, list[int]]:
     return "\n".join(out) + "\n", starts
 
 
+# cell magics whose body is Python that IPython runs as it is (timed, profiled, its output captured)
+PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
+
+
 def _mask(lines: list[str]) -> list[str]:
-    first = next((ln for ln in lines if ln.strip()), "")
-    if first.lstrip().startswith("%%"):  # a cell magic: the cell is not Python
-        return ["#" + ln if ln.strip() else ln for ln in lines]
+    first = next((i for i, ln in enumerate(lines) if ln.strip()), None)
     out = []
+    if first is not None and lines[first].lstrip().startswith("%%"):
+        magic = lines[first].lstrip()[2:].split(maxsplit=1)
+        if not magic or magic[0] not in PYTHON_CELL_MAGICS:  # the cell is not Python (%%bash, %%writefile, ...)
+            return ["#" + ln if ln.strip() else ln for ln in lines]
+        out = [*lines[:first], "#" + lines[first]]  # `%%time`: the magic's line only
+        lines = lines[first + 1:]
     for ln in lines:
         m = _SHELL_ASSIGN.match(ln)
         if m and not ln.lstrip().startswith(("%", "!")):
