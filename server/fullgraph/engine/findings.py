@@ -174,13 +174,10 @@ class FindingsPass:
     def _sites(self, r: Reached, facts: FrameFacts, attr_of: Callable, version, fg: bool, ignored: frozenset,
                reorderable: frozenset) -> None:
         """The function's own recorded sites (the rules' findings in its module) that hold on this path."""
-        lib = getattr(r.mod, "library", False)
         for site in r.fs.sites:
-            if site.dead_if and self.res.dead(site.dead_if):
-                continue
-            when = C.check(site.conds, r.env, attr_of, lib) if site.conds else ()
+            when = self.walker.traced_when(site, r, attr_of)
             if when is None:
-                continue  # a flag known false: Dynamo never traces it
+                continue  # Dynamo never traces it
             data = site.data
             if site.requires is not None:
                 how, q, cls = site.requires
@@ -213,11 +210,8 @@ class FindingsPass:
     def _edges(self, r: Reached, facts: FrameFacts, attr_of: Callable, ctx: WalkContext, rules: list,
                place: Callable) -> None:
         """The function's calls: the rules' edge hooks, and what each call reaches (for engine/frames.py)."""
-        lib = getattr(r.mod, "library", False)
         for e in r.fs.edges:
-            if e.dead_if and self.res.dead(e.dead_if):
-                continue
-            when = C.check(e.conds, r.env, attr_of, lib) if e.conds else ()
+            when = self.walker.traced_when(e, r, attr_of)
             if when is None:
                 continue
             when = C.merge(r.cond, when)

@@ -63,11 +63,9 @@ class Walker:
             attr_of = self.arr.self_attr_reader(r.fs, r.mod)
             lib = getattr(r.mod, "library", False)
             for e in r.fs.edges:
-                if e.dead_if and self.res.dead(e.dead_if):
-                    continue
-                when = C.check(e.conds, r.env, attr_of, lib) if e.conds else ()
+                when = self.traced_when(e, r, attr_of)
                 if when is None:
-                    continue  # the call sits behind a flag known false
+                    continue  # the call sits behind a guard or a flag known false
                 picked = {f.qualname for f, _ in self.res.registry_targets(e, r.mod)} \
                     if e.kind in ("factory_call", "registry_call") else \
                     {f.qualname for f, _ in self.res.property_results(e, r.mod)} if e.kind == "method" else ()
@@ -92,6 +90,13 @@ class Walker:
                                        tfs.defaults)
                     tfs = self.arr.with_tensor_params(tfs, tmod, env)
                     queue.append(Reached(tfs, tmod, r.path + [Step(q, Location(r.mod.path, e.span))], env, cond))
+
+    def traced_when(self, item, r: Reached, attr_of) -> tuple[str, ...] | None:
+        """The condition under which a recorded site or call of the reached function is traced: () always,
+        None never (behind a guard that is false under torch.compile, or a flag known false on this path)."""
+        if item.dead_if and self.res.dead(item.dead_if):
+            return None
+        return C.check(item.conds, r.env, attr_of, getattr(r.mod, "library", False)) if item.conds else ()
 
     def edge_targets(self, e: Edge, r: Reached) -> list[tuple[FunctionSummary, ModuleSummary]]:
         """The functions a call edge of a reached function may run (a parameter's by what was passed)."""
