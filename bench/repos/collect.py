@@ -183,10 +183,12 @@ def _starts(part: str) -> list[dict]:
             elif "dynamo_start" in meta:
                 stack = (meta.get("dynamo_start") or {}).get("stack") or []
                 if stack:
+                    paths = [strings.get(fr.get("filename"), fr.get("filename")) if isinstance(fr.get("filename"), int)
+                             else fr.get("filename") for fr in stack]
                     top = stack[-1]
-                    fn = top.get("filename")
-                    out.append({"frame_id": meta.get("frame_id"), "path": strings.get(fn, fn) if isinstance(fn, int) else fn,
-                                "name": str(top.get("name")), "line": top.get("line")})
+                    out.append({"frame_id": meta.get("frame_id"), "path": paths[-1],
+                                "name": str(top.get("name")), "line": top.get("line"),
+                                "above": [[p, fr.get("line")] for p, fr in zip(paths[:-1], stack[:-1])]})
     return out
 
 
@@ -221,6 +223,15 @@ def repair_root_frames(events: list[dict] | None, repo_dir: str) -> list[dict] |
             out.append(ev)
             continue
         fid = (ev.get("compile_key") or [None, None])[1]
+        # frames above the compiled one (its dynamo_start stack): a repository frame of the event that is not
+        # among them lies inside the compiled code already (an inlined call), and the event needs no repair
+        start = next((st for st in ev.get("resume_starts") or [] if st.get("frame_id") == fid), None)
+        if start is not None:
+            above = {(os.path.realpath(p), int(ln)) for p, ln in start.get("above") or [] if p and ln is not None}
+            if any(mc._under(fr["path"], repo_dir) and (os.path.realpath(fr["path"]), int(fr["line"])) not in above
+                   for fr in ev["stack"]):
+                out.append(ev)
+                continue
         line = None
         for st in ev.get("resume_starts") or []:
             m = _RESUME.match(st["name"])

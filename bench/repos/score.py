@@ -95,14 +95,19 @@ def analyzer_at(rev: str | None, tmp: str) -> tuple[list[str], dict, str]:
 
 
 def run_check(prefix: list[str], env: dict, folder: str) -> tuple[dict, float]:
-    cmd = prefix + ["check", folder, "--format", "json", "--no-cache"]
+    """The JSON report of one folder; with -v, what the analysis could not resolve (stderr) is kept in
+    report["_verbose"]."""
+    cmd = prefix + ["check", folder, "--format", "json", "--no-cache", "-v"]
     t0 = time.time()
     proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True)
     dt = time.time() - t0
     if proc.returncode not in (0, 1):
         raise SystemExit(f"fullgraph check failed ({proc.returncode}) on {folder}:\n{proc.stderr[-3000:]}")
     try:
-        return json.loads(proc.stdout), dt
+        report = json.loads(proc.stdout)
+        report["_verbose"] = [ln[len("fullgraph: "):] for ln in proc.stderr.splitlines()
+                              if ln.startswith("fullgraph: ") and "cache:" not in ln]
+        return report, dt
     except ValueError:
         raise SystemExit(f"fullgraph check printed no JSON:\n{proc.stdout[:2000]}\n{proc.stderr[-2000:]}") from None
 
@@ -185,6 +190,10 @@ def score_repo(entry: dict, report: dict, folder: str) -> dict:
         "roots_run": len(entry["roots"]), "compile_calls": compile_calls(folder), "unresolved": unresolved,
         "misses": res["misses"], "false_positive_list": res["false_positives"], "conditional_list": res["conditional"],
         "compile_ok": entry["compile_ok"],
+        "verbose": report.get("_verbose", []),
+        "shown": [{"file": os.path.relpath(os.path.realpath(d["path"]), real), "line": d["range"]["start"]["line"],
+                   "code": d["code"], "message": d["message"][:200], "root": (d.get("root") or {}).get("label"),
+                   "call_path": d.get("call_path")} for d in kept if not d.get("conditional")],
     }
 
 
@@ -273,11 +282,18 @@ def markdown(rows: list[dict], truth: dict, meta: dict, classes: dict, sources: 
         for repo, c in conds:
             out.append(f"| {repo}/{c['file']}:{c['line']} | {c['code']} | {'yes' if c['on_site'] else 'no'} | "
                        f"`{_md(c['text'][:80])}` |")
+    out += ["", "## How to reproduce", "",
+            "```sh",
+            ".venv/bin/python bench/repos/collect.py          # Dynamo's truth -> bench/repos/truth.json (minutes, nice 19; on demand)",
+            f".venv/bin/python bench/repos/score.py{' --at ' + meta['at'] if meta.get('at') else ''} --out bench/repos/RESULTS.md",
+            "```", "",
+            "Classes of the misses are written by hand in `classes.json` (key `folder/file:line` of the site's first "
+            "line; `...:line:fp` for a false positive); a new miss shows as `unclassified`."]
     out += ["", f"## Compile calls not resolved ({n_unres} of {n_calls} written)", "",
             "| call | label | reason |", "|---|---|---|"]
     for r in rows:
         for u in r["unresolved"]:
-            out.append(f"| {r['repo']}/{u['file']}:{u['line'] + 1} | `{_md(u['label'])}` | {_md(u['reason'])} |")
+            out.append(f"| {r['repo']}/{u['file']}:{u['line']} | `{_md(u['label'])}` | {_md(u['reason'])} |")
     out += ["", "### Every compile call written", "", "| call | statement |", "|---|---|"]
     for r in rows:
         for c in r["compile_calls"]:
@@ -317,7 +333,8 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(score_repo(e, report, folder))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "analyzer": desc, "seconds": total}
+    meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "analyzer": desc, "seconds": total,
+            "at": args.at}
     classes = load_classes()
     text = markdown(rows, truth, meta, classes, load_sources())
     t = {k: sum(r[k] for r in rows) for k in ("sites", "found", "found_any", "diagnostics", "on_site")}

@@ -1,10 +1,11 @@
-"""lucidrains/vit-pytorch: the README's ViT and SimpleViT (`v = ViT(...)`, `preds = v(img)`) and its MAE
-pre-training (`mae = MAE(encoder=v, ...)`, `loss = mae(images)`, `loss.backward()`), each compiled, small sizes.
+"""lucidrains/vit-pytorch: the README's ViT and SimpleViT (`v = ViT(...)`, `preds = v(img)`), its MAE
+pre-training (`mae = MAE(encoder=v, ...)`, `loss = mae(images)`, `loss.backward()`) and NaViT on lists of
+images of different resolutions (`preds = v(images)`), each compiled, small sizes.
 einops and torchvision are not installed: a small einops (rearrange / repeat / layers.torch.Rearrange,
-the patterns vit-pytorch uses), registered with torch._dynamo.allow_in_graph as Dynamo registers the real
-einops functions, and an import-only torchvision (vit_pytorch/__init__.py imports dino.py, which imports it).
+the patterns vit-pytorch uses; Dynamo traces through it as torch 2.13 traces through einops 0.8.2), and an
+import-only torchvision (vit_pytorch/__init__.py imports dino.py, which imports it).  The stand-in was checked
+against einops 0.8.2 (a wheel unpacked outside the venv): the same break sites.
 """
-import math
 import sys
 import types
 
@@ -32,11 +33,21 @@ def _groups(side, ndim=None):
     return out
 
 
+def _prod(values):
+    out = 1
+    for v in values:
+        out = out * v
+    return out
+
+
 def _einops(x, pattern, **sizes):
-    left, right = (s.strip() for s in pattern.split("->"))
-    lg = _groups(left, x.dim())
-    n_ellipsis = sum(1 for g in lg if g[0].startswith("_e"))
-    rg = _groups(right)
+    left, right = pattern.split("->")
+    lg = _groups(left.strip(), x.dim())
+    n_ellipsis = 0
+    for g in lg:
+        if g[0].startswith("_e"):
+            n_ellipsis += 1
+    rg = _groups(right.strip())
     if ["..."] in rg:
         i = rg.index(["..."])
         rg[i:i + 1] = [[f"_e{j}"] for j in range(n_ellipsis)]
@@ -45,9 +56,7 @@ def _einops(x, pattern, **sizes):
         names = [n for n in g if n != "1"]
         unknown = [n for n in names if n not in known]
         if len(unknown) == 1:
-            known[unknown[0]] = dim // math.prod(known[n] for n in names if n in known)
-        elif not unknown and len(names) == 1 and len(g) == 1:
-            known[names[0]] = dim
+            known[unknown[0]] = dim // _prod([known[n] for n in names if n in known])
     left_elem = [n for g in lg for n in g if n != "1"]
     right_elem = [n for g in rg for n in g if n != "1"]
     x = x.reshape([known[n] for n in left_elem])
@@ -56,11 +65,15 @@ def _einops(x, pattern, **sizes):
         if n not in left_elem:
             x = x.unsqueeze(i)
     x = x.expand([known[n] for n in right_elem])
-    return x.reshape([math.prod(known[n] for n in g if n != "1") for g in rg])
+    return x.reshape([_prod([known[n] for n in g if n != "1"]) for g in rg])
 
 
-rearrange = torch._dynamo.allow_in_graph(lambda x, pattern, **sizes: _einops(x, pattern, **sizes))
-repeat = torch._dynamo.allow_in_graph(lambda x, pattern, **sizes: _einops(x, pattern, **sizes))
+def rearrange(x, pattern, **sizes):
+    return _einops(x, pattern, **sizes)
+
+
+def repeat(x, pattern, **sizes):
+    return _einops(x, pattern, **sizes)
 
 
 class Rearrange(nn.Module):
@@ -85,6 +98,7 @@ for _name, _mod in (("einops", _einops_mod), ("einops.layers", _einops_layers), 
 # --- end of stand-ins
 
 from vit_pytorch import MAE, SimpleViT, ViT  # noqa: E402
+from vit_pytorch.na_vit import NaViT  # noqa: E402
 
 
 def main():
@@ -109,7 +123,14 @@ def main():
         opt.zero_grad()
         loss.backward()
         opt.step()
-    return preds, preds2, loss.detach()
+
+    nv = NaViT(image_size=64, patch_size=16, num_classes=10, dim=32, depth=2, heads=2, mlp_dim=64, dropout=0.1,
+               emb_dropout=0.1, token_dropout_prob=0.1)
+    nv = torch.compile(nv)
+    images = [[torch.randn(3, 64, 64), torch.randn(3, 32, 32)], [torch.randn(3, 32, 64), torch.randn(3, 64, 32)],
+              [torch.randn(3, 16, 64)]]
+    preds3 = nv(images)
+    return preds, preds2, loss.detach(), preds3
 
 
 if __name__ == "__main__":
