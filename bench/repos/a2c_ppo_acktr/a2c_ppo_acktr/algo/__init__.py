@@ -1,0 +1,2 @@
+from .a2c_acktr import A2C_ACKTR
+from .ppo import PPO
