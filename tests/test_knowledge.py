@@ -37,7 +37,7 @@ def test_schema_of_the_committed_files(path):
     k = json.loads(text)
     assert text == knowledge.dumps(k)  # written by the writer: sorted, one entry a line
     version = path.stem.split("-", 1)[1]
-    assert set(k) == {"apis", "catalog", "meta", "registry", "tracetable"}
+    assert set(k) == {"apis", "calls", "catalog", "meta", "registry", "tracetable"}
     m = k["meta"]
     assert m["torch"].split("+")[0] == version
     assert re.match(r"^3\.\d+\.\d+$", m["python"])
@@ -56,6 +56,8 @@ def test_schema_of_the_committed_files(path):
     for name, a in k["apis"].items():
         assert name.startswith("torch.") and isinstance(a["exists"], bool)
     assert k["apis"]["torch.compile"]["exists"] and k["apis"]["torch.library.custom_op"]["callable"]
+    assert set(knowledge.table_names()) <= set(k["calls"])  # every row of every shipped table called
+    assert all(re.match(r"^(GB\d{4}|traced|absent|breaks: .+)$", c) for c in k["calls"].values())
     t = k["tracetable"]
     assert t["rows"] > 500 and (DATA / t["file"]).exists()
 
@@ -108,4 +110,5 @@ def test_diff_of_two_releases(tmp_path):
     d = knowledge.diff("2.13.0", "2.15.0", data=tmp_path)
     assert d["catalog"] == {"c1": ["breaks (GB0007 t)", "compiles"]}
     assert d["apis"] == {"torch.x": [False, True]}
-    assert d["tracetable"] == {"added": ["time.time"], "removed": ["heapq.heappush"], "changed": []}
+    assert d["tracetable"] == {"added": ["time.time"], "removed": ["heapq.heappush"], "changed": [],
+                               "removed_on_b": {}}

@@ -48,7 +48,7 @@ SERVER = PKG.parent
 ROOT = SERVER.parent
 DATA = PKG / "data"
 CATALOG = ROOT / "tests" / "catalog"
-PARTS = ("registry", "apis", "catalog", "tracetable")
+PARTS = ("registry", "apis", "calls", "catalog", "tracetable")
 # the catalog's case modules, in its runner's order (any other cases_*.py after them)
 CASE_MODULES = ("cases_seed", "cases_side_effects", "cases_data_dependent", "cases_python", "cases_modules",
                 "cases_guards")
@@ -155,6 +155,14 @@ def fix_api_names() -> list[str]:
     return sorted(names)
 
 
+def table_names() -> list[str]:
+    """Every callable a shipped trace table lists (any version's)."""
+    names: set[str] = set()
+    for p in DATA.glob("tracetable-*.json"):
+        names.update(json.loads(p.read_text(encoding="utf-8")).get("breaks", {}))
+    return sorted(names)
+
+
 def _catalog_digest(catalog: Path) -> str:
     h = hashlib.sha256()
     for f in sorted(catalog.glob("*.py")):
@@ -177,6 +185,10 @@ def _run_probe(py: Path, version: str, part: str, out: Path, catalog: Path, time
     cmd = _nice([str(py), "-m", "fullgraph.knowledge", "_probe", part, "--out", str(out), "--catalog", str(catalog)])
     if part == "apis":
         cmd += ["--names", ",".join(fix_api_names())]
+    if part == "calls":
+        names = out.with_suffix(".names")
+        names.write_text("\n".join(table_names()) + "\n", encoding="utf-8")
+        cmd += ["--names", f"@{names}"]
     work = cache_root() / version / "work"
     work.mkdir(parents=True, exist_ok=True)
     try:
@@ -303,6 +315,7 @@ def collect(version: str, *, index: str = "auto", python: str | None = None, onl
                      "n_crashed": sum(1 for c in catalog_cases.values() if c.get("crashed"))},
             "registry": json.loads((parts / "registry.json").read_text())["registry"],
             "apis": json.loads((parts / "apis.json").read_text())["apis"],
+            "calls": json.loads((parts / "calls.json").read_text())["calls"],
             "catalog": catalog_cases,
             "tracetable": install_tracetable(parts / "tracetable.json", force_tracetable)
             if out_dir == DATA else {"file": None},
@@ -387,7 +400,19 @@ def diff(a: str, b: str, data: Path = DATA) -> dict:
     if ta is not None and tb is not None:
         out["tracetable"] = {"added": sorted(set(tb) - set(ta)), "removed": sorted(set(ta) - set(tb)),
                              "changed": sorted(k for k in set(ta) & set(tb) if ta[k] != tb[k])}
+        calls = kb.get("calls") or {}
+        # a row leaves the table when the call is traced, or when it breaks with a gb_type the table omits
+        out["tracetable"]["removed_on_b"] = {q: _call(calls.get(q), rb) for q in out["tracetable"]["removed"]
+                                             if q in calls}
     return out
+
+
+def _call(c: str | None, registry: dict) -> str:
+    if not c:
+        return "not probed"
+    if c.startswith("GB"):
+        return f"still breaks: {c} {(registry.get(c) or {}).get('gb_type', '')}".rstrip()
+    return "still " + c if c.startswith("breaks") else c
 
 
 def _table(k: dict, data: Path) -> dict | None:
@@ -424,7 +449,8 @@ def print_diff(a: str, b: str) -> None:
         print(f"\n## trace table: +{len(t['added'])} -{len(t['removed'])} rows, {len(t['changed'])} changed")
         for key in ("added", "removed", "changed"):
             for q in t[key]:
-                print(f"- {key}: {q}")
+                why = t["removed_on_b"].get(q) if key == "removed" else None
+                print(f"- {key}: {q}" + (f" ({why} on {b})" if why else ""))
     else:
         print("\n## trace table: not comparable (a table of another patch release is shipped)")
 
@@ -506,6 +532,66 @@ def probe_apis(names: list[str]) -> dict:
                 rec["signature"] = sig[:200]
         out[n] = rec
     return {"meta": _environment(), "apis": out}
+
+
+def _import_path(name: str):
+    """`heapq.heappush`, `datetime.datetime.now`: the longest importable module, then attributes."""
+    import importlib
+
+    parts = name.split(".")
+    for i in range(len(parts) - 1, 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        for p in parts[i:]:
+            obj = getattr(obj, p)
+        return obj
+    raise AttributeError(name)
+
+
+def probe_calls(names: list[str]) -> dict:
+    """Each callable any shipped trace table lists, called with no argument in code compiled with
+    fullgraph=True (as `tracetable.dynamo_break_on_call` does): the GB code of the break whatever its
+    gb_type (the table keeps only some gb_types; the registry has its text), `breaks: <gb_type>` for a
+    break without a code, `traced` (no break at the call: it compiled, or failed otherwise once Dynamo
+    traced into it, e.g. "Observed exception": the call without its arguments raised), or `absent` in
+    this torch / Python / NumPy."""
+    import types
+
+    import torch
+    import torch._dynamo
+
+    torch.set_num_threads(1)
+    link = re.compile(r"gb/gb(\d{4})\.html")
+
+    def f(x):
+        FN()  # noqa: F821 - bound in the function's own globals below
+        return x + 1
+
+    out = {}
+    for q in names:
+        if not q:
+            continue
+        try:
+            obj = _import_path(q)
+        except Exception:  # noqa: BLE001
+            out[q] = "absent"
+            continue
+        fn = types.FunctionType(f.__code__, {"FN": obj, "__builtins__": __builtins__})
+        torch._dynamo.reset()
+        try:
+            torch.compile(fn, fullgraph=True, backend="eager")(torch.ones(1))
+            out[q] = "traced"
+        except torch._dynamo.exc.Unsupported as e:
+            m = link.search(str(e))
+            if getattr(e, "gb_type", None) == "Observed exception":
+                out[q] = "traced"  # traced into, and the call without its arguments raised
+                continue
+            out[q] = f"GB{m.group(1)}" if m else "breaks: " + (getattr(e, "gb_type", None) or str(e).splitlines()[0][:160])
+        except Exception:  # noqa: BLE001
+            out[q] = "traced"
+    return {"meta": _environment(), "calls": out}
 
 
 def _short(v, n=120) -> str:
@@ -654,7 +740,15 @@ def probe_main(args) -> int:
         from . import tracetable
 
         return tracetable.main([str(out)])
-    data = probe_registry() if args.part == "registry" else probe_apis(args.names.split(","))
+    names = args.names
+    if names.startswith("@"):
+        names = ",".join(Path(names[1:]).read_text(encoding="utf-8").split())
+    if args.part == "registry":
+        data = probe_registry()
+    elif args.part == "apis":
+        data = probe_apis(names.split(","))
+    else:
+        data = probe_calls(names.split(","))
     out.write_text(json.dumps(_clean(data), indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return 0
 
