@@ -9,6 +9,21 @@ from common import MANUAL_MARK, RESULTS_MD, STATIC_JSON, TRUTH_JSON, load_json, 
 from models import BY_NAME, MODES
 
 METHOD = score_runs.__doc__.split("Scoring (what the CLI/JSON shows):", 1)[1].strip()
+# the introductions of three sections
+PER_RUN_KEY = (
+    "*Dynamo sites / events*: distinct (gb_type, library statement) / graph-break events. *found*: shown at the site "
+    "(in `library_sites` or as a diagnostic there); *cond.*: only by a conditional diagnostic. *shown*: top-level "
+    "diagnostics shown by default (+ conditional). *locations*: distinct shown locations. *static-only*: shown "
+    "locations no Dynamo site of the run accounts for (*ran*: their statement ran eagerly for this input).\n")
+BLOCKERS_INTRO = (
+    "Each missed site's *blockers* (from the engine's own call graph of the script, dumped after the check): each hop "
+    "of Dynamo's call chain from the deepest function the static walk reached down to the break that the walk cannot "
+    "follow, then the statement itself if no rule fires there. Fixing one blocker finds a site only if it was the only "
+    "one.\n")
+CONDITIONS_INTRO = (
+    "What the conditional finding on each such site says its path needs. The site broke in these runs, so each "
+    "condition must hold for them (the script's config, `model.train()`/`.eval()`, what the call passes); the reading "
+    "below the generated part says, per condition, whether it does.\n")
 
 
 def pct(a: int, b: int) -> str:
@@ -154,11 +169,7 @@ def families(good: list[dict]) -> list[str]:
 def per_run(rows: list[dict]) -> list[str]:
     """## Per model and mode."""
     L = ["## Per model and mode\n",
-         "*Dynamo sites / events*: distinct (gb_type, library statement) / graph-break events. *found*: shown "
-         "at the site (in `library_sites` or as a diagnostic there); *cond.*: only by a conditional diagnostic. "
-         "*shown*: top-level diagnostics shown by default (+ conditional). *locations*: distinct shown locations. "
-         "*static-only*: shown locations no Dynamo site of the run accounts for (*ran*: their statement ran "
-         "eagerly for this input).\n",
+         PER_RUN_KEY,
          *table_head("model", "mode", "Dynamo sites / events", "found", "cond.", "missed", "shown (+cond.)",
                      "locations", "static-only (ran)", "check (s)", "runtime (s)")]
     for r in rows:
@@ -202,10 +213,7 @@ def sites_table(good: list[dict]) -> list[str]:
 def why_missed(good: list[dict]) -> list[str]:
     """## Why sites were missed: the blockers ranked, the greedy fix order, the blockers of each missed site."""
     L = ["## Why sites were missed\n",
-         "Each missed site's *blockers* (from the engine's own call graph of the script, dumped after the check): each "
-         "hop of Dynamo's call chain from the deepest function the static walk reached down to the break that the "
-         "walk cannot follow, then the statement itself if no rule fires there. Fixing one blocker finds a site "
-         "only if it was the only one.\n"]
+         BLOCKERS_INTRO]
     cat: dict[str, dict] = defaultdict(lambda: {"sites": 0, "events": 0, "sole": 0, "models": set(), "ex": None})
     missed = []
     for r in good:
@@ -267,9 +275,7 @@ def fix_order(missed: list[tuple[str, dict, list]]) -> list[str]:
 def conditions(good: list[dict]) -> list[str]:
     """## Conditions of the sites found only conditionally."""
     L = ["## Conditions of the sites found only conditionally\n",
-         "What the conditional finding on each such site says its path needs. The site broke in these runs, so "
-         "each condition must hold for them (the script's config, `model.train()`/`.eval()`, what the call "
-         "passes); the reading below the generated part says, per condition, whether it does.\n",
+         CONDITIONS_INTRO,
          *table_head("condition", "sites", "runs")]
     conds: dict[str, dict] = {}
     for r in good:
