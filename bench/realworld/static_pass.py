@@ -66,7 +66,7 @@ def dump_engine(ws, library: str, out: str, stack_files: list[str]) -> None:
             continue
         if getattr(r.mod, "library", False) and r.decl.kind != "config":
             continue  # the library's own torch.compile calls: not what the script compiles
-        for rc in proj._reach(r, allowed, ignored):
+        for rc in proj.walker.reach(r, allowed, ignored):
             fs = rc.fs
             reached.setdefault(fs.qualname, {"path": real(rc.mod.path),
                                              "lines": [fs.span.start.line + 1, fs.span.end.line + 1]})
