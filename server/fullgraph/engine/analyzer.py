@@ -62,6 +62,7 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
         self.fs: FunctionSummary | None = None
         self._returns: list[ast.AST | None] = []
         self._lambda_count = 0
+        self.tuple_vals: list = []  # the items of the last tuple expression evaluated (engine/expressions.py)
         # local containers given a tensor: name -> "dict" (`out[k] = t`) or "list" (`xs.append(t)`)
         self._reassigned: frozenset = frozenset()  # names the function's body binds (analyze_function)
         self._rebound: set[str] = set()  # names bound so far in statement order (loops: their whole body)
@@ -404,6 +405,11 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
                     self.fs.returns_registry = (*self.fs.returns_registry, reg)
                 if rv.kind == V.INSTANCE and rv.q and rv.attr is None and self.fs is not None:
                     self.fs.returns_instance = rv.q
+                if isinstance(s.value, ast.Tuple) and self.fs is not None:
+                    items = tuple(v.q if v.kind == V.INSTANCE and v.q and v.attr is None else None
+                                  for v in self.tuple_vals)
+                    if any(items):
+                        self.fs.returns_items = items
                 if self.fs is not None:
                     if rv.kind == V.LOCALFN and rv.q:
                         self.fs.returns_fns.append(("local", rv.q))

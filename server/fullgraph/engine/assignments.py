@@ -17,6 +17,12 @@ class AssignmentsMixin:
                 v = U  # a module constant computed at import time is not a guard (case guard_module_constant)
             self.bind(target.id, v)
         elif isinstance(target, (ast.Tuple, ast.List)):
+            if v.kind == V.INSTANCE and v.q and v.attr == "factory" and \
+                    not any(isinstance(e, ast.Starred) for e in target.elts):
+                # `model, criterion = build(cfg)`: each item is what the factory returns at its position
+                for i, e in enumerate(target.elts):
+                    self.assign(e, Val(V.INSTANCE, v.q, attr=f"factory[{i}]"), None)
+                return
             # `_, h, w = x.shape[-3:]`: sizes are static too
             elem = v if v.kind in (V.TENSOR, V.DDSCALAR) else V.STATIC_V if v.kind == V.STATIC else U
             for e in target.elts:

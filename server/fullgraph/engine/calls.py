@@ -158,8 +158,8 @@ class CallsMixin:
         if k == V.INSTANCE and fval.q and fval.attr is None:
             self.edge("module_call", fval.q, None, node)
             return V.TENSOR_V if V.is_torch_module_class(fval.q) else U  # a torch layer: a tensor
-        if k == V.INSTANCE and fval.q and fval.attr == "factory":
-            self.edge("factory_call", fval.q, None, node)
+        if k == V.INSTANCE and fval.q and V.factory_item(fval) is not None:
+            self.edge("factory_call", fval.q, V.factory_item(fval) or None, node)
             return U
         if k == V.SELFATTR:
             self.edge("attr_call", fval.q, fval.attr, node)
@@ -333,8 +333,9 @@ class CallsMixin:
         elif tv.kind == V.INSTANCE and tv.q and tv.attr is None:
             decl = RootDecl(kind="module", target=tv.q, attr=None, fullgraph=fg, label=label, span=span,
                             training=tv.training)
-        elif tv.kind == V.INSTANCE and tv.q and tv.attr == "factory":
-            decl = RootDecl(kind="factory", target=tv.q, attr=None, fullgraph=fg, label=label, span=span)
+        elif tv.kind == V.INSTANCE and tv.q and V.factory_item(tv) is not None:
+            decl = RootDecl(kind="factory", target=tv.q, attr=V.factory_item(tv) or None, fullgraph=fg, label=label,
+                            span=span)
         elif tv.kind == V.INSTANCE and tv.q and tv.attr == "container":
             # torch.compile(nn.Sequential(A(), B())): calling it calls each of its modules
             decl = RootDecl(kind="container", target=tv.q, attr=None, fullgraph=fg, label=label, span=span)
@@ -366,9 +367,9 @@ class CallsMixin:
 
     def _call_method(self, node, recv: Val, method: str, args, kwargs, kinds: _Kinds) -> Val:
         mod = self.mod
-        factory = recv if recv.kind == V.INSTANCE and recv.attr == "factory" else None
+        factory = recv if recv.kind == V.INSTANCE and V.factory_item(recv) is not None else None
         if factory is not None:
-            if factory.q and method in self.rules.methods:
+            if factory.q and method in self.rules.methods and factory.attr == "factory":
                 self._imported_instance_call(node, "returns", factory.q, method, args, kwargs)
             recv = U  # what a function returned: unknown here (a tensor, most often)
         k = recv.kind
@@ -391,7 +392,7 @@ class CallsMixin:
         if method in ("parameters", "buffers") and k in (V.SELF, V.SELFATTR, V.INSTANCE) and not args:
             return Val(V.INSTANCE, V.TENSOR_CLASS, attr="list")  # iterating gives the module's tensors
         if method == "compile" and factory is not None:
-            mod.summary.roots.append(RootDecl("factory", factory.q, None, self._fullgraph_flag(node),
+            mod.summary.roots.append(RootDecl("factory", factory.q, V.factory_item(factory) or None, self._fullgraph_flag(node),
                                               mod.text_of(node), mod.span(node)))
             return U
         if method == "compile" and k in (V.INSTANCE, V.SELFATTR) and recv.q and recv.attr is None:

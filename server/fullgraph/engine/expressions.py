@@ -162,6 +162,8 @@ class ExpressionsMixin:
             return U
         if t in (ast.List, ast.Tuple, ast.Set):
             vals = [self.value(e.value if isinstance(e, ast.Starred) else e) for e in node.elts]
+            if t is ast.Tuple:
+                self.tuple_vals = vals  # the items' values, for `return model, criterion` (the outermost tuple last)
             if vals and all(x.kind == V.INSTANCE and x.attr != "container" for x in vals):
                 return Val(V.INSTANCE, "|".join(sorted({x.q for x in vals})), attr="list")
             return U

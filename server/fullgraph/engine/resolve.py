@@ -312,9 +312,10 @@ class Resolver:
             return self.module_call(e.target, near)
         if k == "factory_call":
             hit = self.function(e.target, near)
-            if hit is not None and hit[0].returns_instance:
-                return self.module_call(hit[0].returns_instance, hit[1].path)
-            return self.registry_targets(e, mod)
+            made = returned_class(hit[0], e.attr) if hit is not None else None
+            if made:
+                return self.module_call(made, hit[1].path)
+            return self.registry_targets(e, mod) if e.attr is None else []
         if k == "registry_call":
             return self.registry_targets(e, mod)
         if k in ("attr_call", "item_call"):
@@ -424,3 +425,12 @@ class Resolver:
             w = self._local_fn(g, dmod) if k == "local" else None
             if w is not None:
                 yield w
+
+
+def returned_class(fs: FunctionSummary, item: str | None) -> str | None:
+    """The class of what the factory `fs` returns: the whole value (`item` None), or one item of the tuple
+    it returns (`item` its position)."""
+    if item is None:
+        return fs.returns_instance
+    i = int(item)
+    return fs.returns_items[i] if i < len(fs.returns_items) else None

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from ..config import Config
 from ..model import Location, RootInfo
 from ..positions import Span
-from .resolve import Resolver
+from .resolve import Resolver, returned_class
 from .summary import FunctionSummary, ModuleSummary, RootDecl
 
 
@@ -65,14 +65,18 @@ def root_record(r: Resolver, decl: RootDecl, mod: ModuleSummary) -> RootRecord:
             entries.extend(e for e in r.module_call(t, near) if e not in entries)
     elif decl.kind == "factory":
         hit = r.function(decl.target, near)
-        if hit is not None and hit[0].returns_instance:
-            entries.extend(r.module_call(hit[0].returns_instance, hit[1].path))
+        made = returned_class(hit[0], decl.attr) if hit is not None else None
+        if made:
+            entries.extend(r.module_call(made, hit[1].path))
         elif hit is None and r.class_(decl.target, near) is not None:
             entries.extend(r.module_call(decl.target, near))
     elif decl.kind == "method":
         m = r.find_method(decl.target, decl.attr or "", near)
         if m is not None:
             entries.append(m)
+        else:  # `torch.compile(model.encoder)`: a module held in an attribute of the object
+            for t in r.attr_types(decl.target, decl.attr or "", near):
+                entries.extend(x for x in r.module_call(t, near) if x not in entries)
     elif decl.kind == "attr":
         for t in r.attr_types(decl.target, decl.attr or "", near):
             entries.extend(r.module_call(t, near))

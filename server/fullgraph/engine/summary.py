@@ -104,6 +104,8 @@ class FunctionSummary:
     guard_atoms: frozenset | None = None
     returns_value: bool = False  # has a `return <expr>` that is not None
     returns_instance: str | None = None  # a factory: `return GPT(cfg)` (class qualname)
+    # a factory of several: `return model, criterion` -> the class of each item (None: not an instance)
+    returns_items: tuple[str | None, ...] = ()
     decorator_lines: list[int] = field(default_factory=list)
     # Decorators that may wrap it: (qualname, written as a call `@d(...)`, span), torch's own excluded.
     wrapped_by: list[tuple[str, bool, Span]] = field(default_factory=list)

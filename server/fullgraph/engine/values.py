@@ -265,6 +265,17 @@ TENSOR_TYPES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parame
 RNN_MODULES = frozenset({"torch.nn.RNN", "torch.nn.LSTM", "torch.nn.GRU", "torch.nn.modules.rnn.RNN",
                          "torch.nn.modules.rnn.LSTM", "torch.nn.modules.rnn.GRU"})
 # modules whose operator has no fake-tensor kernel on torch 2.13 (FG209)
+def factory_item(v: Val) -> str | None:
+    """For what a factory function returned (`make_model()`): "" for the whole value, the item's position
+    ("0", "1", ...) for one item of the tuple it returned (`model, crit = build()`); None otherwise."""
+    a = v.attr
+    if a == "factory":
+        return ""
+    if a is not None and a.startswith("factory[") and a.endswith("]"):
+        return a[8:-1]
+    return None
+
+
 def is_optimizer_class(q: str) -> bool:
     """A torch.optim optimizer (not a learning-rate scheduler)."""
     return q.startswith("torch.optim.") and ".lr_scheduler." not in q

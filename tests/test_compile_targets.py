@@ -1,0 +1,132 @@
+"""What real code compiles: a submodule held in an attribute of a built model (`torch.compile(model.encoder)`,
+`model.decoder = torch.compile(model.decoder)`) and one item of what a factory returns
+(`model, criterion = build(cfg)`).  fullgraph follows each to the functions it runs, and reports the breaks
+Dynamo logs when the script runs -- no more (tests/harness.py runs each script's main() under Dynamo)."""
+from __future__ import annotations
+
+import os
+import textwrap
+
+import pytest
+from harness import dynamo_breaks_of_main
+
+from fullgraph.api import Workspace
+from fullgraph.config import Config
+
+MODEL = '''\
+import torch
+import torch.nn as nn
+
+
+class Encoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        print("encoding")  # encoder
+        return self.lin(x)
+
+
+class Decoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        if x.sum() > 0:  # decoder
+            return self.lin(x)
+        return x
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.encoder = Encoder()
+        self.decoder = Decoder()
+
+    def forward(self, x):
+        return self.decoder(self.encoder(x))
+
+
+def build(cfg):
+    model = Model()
+    criterion = nn.MSELoss()
+    return model, criterion
+'''
+
+SCRIPTS = {
+    "attr_reassigned": ('''\
+        import torch
+        from proj.model import Model
+
+
+        def main():
+            model = Model()
+            model.decoder = torch.compile(model.decoder)
+            model(torch.randn(2, 4))
+        ''', {"decoder"}),
+    "attr_compiled": ('''\
+        import torch
+        from proj.model import Model
+
+
+        def main():
+            model = Model()
+            enc = torch.compile(model.encoder)
+            enc(torch.randn(2, 4))
+        ''', {"encoder"}),
+    "module_level_attr": ('''\
+        import torch
+        from proj.model import Model
+
+        model = Model()
+        enc = torch.compile(model.encoder)
+
+
+        def main():
+            enc(torch.randn(2, 4))
+        ''', {"encoder"}),
+    "factory_tuple": ('''\
+        import torch
+        from proj.model import build
+
+
+        def main():
+            model, criterion = build(None)
+            compiled = torch.compile(model)
+            out = compiled(torch.randn(2, 4))
+            return criterion(out, torch.zeros(2, 4))
+        ''', {"encoder", "decoder"}),
+    "factory_tuple_method": ('''\
+        import torch
+        from proj.model import build
+
+
+        def main():
+            model, criterion = build(None)
+            model.compile()
+            model(torch.randn(2, 4))
+        ''', {"encoder", "decoder"}),
+}
+
+
+def _lines(marks: set[str]) -> set[int]:
+    return {i for i, line in enumerate(MODEL.splitlines(), 1) for m in marks if line.endswith(f"# {m}")}
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_compiled_target_is_followed_and_dynamo_agrees(name, tmp_path):
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "__init__.py").write_text("")
+    (tmp_path / "proj" / "model.py").write_text(MODEL)
+    script, marks = SCRIPTS[name]
+    (tmp_path / "proj" / f"{name}.py").write_text(textwrap.dedent(script))
+    res = Workspace(Config(project_root=str(tmp_path))).check([tmp_path / "proj" / f"{name}.py",
+                                                             tmp_path / "proj" / "model.py"])
+    model = os.path.realpath(tmp_path / "proj" / "model.py")
+    shown = {f.span.start.line + 1 for f in res.findings if f.condition is None}
+    assert shown == _lines(marks)
+    assert res.unresolved_roots == []
+    seen = dynamo_breaks_of_main(tmp_path, f"proj.{name}")
+    assert {line for path, line in seen if path == model} == shown
