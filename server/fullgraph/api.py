@@ -24,7 +24,7 @@ from typing import Iterable
 from . import __version__, cache
 from .config import MAX_FILE_BYTES, Config
 from .engine.module import ModuleAnalyzer, analyze, parse_module
-from .modnames import module_name_for
+from .modnames import module_name_for, namespace_names
 from .engine.project import Project
 from .engine.summary import ModuleSummary
 from .model import ERROR, Finding
@@ -179,6 +179,7 @@ class Workspace:
         self._pruned = False
         self.project = Project(self.config, registry.RULESET)
         self.project.keep_sources(self.source_of, self._tree_of)
+        self.project.name_aliases(self._aliases_of)
         self._follow: dict[str, str] | None = None
         self._library_bytes: dict[str, bytes] = {}  # followed files read for _library_may_define
         self._may_define: dict[tuple[str, str], bool] = {}
@@ -231,6 +232,14 @@ class Workspace:
             # recovered from a syntax error, would recover it again: two more parses per keystroke)
             _remember(self._trees, path, (h, an.analysed_tree))
         return summary
+
+    def _aliases_of(self, summary: ModuleSummary) -> list[str]:
+        """The names a project module is also imported by: under directories without `__init__.py`
+        (namespace packages), up to the project root."""
+        if getattr(summary, "library", False):
+            return []
+        return namespace_names(summary.path, summary.name, os.path.basename(summary.path) == "__init__.py",
+                               self.config.project_root)
 
     def source_of(self, path: str) -> str | None:
         """The text of a module as analysed: the editor's buffer, else the file (None if unreadable)."""

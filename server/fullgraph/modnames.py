@@ -34,3 +34,26 @@ def module_name_for(path: str, root: str | None = None) -> tuple[str, bool]:
         if not pkg:
             break
     return ".".join(p for p in parts if p) or stem, is_pkg
+
+
+def namespace_names(path: str, modname: str, is_package: bool, root: str | None) -> list[str]:
+    """The other names Python imports the module by when the directories above its top-level package (or
+    module) have no `__init__.py` -- namespace packages -- from a search path entry at any of them up to
+    `root` (a script's own directory, the project root, `src/`, a directory added to `sys.path`):
+    `trainer/main.py` is also `trainer.main`.  Only directories that are identifiers count (not
+    `site-packages` or `.venv`)."""
+    if root is None:
+        return []
+    d = os.path.dirname(os.path.abspath(path))
+    for _ in range(modname.count(".") + (1 if is_package else 0)):
+        d = os.path.dirname(d)  # the directory holding the top-level package
+    root = os.path.abspath(root)
+    out: list[str] = []
+    name = modname
+    while d != root and d.startswith(root + os.sep):
+        d, base = os.path.split(d)
+        if not base.isidentifier() or os.path.isfile(os.path.join(d, base, "__init__.py")):
+            break
+        name = f"{base}.{name}"
+        out.append(name)
+    return out

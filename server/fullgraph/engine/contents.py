@@ -29,6 +29,9 @@ class Contents:
         # (a followed library's star-import chains would otherwise load every module they name)
         self.may_define: Callable[[str, str], bool] | None = None
         self.load_attempted: set[str] = set()
+        # a module -> the other names Python imports it by (namespace packages), set by the workspace
+        self.aliases_of: Callable[[ModuleSummary], list[str]] | None = None
+        self._aliases: dict[str, list[str]] = {}  # path -> the other names it was indexed under
 
     def put(self, summary: ModuleSummary) -> ModuleSummary | None:
         """Add or replace the module at `summary.path`; the summary it replaces, if any."""
@@ -37,6 +40,11 @@ class Contents:
             self._unname(old)
         self.modules[summary.path] = summary
         self.by_name.setdefault(summary.name, []).append(summary)
+        aliases = self.aliases_of(summary) if self.aliases_of is not None else []
+        for a in aliases:
+            self.by_name.setdefault(a, []).append(summary)
+        if aliases:
+            self._aliases[summary.path] = aliases
         self.invalidate()
         return old
 
@@ -49,9 +57,10 @@ class Contents:
         return old
 
     def _unname(self, old: ModuleSummary) -> None:
-        lst = self.by_name.get(old.name, [])
-        if old in lst:
-            lst.remove(old)
+        for name in (old.name, *self._aliases.pop(old.path, ())):
+            lst = self.by_name.get(name, [])
+            if old in lst:
+                lst.remove(old)
 
     def invalidate(self) -> None:
         self._fn_index = None

@@ -68,6 +68,10 @@ class Project:
         self.contents.module_loader = module_loader
         self.contents.may_define = may_define
 
+    def name_aliases(self, aliases_of) -> None:
+        """`aliases_of(summary)`: the other names a module is imported by (namespace packages)."""
+        self.contents.aliases_of = aliases_of
+
     def keep_sources(self, source_of, tree_of) -> None:
         self.arrivals.source_of = source_of
         self.arrivals.tree_of = tree_of
