@@ -1,6 +1,7 @@
 """What real code compiles: a submodule held in an attribute of a built model (`torch.compile(model.encoder)`,
-`model.decoder = torch.compile(model.decoder)`) and one item of what a factory returns
-(`model, criterion = build(cfg)`).  fullgraph follows each to the functions it runs, and reports the breaks
+`model.decoder = torch.compile(model.decoder)`, also one its `__init__` was given), one item of what a factory
+returns (`model, criterion = build(cfg)`), through factories that return another factory's result, and a
+factory's module moved or put in a mode (`create_model().float().eval()`).  fullgraph follows each to the functions it runs, and reports the breaks
 Dynamo logs when the script runs -- no more (tests/harness.py runs each script's main() under Dynamo)."""
 from __future__ import annotations
 
@@ -53,6 +54,28 @@ def build(cfg):
     model = Model()
     criterion = nn.MSELoss()
     return model, criterion
+
+
+def create_model():
+    return Model()
+
+
+def create_model_and_loss():
+    model = create_model()
+    return model, nn.MSELoss()
+
+
+class Holder(nn.Module):
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        return self.model(x)
+
+
+def build_holder():
+    return Holder(Encoder())
 '''
 
 SCRIPTS = {
@@ -108,6 +131,35 @@ SCRIPTS = {
             model.compile()
             model(torch.randn(2, 4))
         ''', {"encoder", "decoder"}),
+    "factory_chain_item": ('''\
+        import torch
+        from proj.model import create_model_and_loss
+
+
+        def main():
+            model, loss = create_model_and_loss()
+            torch.compile(model)(torch.randn(2, 4))
+        ''', {"encoder", "decoder"}),
+    "factory_moved_and_moded": ('''\
+        import torch
+        from proj.model import create_model
+
+
+        def main():
+            model = create_model().float().eval()
+            compiled = torch.compile(model)
+            compiled(torch.randn(2, 4))
+        ''', {"encoder", "decoder"}),
+    "attr_passed_to_init": ('''\
+        import torch
+        from proj.model import build_holder
+
+
+        def main():
+            holder = build_holder()
+            holder.model = torch.compile(holder.model)
+            holder(torch.randn(2, 4))
+        ''', {"encoder"}),
 }
 
 

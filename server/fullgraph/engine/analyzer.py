@@ -405,9 +405,10 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
                     self.fs.returns_registry = (*self.fs.returns_registry, reg)
                 if rv.kind == V.INSTANCE and rv.q and rv.attr is None and self.fs is not None:
                     self.fs.returns_instance = rv.q
+                if rv.kind == V.INSTANCE and rv.q and rv.attr == "factory" and self.fs is not None:
+                    self.fs.returns_factory = rv.q
                 if isinstance(s.value, ast.Tuple) and self.fs is not None:
-                    items = tuple(v.q if v.kind == V.INSTANCE and v.q and v.attr is None else None
-                                  for v in self.tuple_vals)
+                    items = tuple(_made(v) for v in self.tuple_vals)
                     if any(items):
                         self.fs.returns_items = items
                 if self.fs is not None:
@@ -603,6 +604,15 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
     def _param_untouched(self, name: str) -> bool:
         """The parameter `name` is never rebound in the function's own scope."""
         return name not in self._reassigned
+
+
+def _made(v: Val) -> tuple[str, str] | None:
+    """What a returned value is made by: ("class", q) an instance of q, ("factory", q) the factory q's result."""
+    if v.kind == V.INSTANCE and v.q and v.attr is None:
+        return ("class", v.q)
+    if v.kind == V.INSTANCE and v.q and v.attr == "factory":
+        return ("factory", v.q)
+    return None
 
 
 # statements holding other statements: a site's statement is the innermost simple one around it

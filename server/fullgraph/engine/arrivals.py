@@ -16,10 +16,10 @@ from . import values as V
 from .incremental import moved_function
 from .module import ModuleAnalyzer
 from .resolve import Resolver
-from .roots import RootRecord
 from .summary import ClassSummary, Edge, FunctionSummary, ModuleSummary
 
-if TYPE_CHECKING:  # pragma: no cover - a type only: engine/walk.py imports this module
+if TYPE_CHECKING:  # pragma: no cover - types only: engine/roots.py and engine/walk.py import this module
+    from .roots import RootRecord
     from .walk import Reached
 
 _NO_VALUE = object()  # a config field without a default the analysis can rely on
@@ -247,6 +247,21 @@ class Arrivals:
             return None
         got = self._field_default(passed[0].q, field, mod.path)
         return None if got is _NO_VALUE else (got, C.DEFAULT)
+
+    def attr_classes(self, class_q: str, attr: str, near: str) -> list[str]:
+        """The classes `<instance of class_q>.<attr>` may hold: what the class assigns to it, or the instance
+        every construction passes for the `__init__` parameter it is set from (`self.model = model`)."""
+        types = self.r.attr_types(class_q, attr, near)
+        if types:
+            return types
+        for cs, cmod in self.r.mro(class_q, near):
+            value = cs.values.get(attr)
+            if value is not None and value[0] == "init_param":
+                got = self._ctor_passes(cs, cmod, value[1])
+                if got is not None and isinstance(got[0], C.Instance) and got[0].q and got[1] == C.KNOWN:
+                    return [got[0].q]
+                return []
+        return []
 
     def attr_holds_module(self, fs: FunctionSummary, mod: ModuleSummary, attr: str) -> bool:
         """Does `self.<attr>` hold an nn.Module: a module class assigned to it, or an `__init__`

@@ -335,7 +335,7 @@ class CallsMixin:
                             training=tv.training)
         elif tv.kind == V.INSTANCE and tv.q and V.factory_item(tv) is not None:
             decl = RootDecl(kind="factory", target=tv.q, attr=V.factory_item(tv) or None, fullgraph=fg, label=label,
-                            span=span)
+                            span=span, training=tv.training)
         elif tv.kind == V.INSTANCE and tv.q and tv.attr == "container":
             # torch.compile(nn.Sequential(A(), B())): calling it calls each of its modules
             decl = RootDecl(kind="container", target=tv.q, attr=None, fullgraph=fg, label=label, span=span)
@@ -391,6 +391,9 @@ class CallsMixin:
             return V.POINTER_V  # a key or a stored value compiles; arithmetic on it does not (FG308)
         if method in ("parameters", "buffers") and k in (V.SELF, V.SELFATTR, V.INSTANCE) and not args:
             return Val(V.INSTANCE, V.TENSOR_CLASS, attr="list")  # iterating gives the module's tensors
+        if factory is not None and method in V.MODULE_SELF_METHODS:
+            # `build_model(...).float().eval()`: the factory's module, moved or in that mode
+            return self._mode_change(node, factory, method, args)
         if method == "compile" and factory is not None:
             mod.summary.roots.append(RootDecl("factory", factory.q, V.factory_item(factory) or None, self._fullgraph_flag(node),
                                               mod.text_of(node), mod.span(node)))

@@ -100,7 +100,7 @@ class Project:
         return self.resolver.unresolved_calls
 
     def roots(self) -> list[RootRecord]:
-        return find_roots(self.resolver, self.config)
+        return find_roots(self.resolver, self.arrivals, self.config)
 
     def unresolved_roots(self) -> list[tuple[str, str, Span, str]]:
         """torch.compile calls in user code whose target the analysis cannot see: (label, path, span,
@@ -130,7 +130,7 @@ def interface_of(mod: ModuleSummary) -> tuple:
     matter to the roots that reach into the module (and those are re-walked when it changes)."""
     funcs = tuple(
         (q, f.name, f.class_qualname, tuple(f.params), f.is_generator, f.is_async, f.is_method, f.compiled,
-         f.disabled, f.opaque, f.guard_atoms, f.returns_value, f.returns_instance, f.returns_items,
+         f.disabled, f.opaque, f.guard_atoms, f.returns_value, f.returns_instance, f.returns_factory, f.returns_items,
          tuple((q, c) for q, c, _ in f.wrapped_by), tuple(f.returns_fns))
         for q, f in mod.functions.items())
     classes = tuple(

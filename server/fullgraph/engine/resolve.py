@@ -214,6 +214,25 @@ class Resolver:
     def dead(self, dead_if) -> bool:
         return any(all(self.is_guard(a) for a in conj) for conj in dead_if)
 
+    def returned_class(self, fs: FunctionSummary, mod: ModuleSummary, item: str | None,
+                       _depth: int = 0) -> tuple[str, str] | None:
+        """(class qualname, the module path to resolve it from) of what the factory `fs` returns: the whole
+        value (`item` None) or one item of the tuple it returns (`item` its position), through the factories
+        it returns the result of (`return create_model(...)`)."""
+        if item is None:
+            if fs.returns_instance:
+                return fs.returns_instance, mod.path
+            made = ("factory", fs.returns_factory) if fs.returns_factory else None
+        else:
+            i = int(item)
+            made = fs.returns_items[i] if i < len(fs.returns_items) else None
+        if made is None:
+            return None
+        if made[0] == "class":
+            return made[1], mod.path
+        hit = self.function(made[1], mod.path) if _depth < 4 else None
+        return self.returned_class(hit[0], hit[1], None, _depth + 1) if hit is not None else None
+
     # ---- what calls run ---------------------------------------------------------------------------------
     def module_call(self, class_q: str, near: str | None):
         """Calling an instance of class_q: nn.Module -> forward (+ hooks); otherwise __call__.
@@ -312,9 +331,9 @@ class Resolver:
             return self.module_call(e.target, near)
         if k == "factory_call":
             hit = self.function(e.target, near)
-            made = returned_class(hit[0], e.attr) if hit is not None else None
+            made = self.returned_class(hit[0], hit[1], e.attr) if hit is not None else None
             if made:
-                return self.module_call(made, hit[1].path)
+                return self.module_call(*made)
             return self.registry_targets(e, mod) if e.attr is None else []
         if k == "registry_call":
             return self.registry_targets(e, mod)
@@ -425,12 +444,3 @@ class Resolver:
             w = self._local_fn(g, dmod) if k == "local" else None
             if w is not None:
                 yield w
-
-
-def returned_class(fs: FunctionSummary, item: str | None) -> str | None:
-    """The class of what the factory `fs` returns: the whole value (`item` None), or one item of the tuple
-    it returns (`item` its position)."""
-    if item is None:
-        return fs.returns_instance
-    i = int(item)
-    return fs.returns_items[i] if i < len(fs.returns_items) else None

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from ..config import Config
 from ..model import Location, RootInfo
 from ..positions import Span
-from .resolve import Resolver, returned_class
+from .arrivals import Arrivals
+from .resolve import Resolver
 from .summary import FunctionSummary, ModuleSummary, RootDecl
 
 
@@ -20,12 +21,12 @@ class RootRecord:
     info: RootInfo | None
 
 
-def find_roots(r: Resolver, config: Config) -> list[RootRecord]:
+def find_roots(r: Resolver, a: Arrivals, config: Config) -> list[RootRecord]:
     """Every compiled root: each module's torch.compile calls and decorators, then the configured roots."""
     out: list[RootRecord] = []
     for mod in list(r.c.modules.values()):
         for decl in mod.roots:
-            out.append(root_record(r, decl, mod))
+            out.append(root_record(r, a, decl, mod))
     for spec in config.roots:
         rec = config_root(r, spec)
         if rec is not None:
@@ -46,7 +47,7 @@ def unresolved_roots(r: Resolver, roots: list[RootRecord]) -> list[tuple[str, st
     return sorted(out, key=lambda u: (u[1], u[2]))
 
 
-def root_record(r: Resolver, decl: RootDecl, mod: ModuleSummary) -> RootRecord:
+def root_record(r: Resolver, a: Arrivals, decl: RootDecl, mod: ModuleSummary) -> RootRecord:
     """What a torch.compile call or decorator compiles: the functions that run when it is called."""
     near = mod.path
     entries: list[tuple[FunctionSummary, ModuleSummary]] = []
@@ -65,17 +66,22 @@ def root_record(r: Resolver, decl: RootDecl, mod: ModuleSummary) -> RootRecord:
             entries.extend(e for e in r.module_call(t, near) if e not in entries)
     elif decl.kind == "factory":
         hit = r.function(decl.target, near)
-        made = returned_class(hit[0], decl.attr) if hit is not None else None
+        made = r.returned_class(hit[0], hit[1], decl.attr) if hit is not None else None
         if made:
-            entries.extend(r.module_call(made, hit[1].path))
+            entries.extend(r.module_call(*made))
         elif hit is None and r.class_(decl.target, near) is not None:
             entries.extend(r.module_call(decl.target, near))
     elif decl.kind == "method":
-        m = r.find_method(decl.target, decl.attr or "", near)
+        cls = decl.target
+        hit = r.function(cls, near)  # `sam = build_sam(...)`: the object a factory made
+        made = r.returned_class(hit[0], hit[1], None) if hit is not None else None
+        if made is not None:
+            cls, near = made
+        m = r.find_method(cls, decl.attr or "", near)
         if m is not None:
             entries.append(m)
         else:  # `torch.compile(model.encoder)`: a module held in an attribute of the object
-            for t in r.attr_types(decl.target, decl.attr or "", near):
+            for t in a.attr_classes(cls, decl.attr or "", near):
                 entries.extend(x for x in r.module_call(t, near) if x not in entries)
     elif decl.kind == "attr":
         for t in r.attr_types(decl.target, decl.attr or "", near):

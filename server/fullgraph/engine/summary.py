@@ -104,8 +104,10 @@ class FunctionSummary:
     guard_atoms: frozenset | None = None
     returns_value: bool = False  # has a `return <expr>` that is not None
     returns_instance: str | None = None  # a factory: `return GPT(cfg)` (class qualname)
-    # a factory of several: `return model, criterion` -> the class of each item (None: not an instance)
-    returns_items: tuple[str | None, ...] = ()
+    returns_factory: str | None = None  # `return create_model(...)`: the factory whose result it returns
+    # a factory of several: `return model, criterion` -> each item: ("class", q) an instance of class q,
+    # ("factory", q) what the factory function q returns, or None
+    returns_items: tuple[tuple[str, str] | None, ...] = ()
     decorator_lines: list[int] = field(default_factory=list)
     # Decorators that may wrap it: (qualname, written as a call `@d(...)`, span), torch's own excluded.
     wrapped_by: list[tuple[str, bool, Span]] = field(default_factory=list)
