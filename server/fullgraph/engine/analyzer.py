@@ -428,6 +428,13 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
             self._loop_rebinds(s)
             it = self.value(s.iter)
             self._iterate_hook(s.iter, it, "for")
+            if isinstance(s.iter, ast.Call) and self.resolve_dotted_node(s.iter.func) in ("builtins.enumerate",
+                                                                                          "builtins.zip"):
+                # `for i, (x, y) in enumerate(loader)`: the loop steps what enumerate/zip wrap
+                how = s.iter.func.id if isinstance(s.iter.func, ast.Name) else "for"
+                for a in s.iter.args:
+                    if isinstance(a, ast.Name):
+                        self._iterate_hook(a, self.lookup(a.id), how)
             if isinstance(s.iter, ast.Call) and len(s.iter.args) == 1 and isinstance(s.target, ast.Tuple) and \
                     len(s.target.elts) == 2 and self.resolve_dotted_node(s.iter.func) == "builtins.enumerate":
                 # for i, layer in enumerate(self.layers): the second name is an element of the container

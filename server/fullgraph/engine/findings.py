@@ -167,7 +167,12 @@ class FindingsPass:
             ev = ReachedEvent(r, ctx)
             for rule in hooks["reached"]:
                 for p in rule.at_reached(ev):
-                    place(rule, p, r.mod.path, p.span, r.path, r.cond)
+                    if p.apart:
+                        place(rule, p, r.mod.path, p.span, r.path, r.cond)
+                    else:  # one of the function's own breaks (engine/frames.py)
+                        facts[r.fs.qualname].own.append((p.span.start.line, None if p.resumable else p.span.start.line,
+                                                         p.when if p.when is not None else r.cond,
+                                                         (rule, p.span, p.message, p.data)))
         self._place_frames(Frames(facts), root, ctx, hooks["frame"], severity, emit)
         return list(found.values()), (frozenset(deps) if deps is not None else None)
 
@@ -250,7 +255,7 @@ class FindingsPass:
         for q, facts in frames.facts.items():
             hidden = frames.hidden(q) if not fg else None
             for line, _block, when, (rule, span, message, data) in facts.own:
-                if hidden is not None and line in hidden[1]:
+                if hidden is not None and line in hidden[1] and not rule.breaks_in_callee:
                     fixed_first = (f"the graph break at line {hidden[0] + 1} is fixed (until then Dynamo runs "
                                    f"the rest of `{facts.name}` uncompiled)")
                     when = C.merge(when, (fixed_first,))

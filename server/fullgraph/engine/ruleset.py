@@ -9,7 +9,8 @@ rules; api.py passes it to each analysis and to the project), and the engine ask
 - during the walk from a compiled root (engine/findings.py), which rules listen to a project event
   (`project`: "root", "edge", "reached", "frame"; engine/walk_events.py) and calls their
   ``at_<event>(event)``;
-- for a finding, the rule of its code (`by_code`): its versions, modes, ``holds`` and ``silenced_by``.
+- for a finding, the rule of its code (`by_code`): its versions, modes, ``holds``, ``silenced_by`` and
+  ``breaks_in_callee``.
 """
 from __future__ import annotations
 

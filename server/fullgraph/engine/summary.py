@@ -78,7 +78,7 @@ class IterUse:
     param: str
     index: int  # position among the call's arguments (self excluded)
     span: Span
-    how: str  # "next" | "for" | "zip"
+    how: str  # "next" | "for" | "enumerate" | "zip" (a `for` over enumerate(param) / zip(param, ...))
     dead_if: DeadIf = ()
 
 

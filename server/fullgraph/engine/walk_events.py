@@ -7,7 +7,8 @@ tell, and places what the rule yields:
 - ``RootEvent``: the compiled function itself; a finding goes at the torch.compile call;
 - ``EdgeEvent``: a call reached from the root (the functions it runs, the classes of the object it
   calls); a finding is one of the calling function's own breaks, unless ``Placed.apart``;
-- ``ReachedEvent``: a function reached from the root, with what its callers pass;
+- ``ReachedEvent``: a function reached from the root, with what its callers pass; a finding is one of
+  its own breaks, unless ``Placed.apart``;
 - ``FrameEvent``: a reached function once the breaks of everything it calls are known
   (engine/frames.py), first while they are gathered (``gathering``: what it yields counts among the
   function's own breaks), then once they are placed.
@@ -19,6 +20,7 @@ from typing import Callable
 
 from ..positions import Span
 from ..torchinfo import TorchVersion
+from . import conditions_evaluated as C
 from .frames import FrameFacts, Frames
 from .resolve import Resolver
 from .roots import RootRecord
@@ -106,6 +108,11 @@ class EdgeEvent:
 class ReachedEvent:
     reached: Reached
     ctx: WalkContext
+
+    def passed_class(self, param: str) -> str | None:
+        """The class of the instance every visible call passes for the reached function's parameter."""
+        got = self.reached.env.get(param)
+        return got[0].q if got is not None and isinstance(got[0], C.Instance) and got[1] == C.KNOWN else None
 
     def live(self, dead_if: tuple) -> bool:
         """Not behind a guard that is false under torch.compile (`if not is_compiling():`)."""

@@ -64,6 +64,7 @@ STEP_MESSAGE = "`optimizer.step()` calls graph_break() by design; run it outside
 
 class OptimizerStep(Rule):
     code = "FG502"
+    breaks_in_callee = True
     name = "optimizer-step-in-region"
     summary = "optimizer.step() inside a compiled region"
     gb_codes = ("GB0025",)

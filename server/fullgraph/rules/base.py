@@ -71,6 +71,10 @@ class Rule:
     methods: ClassVar[tuple[str, ...]] = ()
     hooks: ClassVar[tuple[str, ...]] = ()
     project_hooks: ClassVar[tuple[str, ...]] = ()  # "root" | "edge" | "reached" | "frame"
+    # the break happens inside the called function's own frame (`optimizer.step()` calls graph_break()):
+    # Dynamo compiles that frame on its own even when the caller runs uncompiled after an unresumable
+    # break, so the caller's break does not hide it (engine/frames.py)
+    breaks_in_callee: ClassVar[bool] = False
 
     def modes(self, torch: TorchVersion) -> frozenset[str]:
         """Compile modes in which this pattern breaks, for that torch version."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 
 from ..engine import values as V
-from ..torchinfo import TorchVersion
+from ..torchinfo import TorchVersion, VersionRange
 from .base import BOTH, FULLGRAPH, PARTIAL, Example, Report, Rule
 
 # fullgraph=True turns on capture_scalar_outputs / capture_dynamic_output_shape_ops itself since
@@ -579,7 +579,9 @@ class TorchAssert(Rule):
     calls = ("torch._assert",)
     fixes = ("tensor-assert", "suppress")
     what = "Finds `torch._assert` with a tensor condition."
-    why = "`torch._assert` needs the condition as a Python bool: a data-dependent guard (fullgraph=True) or a graph break (GB0033). A plain `assert` on a tensor compiles on 2.13."
+    why = "`torch._assert` needs the condition as a Python bool: a data-dependent guard (fullgraph=True) or a graph break (GB0033). A plain `assert` on a tensor compiles on 2.13. From torch 2.15 Dynamo compiles `torch._assert` on a tensor too."
+    # catalog case torch_assert_tensor breaks up to 2.14.1 and compiles on 2.15.0 (data/knowledge-*.json)
+    versions = VersionRange(until="2.15")
     instead = "Use `torch._assert_async(cond, msg)`, which checks on the device without a graph break."
     examples = (
         Example("""import torch

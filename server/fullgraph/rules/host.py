@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from .. import tracetable
 from ..engine import values as V
 from .base import Example, Report, Rule
 
@@ -73,7 +74,7 @@ class PythonRandom(Rule):
              "numpy.random.choice", *V.NUMPY_SCALAR_DRAWS)
     fixes = ("random-where", "numpy-random", "torch-rand", "split", "split-module", "suppress")
     what = "Finds Python's and NumPy's random number generators in compiled code."
-    why = """`random.random()` is skipped by Dynamo (GB0007).  NumPy's generators produce a data-dependent value
+    why = """`random.random()` is skipped by Dynamo up to torch 2.13 (GB0007) and traced from 2.14.1.  NumPy's generators produce a data-dependent value
 ("Could not guard on data-dependent expression").  (`random.randint` is supported.)"""
     instead = "Use torch's RNG (`torch.rand(())`, `torch.randint`), which is traced into the graph."
     examples = (
@@ -131,7 +132,13 @@ def f(x):
                 return None  # an array: a tensor in the graph
             return (f"`{ev.q}()` draws one Python number, which Dynamo reads back from a tensor: the graph breaks; "
                     "use torch's random functions")
-        return f"`{ev.q}()` breaks the graph; use torch's random functions"
+        return Report(f"`{ev.q}()` breaks the graph; use torch's random functions", data={"callee": ev.q})
+
+    def holds(self, data, version):
+        """A callee of Dynamo's trace table (random.random) breaks on the versions whose table lists it:
+        random.random left the table on 2.14.1, where it is traced (knowledge `calls`; catalog case
+        random_random).  The NumPy draws are not in the table: they break on every collected release."""
+        return not tracetable.left_table(data.get("callee", ""), version)
 
 
 class Debugger(Rule):

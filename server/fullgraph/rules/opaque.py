@@ -513,3 +513,62 @@ def f(log_probs, targets):
             if t in V.NO_FAKE_KERNEL_MODULES:
                 yield Placed(f"`{ev.edge.text}(...)` calls a `CTCLoss` module, which has no fake-tensor kernel: "
                              "Dynamo cannot trace it and breaks the graph", data={"module": t})
+
+
+DATALOADERS = ("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader")
+
+
+class DataLoaderIteration(Rule):
+    code = "FG210"
+    name = "dataloader-iteration"
+    summary = "a `for` over a DataLoader inside a compiled function"
+    gb_codes = ("GB0008",)
+    fixes = ("suppress",)
+    what = """Finds `for batch in loader`, `enumerate(loader)` and `zip(loader, ...)` in a compiled function when
+the call that runs it passes a `torch.utils.data.DataLoader` (a training or evaluation loop compiled whole:
+`train = torch.compile(train); train(model, loader, optimizer)`)."""
+    why = """Dynamo does not trace `DataLoader.__iter__` ("Attempted to inline function marked as skipped",
+GB0008).  The break is at the loop's head, which Dynamo cannot resume from: it runs the rest of the
+function uncompiled, so nothing of the loop body is compiled (the modules it calls are, each on its own)."""
+    instead = """Iterate the loader outside and compile the step: `step = torch.compile(train_step)`, then
+`for x, y in loader: step(model, x, y)` (or compile the model itself)."""
+    project_hooks = ("reached",)
+    breaks_in_callee = False
+    examples = (
+        Example("""import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+
+def train(loader):
+    total = torch.zeros(())
+    for batch in loader:  # expect: FG210
+        total = total + batch[0].sum()
+    return total
+
+
+loader = DataLoader(TensorDataset(torch.randn(8, 2)), batch_size=4)
+step = torch.compile(train, fullgraph=True)
+out = step(loader)
+""", call="out"),
+        Example("""import torch
+
+
+def train(batches):
+    total = torch.zeros(())
+    for batch in batches:
+        total = total + batch.sum()
+    return total
+
+
+batches = [torch.randn(4, 2), torch.randn(4, 2)]
+step = torch.compile(train, fullgraph=True)
+out = step(batches)
+""", call="out", breaks=False),
+    )
+
+    def at_reached(self, ev):
+        for use in ev.reached.fs.iter_uses:
+            if use.how != "next" and ev.passed_class(use.param) in DATALOADERS and ev.live(use.dead_if):
+                yield Placed(f"`for` over the DataLoader `{use.param}`: Dynamo does not trace `DataLoader.__iter__` "
+                             "(\"Attempted to inline function marked as skipped\"); the rest of the function runs "
+                             "uncompiled", data={"param": use.param}, span=use.span, resumable=False)

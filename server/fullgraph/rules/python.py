@@ -4,6 +4,7 @@ from __future__ import annotations
 import ast
 
 from ..engine import values as V
+from ..torchinfo import VersionRange
 from .base import FULLGRAPH, Example, Placed, Report, Rule
 
 
@@ -59,7 +60,11 @@ class CompiledAsync(Rule):
     fixes = ()
     what = "Finds `torch.compile` on `async def` functions and `await` in compiled code."
     why = """Dynamo has no handler for the await bytecode ("Missing bytecode handler", GB0082).  On torch 2.13
-calling a compiled `async def` a second time crashed the interpreter (SIGSEGV) in our catalog runs."""
+calling a compiled `async def` a second time crashed the interpreter (SIGSEGV) in our catalog runs; from
+2.14.1 an `async def` without `await` compiles (catalog case async_def_compiled)."""
+    # the `async def` itself (no `await`): catalog case async_def_compiled crashed up to 2.13 and compiles
+    # from 2.14.1 (data/knowledge-*.json); `await` breaks on every collected release
+    async_def_breaks = VersionRange(until="2.14")
     instead = "Compile the synchronous tensor code and await around it."
     examples = (
         Example("""import asyncio
@@ -85,7 +90,7 @@ async def f(x):
         return "`await` inside a compiled region cannot be traced"
 
     def at_root(self, ev):
-        if ev.fs.is_async:
+        if ev.fs.is_async and self.async_def_breaks.contains(ev.ctx.version):
             yield Placed(f"`{ev.fs.name}` is `async def`; torch.compile cannot compile coroutines")
 
 
@@ -135,10 +140,10 @@ out = f(xs)
 
     def at_reached(self, ev):
         for use in ev.reached.fs.iter_uses:
-            src = ev.iterator_passed(use) if ev.live(use.dead_if) else None
+            src = ev.iterator_passed(use) if use.how in ("for", "next") and ev.live(use.dead_if) else None
             if src is not None:
                 yield Placed(f"`{use.param}` is an iterator passed in from outside (at {src}); `{use.how}` on it "
-                             "cannot be traced", data={"param": use.param, "how": use.how}, span=use.span)
+                             "cannot be traced", data={"param": use.param, "how": use.how}, span=use.span, apart=True)
 
 
 class ClassInRegion(Rule):
