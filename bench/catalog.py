@@ -1,6 +1,6 @@
 """Precision and recall against the graph-break catalog (Dynamo's verdicts, recorded on torch 2.13).
 
-    .venv/bin/python bench/catalog.py [--catalog DIR] [--out FILE] [--verbose]
+    .venv/bin/python bench/catalog.py [--catalog DIR] [--torch-version V] [--out FILE] [--verbose]
 
 The catalog (255 minimal cases, each compiled with `torch.compile(fullgraph=True, backend="eager")`
 by its own runner on torch 2.13) records for every case whether Dynamo broke the graph.  Its case
@@ -18,7 +18,10 @@ that line count.  Nothing is imported or run.
 
 Some breaks are not visible in the source alone (an iterator passed in by the runner's inputs, a C++
 extension, a tensor argument used as a Python scalar); they are listed as misses with their category.
-Writes bench/results/catalog.json.
+With `--torch-version V` the verdicts are Dynamo's on that release, as collected in
+server/fullgraph/data/knowledge-V.json (`python -m fullgraph.knowledge collect V`), and the analysis is
+run for that version (its trace table, the rules' version ranges); nothing of that torch is installed.
+Writes bench/results/catalog.json (catalog-V.json with --torch-version).
 """
 from __future__ import annotations
 
@@ -56,6 +59,22 @@ def verdicts(catalog: Path) -> list[dict]:
     raise FileNotFoundError(f"no results.json or verdicts.json in {catalog}")
 
 
+def knowledge_verdicts(version: str) -> list[dict]:
+    """The cases and Dynamo's verdicts on torch `version`, from its collected knowledge file."""
+    path = ROOT / "server" / "fullgraph" / "data" / f"knowledge-{version}.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path.name} not collected (python -m fullgraph.knowledge collect {version})")
+    cat = json.loads(path.read_text(encoding="utf-8"))["catalog"]
+    return [{"id": cid, "category": c.get("category"), "breaks": c.get("breaks"), "gb_type": c.get("gb_type"),
+             "config": c.get("config"), "compile_mode": c.get("compile_mode")} for cid, c in cat.items()]
+
+
+def committed_versions() -> list[str]:
+    """The releases whose knowledge is committed (server/fullgraph/data/knowledge-<version>.json)."""
+    paths = (ROOT / "server" / "fullgraph" / "data").glob("knowledge-*.json")
+    return sorted((p.stem.split("-", 1)[1] for p in paths), key=lambda v: tuple(int(x) for x in v.split(".")))
+
+
 def case_target(tree: ast.Module, case_id: str) -> ast.AST | None:
     """The function or class registered as `case_id` by `@case("case_id", ...)`."""
     for node in tree.body:
@@ -71,7 +90,7 @@ def compile_lines(case: dict, target: ast.AST) -> str:
     extra = ""
     for key, value in (case.get("config") or {}).items():
         # the runner patched torch._dynamo.config (e.g. ignore_logging_functions = {bad_fn3})
-        for fname in re.findall(r"<function (\w+) at", str(value)):
+        for fname in re.findall(r"<function (\w+)(?: at|>)", str(value)):
             extra += f"torch._dynamo.config.{key}.add({fname})\n"
     if isinstance(target, ast.ClassDef):
         if case.get("compile_mode") == "module.compile":
@@ -85,24 +104,39 @@ def break_lines(text: str) -> set[int]:
     return {i + 1 for i, line in enumerate(text.splitlines()) if re.search(r"#\s*BREAK\b", line)}
 
 
-def run(catalog: Path, verbose: bool = False, quiet: bool = False) -> dict:
-    cases = verdicts(catalog)
+def run(catalog: Path, verbose: bool = False, quiet: bool = False, torch_version: str | None = None) -> dict:
+    """Static findings against the verdicts: the catalog's own (torch 2.13), or with `torch_version` the
+    ones collected on that release, analysed for that version."""
+    result = run_versions(catalog, [torch_version])[torch_version]
+    if not quiet:
+        report(catalog, result, torch_version, verbose)
+    return result
+
+
+def run_versions(catalog: Path, versions: list[str | None]) -> dict[str | None, dict]:
+    """`run` for several versions at once: each case is read and analysed once, and its findings are
+    computed for every version (None: the catalog's own verdicts, analysed for the installed torch)."""
+    by_version = {v: {c["id"]: c for c in (knowledge_verdicts(v) if v else verdicts(catalog))} for v in versions}
+    ids = list(dict.fromkeys(cid for cases in by_version.values() for cid in cases))
     sources = {p.name: p.read_text() for p in sorted(catalog.glob("cases_*.py"))}
     trees = {name: ast.parse(src) for name, src in sources.items()}
-    rows = []
+    rows: dict[str | None, list[dict]] = {v: [] for v in versions}
+    seconds = dict.fromkeys(versions, 0.0)
     work = Path(tempfile.mkdtemp(prefix="fg_catalog_"))
-    started = time.perf_counter()
     try:
-        for case in cases:
-            if case.get("breaks") is None:  # crashed the interpreter: no verdict
+        for cid in ids:
+            wanted = [v for v in versions if by_version[v].get(cid, {}).get("breaks") is not None]
+            if not wanted:  # crashed the interpreter: no verdict
                 continue
-            found = [(name, t) for name, src in sources.items() if (t := case_target(trees[name], case["id"]))]
+            case = by_version[wanted[0]][cid]
+            found = [(name, t) for name, src in sources.items() if (t := case_target(trees[name], cid))]
             if not found:
-                rows.append({"id": case["id"], "category": case["category"], "breaks": case["breaks"],
-                             "status": "not found in the case files"})
+                for v in wanted:
+                    rows[v].append({"id": cid, "category": case["category"], "breaks": by_version[v][cid]["breaks"],
+                                    "status": "not found in the case files"})
                 continue
             fname, target = found[0]
-            d = work / case["id"]
+            d = work / cid
             d.mkdir()
             shutil.copy(catalog / "harness.py", d / "harness.py")
             comp = compile_lines(case, target)
@@ -110,26 +144,49 @@ def run(catalog: Path, verbose: bool = False, quiet: bool = False) -> dict:
             root_line = text.count("\n", 0, text.rindex(comp)) + comp.count("\n")  # 1-based, last line
             path = d / fname
             path.write_text(text)
-            ws = Workspace(Config(project_root=str(d)))
-            ws.load_files([str(path), str(d / "harness.py")], jobs=1)
-            # findings anywhere (a helper in harness.py too), reached from the compile line
-            findings = [f for f in ws.findings_for(None, fixes=False)
-                        if f.root is not None and f.root.location.path == str(path)
-                        and f.root.location.span.start.line + 1 == root_line]
             end = getattr(target, "end_lineno", target.lineno)
             marked = break_lines(text)
-            lines = sorted({f.span.start.line + 1 for f in findings if f.path == str(path)})
-            rows.append({
-                "id": case["id"], "category": case["category"], "breaks": case["breaks"],
-                "gb_type": case.get("gb_type"),
-                "findings": [{"code": f.code, "file": os.path.basename(f.path), "line": f.span.start.line + 1,
-                              "message": f.message} for f in findings],
-                "on_marked_line": bool(set(lines) & marked),
-                "case_lines": [target.lineno, end],
-            })
+            loaded, done = None, {}
+            for v in wanted:
+                t0 = time.perf_counter()
+                analysed = str(Config(torch_version=v).torch())  # None: the installed torch
+                if analysed in done:  # the same analysis (the installed torch is a collected one)
+                    findings = done[analysed]
+                    break_rows(rows[v], by_version[v][cid], findings, path, marked, target, end)
+                    continue
+                ws = Workspace(Config(project_root=str(d), torch_version=v), use_cache=False)
+                if loaded is None:
+                    ws.load_files([str(path), str(d / "harness.py")], jobs=1)
+                    loaded = list(ws.project.modules.values())
+                else:  # the summaries do not depend on the version: only the findings do
+                    for mod in loaded:
+                        ws.project.set_module(mod)
+                # findings anywhere (a helper in harness.py too), reached from the compile line
+                findings = [f for f in ws.findings_for(None, fixes=False)
+                            if f.root is not None and f.root.location.path == str(path)
+                            and f.root.location.span.start.line + 1 == root_line]
+                done[analysed] = findings
+                seconds[v] += time.perf_counter() - t0
+                break_rows(rows[v], by_version[v][cid], findings, path, marked, target, end)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    seconds = time.perf_counter() - started
+    return {v: score(rows[v], seconds[v]) for v in versions}
+
+
+def break_rows(rows: list[dict], verdict: dict, findings: list, path: Path, marked: set[int], target: ast.AST,
+               end: int) -> None:
+    lines = sorted({f.span.start.line + 1 for f in findings if f.path == str(path)})
+    rows.append({
+        "id": verdict["id"], "category": verdict["category"], "breaks": verdict["breaks"],
+        "gb_type": verdict.get("gb_type"),
+        "findings": [{"code": f.code, "file": os.path.basename(f.path), "line": f.span.start.line + 1,
+                      "message": f.message} for f in findings],
+        "on_marked_line": bool(set(lines) & marked),
+        "case_lines": [target.lineno, end],
+    })
+
+
+def score(rows: list[dict], seconds: float) -> dict:
     breaking = [r for r in rows if r["breaks"] and "findings" in r]
     clean = [r for r in rows if r["breaks"] is False and "findings" in r]
     hit = [r for r in breaking if r["findings"]]
@@ -139,9 +196,17 @@ def run(catalog: Path, verbose: bool = False, quiet: bool = False) -> dict:
         "clean": len(clean), "false_positives": len(fps), "seconds": round(seconds, 1),
         "misses_by_category": dict(Counter(r["category"] for r in breaking if not r["findings"]).most_common()),
     }
-    if quiet:
-        return {"summary": summary, "cases": rows}
-    print(f"catalog: {catalog}")
+    return {"summary": summary, "cases": rows}
+
+
+def report(catalog: Path, result: dict, torch_version: str | None, verbose: bool) -> None:
+    rows, summary = result["cases"], result["summary"]
+    breaking = [r for r in rows if r["breaks"] and "findings" in r]
+    clean = [r for r in rows if r["breaks"] is False and "findings" in r]
+    hit = [r for r in breaking if r["findings"]]
+    fps = [r for r in clean if r["findings"]]
+    seconds = summary["seconds"]
+    print(f"catalog: {catalog}" + (f" (Dynamo {torch_version}'s verdicts)" if torch_version else ""))
     print(f"breaking cases found: {len(hit)}/{len(breaking)} "
           f"({summary['on_marked_line']} with a finding on the line marked # BREAK)")
     print(f"false positives: {len(fps)}/{len(clean)} non-breaking cases with a finding")
@@ -156,7 +221,6 @@ def run(catalog: Path, verbose: bool = False, quiet: bool = False) -> dict:
             print(f"  found {r['id']:32} {[(f['code'], f['line']) for f in r['findings']]}"
                   f"{'' if r['on_marked_line'] else '  (not on the # BREAK line)'}")
     print(f"{seconds:.1f} s")
-    return {"summary": summary, "cases": rows}
 
 
 def main() -> int:
@@ -165,13 +229,17 @@ def main() -> int:
                     help="the catalog folder (default: $FULLGRAPH_CATALOG or tests/catalog)")
     ap.add_argument("--out", type=Path, default=HERE / "results" / "catalog.json")
     ap.add_argument("--verbose", action="store_true", help="list the cases found too")
+    ap.add_argument("--torch-version", help="score against Dynamo's verdicts on this collected release "
+                    f"(one of {', '.join(committed_versions())}), analysing for that version")
     args = ap.parse_args()
     try:
-        verdicts(args.catalog)
+        knowledge_verdicts(args.torch_version) if args.torch_version else verdicts(args.catalog)
     except FileNotFoundError as e:
         print(f"{e}; pass --catalog DIR", file=sys.stderr)
         return 2
-    result = run(args.catalog, args.verbose)
+    if args.torch_version and args.out == HERE / "results" / "catalog.json":
+        args.out = HERE / "results" / f"catalog-{args.torch_version}.json"
+    result = run(args.catalog, args.verbose, torch_version=args.torch_version)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=1))
     return 1 if result["summary"]["false_positives"] else 0

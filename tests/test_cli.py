@@ -47,7 +47,9 @@ def test_json_schema(tmp_path):
     r = run("check", tmp_path, "--format", "json")
     assert r.returncode == 1
     doc = json.loads(r.stdout)
-    assert set(doc) == {"version", "torch_version", "files_checked", "diagnostics", "unresolved_roots"}
+    assert set(doc) == {"version", "torch_version", "knowledge_version", "files_checked", "diagnostics",
+                        "unresolved_roots"}
+    assert doc["knowledge_version"] == "2.13.0"  # the collected release whose Dynamo verdicts stand for 2.13.0
     assert doc["unresolved_roots"] == []
     assert doc["files_checked"] == 1
     (d,) = doc["diagnostics"]

@@ -30,6 +30,7 @@ from .engine.summary import ModuleSummary
 from .model import ERROR, Finding
 from .positions import Span
 from .rules import registry
+from .torchinfo import knowledge_of
 
 _STAR_IMPORT = re.compile(rb"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\*", re.M)
 PARALLEL_THRESHOLD = 64  # files; below this, analysing in-process is faster than forking
@@ -49,6 +50,7 @@ class CheckResult:
         return {
             "version": __version__,
             "torch_version": self.torch_version,
+            "knowledge_version": knowledge_of(self.torch_version),  # whose Dynamo verdicts stand for it
             "files_checked": self.files_checked,
             "diagnostics": [f.to_json() for f in self.findings],
             "unresolved_roots": [{"label": label, "path": path, "range": span.to_json(), "reason": why}

@@ -19,7 +19,7 @@ else:  # pragma: no cover - Python 3.10
     except ImportError:
         from pip._vendor import tomli as tomllib  # type: ignore
 
-from .torchinfo import VERIFIED_VERSION, TorchVersion, installed_torch_version
+from .torchinfo import VERIFIED_VERSION, TorchVersion, installed_torch_version, knowledge_version, newest_knowledge
 
 DEFAULT_EXCLUDE = (
     ".git", ".hg", ".svn", ".venv", "venv", "env", ".env", ".tox", ".nox", ".mypy_cache",
@@ -51,14 +51,19 @@ class Config:
 
     # ---- derived ---------------------------------------------------------------------------
     def torch(self) -> TorchVersion:
-        """The torch version rules are evaluated for (config > installed > verified)."""
+        """The torch version rules are evaluated for (config > installed > the newest collected release)."""
         for candidate in (self.torch_version, installed_torch_version()):
             if candidate:
                 try:
                     return TorchVersion.parse(candidate)
                 except ValueError:
                     self.warnings.append(f"ignoring torch version {candidate!r}: not a version")
-        return TorchVersion.parse(VERIFIED_VERSION)
+        return newest_knowledge() or TorchVersion.parse(VERIFIED_VERSION)
+
+    def knowledge(self) -> TorchVersion | None:
+        """The collected release whose Dynamo verdicts, GB texts and APIs stand for `torch()`
+        (torchinfo.knowledge_version)."""
+        return knowledge_version(self.torch())
 
     def torch_source(self) -> str:
         if self.torch_version:

@@ -8,6 +8,7 @@ from typing import Iterable
 from . import __version__
 from .model import ERROR, INFO, WARNING, Finding
 from .rules import registry
+from .torchinfo import versions_text
 from .trace.parse import is_library_path
 
 FORMATS = ("text", "json", "sarif", "github")
@@ -116,7 +117,7 @@ def summary_line(findings: list[Finding], files_checked: int, torch_version: str
     if unresolved:
         extra.append(f"{unresolved} compiled target{'s' if unresolved != 1 else ''} could not be resolved; "
                      "-v lists them")
-    return f"{head}{''.join('; ' + e for e in extra)} (torch {torch_version}, {torch_source})."
+    return f"{head}{''.join('; ' + e for e in extra)} ({versions_text(torch_version, torch_source)})."
 
 
 def format_json(result) -> str:

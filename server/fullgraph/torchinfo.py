@@ -1,9 +1,14 @@
 """What we know about the user's torch, read without importing it.
 
 The version comes from the installed distribution's metadata (the interpreter that runs fullgraph),
-overridable by config and ``--torch-version``.  The graph-break registry
-(``torch/_dynamo/graph_break_registry.json``, GB code -> gb_type, explanation, hints) is read from the
-same installation, so hover texts and codes match the user's torch.
+overridable by config and ``--torch-version``; without torch, the newest collected release is assumed.
+
+That version selects the collected knowledge (``data/knowledge-<version>.json``, made by
+``python -m fullgraph.knowledge collect``): the same release, else the nearest collected one of its
+minor, else the newest older one (a release newer than every collected one gets the newest, and the
+summary says so).  Its Dynamo graph-break registry (GB code -> gb_type, explanation, hints) is what
+hover quotes, and its ``apis`` say which torch names a fix may emit.  Each file is read once, when a
+section of it is first asked for (JSON only; torch is never imported).
 """
 from __future__ import annotations
 
@@ -15,6 +20,8 @@ from pathlib import Path
 
 # The version every rule's examples are verified against in the tests.
 VERIFIED_VERSION = "2.13"
+
+DATA = Path(__file__).resolve().parent / "data"
 
 GB_SITE = "https://meta-pytorch.github.io/compile-graph-break-site/gb/{code}.html"
 
@@ -135,6 +142,113 @@ def fill_template(text: str, known: dict[str, str]) -> str:
 
 def gb_url(code: str) -> str:
     return GB_SITE.format(code=code.lower())
+
+
+# ---- the collected knowledge of each release (data/knowledge-<version>.json) ------------------------
+@functools.lru_cache(maxsize=1)
+def knowledge_versions() -> tuple[TorchVersion, ...]:
+    """The collected releases, oldest first (from the file names; nothing is read)."""
+    out = []
+    for p in DATA.glob("knowledge-*.json"):
+        try:
+            out.append(TorchVersion.parse(p.stem.split("-", 1)[1]))
+        except ValueError:
+            continue
+    return tuple(sorted(out))
+
+
+def newest_knowledge() -> TorchVersion | None:
+    versions = knowledge_versions()
+    return versions[-1] if versions else None
+
+
+def knowledge_version(torch: TorchVersion) -> TorchVersion | None:
+    """The collected release whose Dynamo verdicts stand for `torch`: the same release; else one of the
+    same minor (the newest not after it, else the oldest); else the newest older one; else (older than
+    every collected release) the oldest."""
+    versions = knowledge_versions()
+    if not versions:
+        return None
+    if torch in versions:
+        return torch
+    same = [v for v in versions if (v.major, v.minor) == (torch.major, torch.minor)]
+    if same:
+        return max((v for v in same if not torch < v), default=min(same))
+    older = [v for v in versions if v < torch]
+    return max(older) if older else versions[0]
+
+
+def knowledge_of(torch_version: str) -> str | None:
+    """`knowledge_version` of a version string ("2.16.0" -> "2.15.0"); None when nothing applies."""
+    try:
+        k = knowledge_version(TorchVersion.parse(torch_version))
+    except ValueError:
+        return None
+    return str(k) if k is not None else None
+
+
+def knowledge_relation(torch: TorchVersion, knowledge: TorchVersion | None) -> str:
+    """How the knowledge chosen for `torch` relates to it: "" (its release or its minor), "the newest
+    collected" (torch is newer than every collected release), "the oldest collected", or "the nearest
+    older collected"."""
+    versions = knowledge_versions()
+    if knowledge is None or (knowledge.major, knowledge.minor) == (torch.major, torch.minor):
+        return ""
+    if knowledge == versions[-1] and versions[-1] < torch:
+        return "the newest collected"
+    if knowledge == versions[0] and torch < versions[0]:
+        return "the oldest collected"
+    return "the nearest older collected"
+
+
+def versions_text(torch_version: str, torch_source: str) -> str:
+    """The torch version checked against and whose Dynamo verdicts stand for it, for the summary line and
+    the editor's status item: "torch 2.15.0 installed; Dynamo 2.15.0's verdicts"."""
+    try:
+        torch = TorchVersion.parse(torch_version)
+    except ValueError:
+        return f"torch {torch_version}, {torch_source}"
+    if torch_source in ("installed", "configured"):
+        head = f"torch {torch_version} {torch_source}"
+    elif torch_source.startswith("assumed"):
+        head = f"torch not installed, {torch_version} assumed"
+    else:  # not a static check's version (a run recorded by `fullgraph trace`)
+        return f"torch {torch_version}, {torch_source}"
+    k = knowledge_version(torch)
+    if k is None:
+        return f"{head}; no Dynamo verdicts collected"
+    rel = knowledge_relation(torch, k) or ("the newest collected" if head.startswith("torch not") else "")
+    return f"{head}; Dynamo {k}'s verdicts" + (f", {rel}" if rel else "")
+
+
+@functools.lru_cache(maxsize=None)
+def _knowledge_file(version: str) -> dict:
+    try:
+        return json.loads((DATA / f"knowledge-{version}.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def knowledge_section(torch: TorchVersion, section: str) -> dict:
+    """One section (``registry``, ``apis``, ``calls``, ``catalog``, ...) of the knowledge chosen for
+    `torch` (empty when none is collected)."""
+    k = knowledge_version(torch)
+    return _knowledge_file(str(k)).get(section, {}) if k is not None else {}
+
+
+def api_exists(name: str, torch: TorchVersion) -> bool | None:
+    """Whether `torch.<...>` name exists on that release (its collected ``apis``); None when the name
+    was not probed (or nothing is collected)."""
+    a = knowledge_section(torch, "apis").get(name)
+    return None if a is None else bool(a.get("exists"))
+
+
+@functools.lru_cache(maxsize=8)
+def knowledge_registry(torch: TorchVersion) -> dict[str, GBEntry]:
+    """GB code -> entry of Dynamo's graph-break registry on the release chosen for `torch`."""
+    return {code: GBEntry(code=code, gb_type=str(e.get("gb_type", "")), explanation=str(e.get("explanation", "")),
+                          hints=tuple(str(h) for h in e.get("hints") or []))
+            for code, e in knowledge_section(torch, "registry").items()}
 
 
 @functools.lru_cache(maxsize=4)

@@ -225,6 +225,15 @@ def breaks(version: TorchVersion) -> dict[str, str]:
     return load(version).get("breaks", {})
 
 
+def left_table(callee: str, version: TorchVersion) -> bool:
+    """`callee` is a row of some shipped table but not of `version`'s (random.random on 2.14): Dynamo
+    no longer breaks at the call with one of BREAKS.  Leaving the table does not by itself mean traced
+    (time.time breaks with "Call to a time function" on 2.15); the collected knowledge's `calls` says
+    which, and tests/test_knowledge.py checks it for the callees a rule's `holds` asks about."""
+    table = breaks(version)
+    return bool(table) and callee in all_names() and callee not in table
+
+
 def main(argv: list[str] | None = None) -> int:
     out = DATA / "tracetable-{}.json"
     table = generate()
