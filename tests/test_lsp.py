@@ -161,6 +161,17 @@ def by_code(diags):
 
 
 # ---------------------------------------------------------------------------------------------------------
+async def test_a_compile_call_it_cannot_follow_is_shown(client: LanguageClient):
+    """`torch.compile(getattr(models, name)())`: nothing behind it is analysed, and the editor says so on the
+    call (information), instead of showing a clean file."""
+    uri = await open_doc(client, "dyn.py", "import torch\nimport models\n\nname = 'Net'\n"
+                                           "m = torch.compile(getattr(models, name)())\n")
+    diags = await diagnostics(client, uri)
+    assert [(d.range.start.line, d.code, d.severity) for d in diags] == [
+        (4, "FG003", t.DiagnosticSeverity.Information)]
+    assert diags[0].message.startswith("fullgraph could not follow `torch.compile(getattr(models, name)())`")
+
+
 async def test_diagnostics_positions_and_metadata(client: LanguageClient):
     uri = await open_doc(client, "model.py", MODEL)
     diags = await diagnostics(client, uri)

@@ -27,7 +27,7 @@ from .engine.module import ModuleAnalyzer, analyze, parse_module
 from .modnames import module_name_for, namespace_names
 from .engine.project import Project
 from .engine.summary import ModuleSummary
-from .model import ERROR, Finding
+from .model import ERROR, INFO, Finding
 from .positions import Span
 from .rules import registry
 from .torchinfo import knowledge_of
@@ -242,6 +242,22 @@ class Workspace:
             return []
         return namespace_names(summary.path, summary.name, os.path.basename(summary.path) == "__init__.py",
                                self.config.project_root)
+
+    def unfollowed(self, paths: Iterable[str]) -> list[Finding]:
+        """The compile calls in `paths` whose target the analysis cannot follow, as information findings
+        (FG003): the editor shows them on the call, so a file without findings is not taken for clean."""
+        want = set(paths)
+        rule = registry.BY_CODE["FG003"]
+        out = []
+        for label, path, span, why in self.project.unresolved_roots():
+            if path not in want:
+                continue
+            what = ("what it compiles is made at run time" if why == "unresolved"
+                    else "the function or class it names was not found")
+            out.append(Finding(path=path, code=rule.code, name=rule.name, severity=INFO, span=span,
+                               message=f"fullgraph could not follow `{label}` ({what}); the graph breaks behind it "
+                                       "are not checked", url=rule.url()))
+        return out
 
     def source_of(self, path: str) -> str | None:
         """The text of a module as analysed: the editor's buffer, else the file (None if unreadable)."""

@@ -221,11 +221,15 @@ class FullgraphServer(LanguageServer):
 
     def _engine_analyze(self, path: str, text: str) -> list[Finding]:
         self._set_buffer(self.ws, path, text)
-        return self._with_runtime(path, text, self.ws.findings_for([path], fixes=False))
+        return self._with_runtime(path, text, self._static_findings(path))
 
     def _engine_findings(self, path: str) -> list[Finding]:
         text = self.ws.texts.get(path)
-        return self._with_runtime(path, text, self.ws.findings_for([path], fixes=False))
+        return self._with_runtime(path, text, self._static_findings(path))
+
+    def _static_findings(self, path: str) -> list[Finding]:
+        """The file's findings, and an information diagnostic on each compile call it cannot follow (FG003)."""
+        return self.ws.findings_for([path], fixes=False) + self.ws.unfollowed([path])
 
     def _engine_fixes(self, uri: str, version, path: str, text: str, findings: list[Finding], start: int,
                       priority: tuple[int, int]) -> int:

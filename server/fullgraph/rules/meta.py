@@ -22,3 +22,16 @@ class UnreadableFile(Rule):
     what = "Reports a `.py` file that is not UTF-8 text (or its declared encoding), contains NUL bytes, or is over the size limit."
     why = "fullgraph analyses Python source text only."
     instead = "Exclude generated or binary files with `exclude` / `extend-exclude` in `[tool.fullgraph]`."
+
+
+class UnfollowedRoot(Rule):
+    code = "FG003"
+    name = "unfollowed-compile"
+    summary = "a torch.compile call whose target fullgraph cannot follow: its graph breaks are not checked"
+    verified = "not a Dynamo rule"
+    what = """Marks (as information, in the editor) a `torch.compile(...)` call or `.compile()` whose compiled
+function or module the analysis cannot see: a value made at run time (`getattr(models, name)(...)`, a hub
+entry point), or a name it does not find.  The command line counts them in its summary; `-v` lists them."""
+    why = "Nothing reached from that call is analysed, so no finding there is not the same as no graph break."
+    instead = """Name the compiled function or class in `[tool.fullgraph]` `roots = ["pkg.module:Model.forward"]`,
+or compile something the source names (`torch.compile(Model(...))`)."""
