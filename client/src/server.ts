@@ -29,6 +29,10 @@ export interface ServerStatus {
   torchVersion?: string | null;
   /** "installed" | "configured" | "assumed ..." */
   torchSource?: string | null;
+  /** The collected torch release whose Dynamo verdicts stand for torchVersion. */
+  knowledgeVersion?: string | null;
+  /** Both in one phrase: "torch 2.15.0 installed; Dynamo 2.15.0's verdicts". */
+  versions?: string | null;
   fullgraphVersion?: string | null;
   lastCapture?: string | null;
 }

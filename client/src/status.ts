@@ -38,6 +38,9 @@ export function torchText(status: ServerStatus | undefined): string | undefined 
   if (!status?.torchVersion) {
     return undefined;
   }
+  if (status.versions) {
+    return status.versions;
+  }
   return status.torchSource ? `torch ${status.torchVersion} (${status.torchSource})` : `torch ${status.torchVersion}`;
 }
 

@@ -162,6 +162,9 @@ describe("texts", () => {
   it("shows the torch version and where it comes from", () => {
     assert.equal(torchText({ torchVersion: "2.13.0", torchSource: "installed" }), "torch 2.13.0 (installed)");
     assert.equal(torchText({ torchVersion: "2.9" }), "torch 2.9");
+    const versions = "torch 2.16.0 installed; Dynamo 2.15.0's verdicts, the newest collected";
+    assert.equal(torchText({ torchVersion: "2.16.0", torchSource: "installed", knowledgeVersion: "2.15.0", versions }),
+      versions);
     assert.equal(torchText(undefined), undefined);
   });
 

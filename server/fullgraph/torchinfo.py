@@ -251,6 +251,18 @@ def knowledge_registry(torch: TorchVersion) -> dict[str, GBEntry]:
             for code, e in knowledge_section(torch, "registry").items()}
 
 
+def gb_registry(torch: TorchVersion) -> dict[str, GBEntry]:
+    """Dynamo's graph-break registry of the version checked against: the installed torch's own file when
+    that is the version (exact, even a release newer than every collected one), else the collected
+    release's chosen for it (a configured version, or no torch installed)."""
+    installed = installed_torch_version()
+    try:
+        same = installed is not None and TorchVersion.parse(installed) == torch
+    except ValueError:
+        same = False
+    return (load_gb_registry() if same else {}) or knowledge_registry(torch)
+
+
 @functools.lru_cache(maxsize=4)
 def load_gb_registry(torch_dir: str | None = None) -> dict[str, GBEntry]:
     """GB code -> first registry entry, from the installed torch (empty if unavailable)."""

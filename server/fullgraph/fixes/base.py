@@ -22,7 +22,7 @@ from typing import Callable, ClassVar
 import libcst as cst
 
 from ..positions import Pos, Span
-from ..torchinfo import ALL_VERSIONS, TorchVersion, VersionRange
+from ..torchinfo import ALL_VERSIONS, TorchVersion, VersionRange, api_exists
 from .edits import (
     NotOffered,
     TextEdit,
@@ -133,9 +133,11 @@ class Fix:
     title: ClassVar[str]  # generic title (docs); offers carry a specific one
     safe: ClassVar[bool]
     versions: ClassVar[VersionRange] = ALL_VERSIONS
+    # torch names the fix's code needs: not offered on a release whose collected `apis` lack one
+    apis: ClassVar[tuple[str, ...]] = ()
 
     def supported(self, version: TorchVersion) -> bool:
-        return self.versions.contains(version)
+        return self.versions.contains(version) and all(api_exists(a, version) is not False for a in self.apis)
 
     def offer(self, ctx: FixContext, finding) -> Offer | None:  # pragma: no cover - abstract
         raise NotImplementedError

@@ -3,7 +3,11 @@
 - `nonstrict-trace`: a pure tensor function containing a graph break (FG201 in a callee) is traced
   non-strictly: `torch._dynamo.nonstrict_trace(g)(x)` at the call site (or `@...nonstrict_trace` on
   its definition when the call is in another file); a `@torch.compiler.disable`'d pure function
-  (FG202) gets `@torch._dynamo.nonstrict_trace` instead.  Never for code with side effects (the body
+  (FG202) gets `@torch.compiler.nonstrict_trace` instead.  A decorator takes the public
+  `torch.compiler.nonstrict_trace` where the release has it (2.14.1 on: the collected `apis`), the
+  private name before.  The call site keeps the private name on every release: called inside the
+  compiled region, the public one is a function Dynamo skips (GB0007 on 2.15.0: the fix oracle,
+  `python -m fullgraph.knowledge oracle 2.15.0`).  Never for code with side effects (the body
   runs on fake tensors at trace time and not at all at run time under aot_eager/inductor) nor for
   functions that return None (GB0251).
 - `custom-op`: a call into a compiled extension or SciPy kernel (FG206) becomes a
@@ -16,7 +20,7 @@ import re
 
 import libcst as cst
 
-from ..torchinfo import VersionRange
+from ..torchinfo import TorchVersion, VersionRange, api_exists
 from . import names as N
 from .base import Fix, FixContext, Offer, give_up
 
@@ -41,11 +45,22 @@ def _plain_function(fs, mod) -> bool:
         and not fs.is_async
 
 
+def nonstrict_trace_api(version: TorchVersion) -> str:
+    """`compiler.nonstrict_trace` where the release has it (2.14.1 on), else `_dynamo.nonstrict_trace`."""
+    return "compiler.nonstrict_trace" if api_exists("torch.compiler.nonstrict_trace", version) else \
+        "_dynamo.nonstrict_trace"
+
+
 class NonstrictTrace(Fix):
     id = "nonstrict-trace"
-    title = "Trace the pure function non-strictly with `torch._dynamo.nonstrict_trace`"
+    title = "Trace the pure function non-strictly with `nonstrict_trace` (public from torch 2.14.1)"
     safe = False
     versions = VersionRange(since="2.7")
+    apis = ("torch._dynamo.nonstrict_trace",)
+
+    def supported(self, version: TorchVersion) -> bool:
+        return self.versions.contains(version) and (
+            api_exists("torch.compiler.nonstrict_trace", version) or super().supported(version))
 
     def offer(self, ctx: FixContext, f) -> Offer | None:
         if f.code == "FG201":
@@ -74,14 +89,16 @@ class NonstrictTrace(Fix):
             give_up("the function has side effects")
         src = ctx.source(f.path)
         tn, edits = ctx.torch_name(src)
+        api = f"{tn}.{nonstrict_trace_api(ctx.version)}"  # as a decorator, run before compiling
         if f.code == "FG201" and call_loc is not None and call_loc.path == f.path:
             frag = src.fragment_at(call_loc.span.start.line)
             call = frag.node_at(call_loc.span, cst.Call)
             func = frag.code(call.func).strip()
             if func.split(".")[-1] != fs.name or not all(p.isidentifier() for p in func.split(".")):
                 give_up("the call does not name the function")
-            e = frag.replace_expr(call.func, f"{tn}._dynamo.nonstrict_trace({func})")
-            return Offer(f"Trace `{fs.name}` non-strictly: `{tn}._dynamo.nonstrict_trace({func})(…)` (it must stay "
+            inline = f"{tn}._dynamo.nonstrict_trace"  # the public name is skipped inside compiled code
+            e = frag.replace_expr(call.func, f"{inline}({func})")
+            return Offer(f"Trace `{fs.name}` non-strictly: `{inline}({func})(…)` (it must stay "
                          "pure: no side effects)", edits + [e])
         if mod.path != f.path:
             give_up("the function is in another file")
@@ -90,20 +107,20 @@ class NonstrictTrace(Fix):
         if not defs:
             give_up()
         fdef = defs[0]
-        new_deco = cst.Decorator(decorator=cst.parse_expression(f"{tn}._dynamo.nonstrict_trace"))
+        new_deco = cst.Decorator(decorator=cst.parse_expression(api))
         if f.code == "FG202":
             decos = list(fdef.decorators)
             idx = [i for i, d in enumerate(decos) if re.search(r"(^|\.)disable\b", frag.code(d.decorator).strip())]
             if len(idx) != 1:
                 give_up("disable decorator not found")
             i = idx[0]
-            e = frag.replace_expr(decos[i].decorator, f"{tn}._dynamo.nonstrict_trace")
+            e = frag.replace_expr(decos[i].decorator, api)
             return Offer(f"Replace `@{frag.code(fdef.decorators[i].decorator).strip()}` on `{fs.name}` by "
-                         f"`@{tn}._dynamo.nonstrict_trace` (it must stay pure: no side effects)", edits + [e])
+                         f"`@{api}` (it must stay pure: no side effects)", edits + [e])
         if fdef.decorators:
             give_up("already decorated")
         e = frag.rewrite({fdef: fdef.with_changes(decorators=[new_deco])})
-        return Offer(f"Decorate `{fs.name}` with `@{tn}._dynamo.nonstrict_trace` (it must stay pure: no side "
+        return Offer(f"Decorate `{fs.name}` with `@{api}` (it must stay pure: no side "
                      "effects)", edits + [e])
 
 
@@ -129,6 +146,7 @@ class CustomOp(Fix):
     title = "Wrap the opaque call in a `torch.library.custom_op` with a `register_fake` (check the fake's shape)"
     safe = False
     versions = VersionRange(since="2.4")
+    apis = ("torch.library.custom_op", "torch.library.register_fake")
 
     def offer(self, ctx: FixContext, f) -> Offer | None:
         if not f.call_path:

@@ -37,6 +37,7 @@ class HopPrint(Fix):
     # The positional form ("{}", t) arrived in Dec 2025 (pytorch#170880): 2.11 is the first release
     # after it (inferred); verified on 2.13 (tests/test_fixes_oracle.py).
     versions = VersionRange(since="2.11")
+    apis = ("torch._higher_order_ops.print",)
 
     def offer(self, ctx: FixContext, f) -> Offer | None:
         src, frag = ctx.fragment_of(f, compiled=True)

@@ -164,10 +164,18 @@ class ReorderableLogging(Fix):
     title = "Register the function in `torch._dynamo.config.reorderable_logging_functions` (runs after the graph)"
     safe = False
     versions = VersionRange(since="2.3")
+    apis = ("torch._dynamo.config.reorderable_logging_functions",)
+    # print(..., end=..., flush=True) reordered compiles up to 2.13 and breaks from 2.14.1 (the catalog's
+    # fix print_kwargs/reorderable_logging_functions in data/knowledge-*.json)
+    keywords_reorder = VersionRange(until="2.14")
 
     def offer(self, ctx: FixContext, f) -> Offer | None:
         if not f.call_path or not f.data.get("reorderable"):
             give_up("arguments are not all tensors, constants or f-strings")
+        if not self.keywords_reorder.contains(ctx.version):
+            _, frag = ctx.fragment_of(f)
+            if any(a.keyword is not None for a in frag.node_at(f.span, cst.Call).args):
+                give_up("a reordered call with keyword arguments breaks from torch 2.14")
         if len(f.call_path) != 1:
             # torch 2.13 silently drops a reordered call made in an inlined callee (verified by the
             # fix oracle: nothing is printed), so only calls in the compiled function itself qualify

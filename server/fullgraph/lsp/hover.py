@@ -12,7 +12,7 @@ from ..model import ERROR, Finding
 from ..output import rule_docs
 from ..positions import Pos, Span
 from ..rules import registry
-from ..torchinfo import load_gb_registry
+from ..torchinfo import gb_registry
 from . import convert as cv
 from .documents import Doc
 from .engine import NOW
@@ -83,7 +83,7 @@ def _finding_hover(ls: FullgraphServer, f: Finding, doc: Doc) -> str:
             where = f"{os.path.basename(f.root.location.path)}, {doc.cells.where(line)}"
         parts.append(f"Reached from {cv.path_description(f)} (compiled by `{f.root.label}` at {where}).")
         parts.append("")
-    gb = load_gb_registry()
+    gb = gb_registry(ls.config.torch())  # the user's version's texts; a code it lacks is not shown
     callee = str(f.data.get("callee") or "")
     known = {"fn.__name__": callee.rpartition(".")[2].replace("builtins.", ""), "qualname": callee,
              "module_name": callee.rpartition(".")[0]} if callee else {}

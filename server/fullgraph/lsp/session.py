@@ -33,6 +33,7 @@ from ..api import Workspace, decode_source, SourceError
 from ..config import MAX_FILE_BYTES, Config, apply_settings, discover
 from ..model import Finding
 from ..positions import LineIndex
+from ..torchinfo import versions_text
 from . import convert as cv
 from .documents import Documents
 from .engine import FIXES, NOW, REFRESH, Engine
@@ -483,6 +484,9 @@ class FullgraphServer(LanguageServer):
             self.protocol.notify("fullgraph/status", {
                 "torchVersion": torch_v,
                 "torchSource": self.config.torch_source(),
+                # the collected release whose Dynamo verdicts stand for it, and both in one phrase
+                "knowledgeVersion": str(self.config.knowledge()) if self.config.knowledge() else None,
+                "versions": versions_text(torch_v, self.config.torch_source()),
                 "fullgraphVersion": __version__,
                 "lastCapture": last,
             })
