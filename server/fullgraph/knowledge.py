@@ -3,6 +3,7 @@
     python -m fullgraph.knowledge collect 2.15.0      # venv (cached), then every probe, then data/
     python -m fullgraph.knowledge venv 2.15.0         # only make (or check) the cached venv
     python -m fullgraph.knowledge diff 2.13.0 2.15.0  # what changed between two collected releases
+    python -m fullgraph.knowledge oracle 2.15.0       # the fix oracle (tests/test_fixes_oracle.py) on that torch
 
 Everything fullgraph knows about Dynamo was first read on one torch; users run others.  ``collect``
 makes (or reuses) a venv with exactly that torch under ``~/.cache/fullgraph/torch/<version>/``
@@ -142,6 +143,32 @@ def ensure_venv(version: str, index: str = "auto", python: str | None = None) ->
     ok.write_text(f"{_installed_torch(py)} installed in {time.time() - t0:.0f}s\n")
     _log(f"torch {_installed_torch(py)} installed in {time.time() - t0:.0f}s")
     return py
+
+
+# what tests/test_fixes_oracle.py needs beside torch (the package's dependencies and pytest)
+ORACLE_DEPS = ("libcst>=1.1", "pygls>=2.0,<3", "pytest", "pytest-asyncio")
+
+
+def oracle(version: str, pytest_args: list[str], index: str = "auto") -> int:
+    """Run the fix oracle in the release's cached venv, this checkout's `server/` on PYTHONPATH: the fixes
+    are offered for that installed torch (its API: torch.compiler.nonstrict_trace from 2.14.1) and each
+    fixed module is compiled by it.  The oracle's dependencies are installed into the venv once."""
+    with _locked(cache_root() / version / ".lock"):
+        py = ensure_venv(version, index=index)
+        if subprocess.run([str(py), "-c", "import libcst, pygls, pytest, pytest_asyncio"],
+                          capture_output=True).returncode != 0:
+            cmd = _nice([str(py), "-m", "pip", "install", "--progress-bar", "off", *ORACLE_DEPS])
+            for env in (dict(os.environ), _public_env()):
+                if subprocess.run(cmd, env=env).returncode == 0:
+                    break
+            else:
+                raise SystemExit(f"could not install {' '.join(ORACLE_DEPS)} into {py.parent.parent}")
+    env = _child_env(version)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    cmd = _nice([str(py), "-m", "pytest", str(ROOT / "tests" / "test_fixes_oracle.py"), "-q", "-p", "no:cacheprovider",
+                 *pytest_args])
+    _log(f"fix oracle on torch {_installed_torch(py)}: {' '.join(cmd)}")
+    return subprocess.run(cmd, env=env, cwd=ROOT).returncode
 
 
 def fix_api_names() -> list[str]:
@@ -772,6 +799,11 @@ def main(argv: list[str] | None = None) -> int:
     v.add_argument("version")
     v.add_argument("--index", choices=("auto", "machine", "public"), default="auto")
     v.add_argument("--python")
+    o = sub.add_parser("oracle", help="run the fix oracle (tests/test_fixes_oracle.py) on a torch release, in its "
+                                      "cached venv; arguments after -- go to pytest")
+    o.add_argument("version")
+    o.add_argument("--index", choices=("auto", "machine", "public"), default="auto")
+    o.add_argument("pytest_args", nargs=argparse.REMAINDER)
     d = sub.add_parser("diff", help="the differences between two collected releases")
     d.add_argument("a")
     d.add_argument("b")
@@ -800,6 +832,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == "diff":
         print_diff(args.a, args.b)
         return 0
+    if args.cmd == "oracle":
+        if not VERSION_RE.match(args.version):
+            ap.error("give an exact release, e.g. 2.15.0")
+        return oracle(args.version, [a for a in args.pytest_args if a != "--"], index=args.index)
     return probe_main(args)
 
 
