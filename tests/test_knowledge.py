@@ -120,3 +120,20 @@ def test_diff_of_two_releases(tmp_path):
     assert d["apis"] == {"torch.x": [False, True]}
     assert d["tracetable"] == {"added": ["time.time"], "removed": ["heapq.heappush"], "changed": [],
                                "removed_on_b": {}}
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+def test_a_row_a_rules_holds_drops_is_traced_on_that_release(path):
+    """FG108's `holds` reads "left the trace table" as "no longer breaks" (random.random on 2.14.1): the
+    release's `calls` must say the call is traced there, not that it breaks otherwise (time.* on 2.15)."""
+    from fullgraph import tracetable
+    from fullgraph.rules import registry
+    from fullgraph.torchinfo import TorchVersion
+
+    version = TorchVersion.parse(path.stem.split("-", 1)[1])
+    calls = json.loads(path.read_text(encoding="utf-8"))["calls"]
+    rule = registry.BY_CODE["FG108"]
+    left = [q for q in rule.calls if tracetable.left_table(q, version)]
+    assert {q: calls.get(q) for q in left if calls.get(q) not in ("traced", "absent")} == {}
+    if version >= TorchVersion(2, 14, 1):
+        assert "random.random" in left
