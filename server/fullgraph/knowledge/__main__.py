@@ -1,0 +1,4 @@
+"""`python -m fullgraph.knowledge`."""
+from . import main
+
+raise SystemExit(main())
