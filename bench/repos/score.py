@@ -20,7 +20,8 @@ scored by statement with bench/modules/score.py's `score()`:
   `x.compile(...)`, counted in the source by AST).
 
 Diagnostics inside a use.py stand-in region (fakes of missing dependencies, see collect.py) are library
-code: they are dropped before scoring and counted apart.  Each miss gets the class written for it in
+code: they are dropped before scoring and counted apart; so are findings that are not graph breaks
+(META_CODES: a file that could not be analysed, a compile call whose target is not followed).  Each miss gets the class written for it in
 classes.json (unresolved compile call / unresolved import / value kind lost / rule missing / other).
 """
 from __future__ import annotations
@@ -44,6 +45,9 @@ CLASSES = os.path.join(HERE, "classes.json")
 PYTHON = os.path.join(REPO, ".venv", "bin", "python")
 STANDIN_START = "# --- stand-ins"
 STANDIN_END = "# --- end of stand-ins"
+# findings that are not graph breaks: a file that could not be analysed (FG001, FG002, output.FILE_CODES) and a
+# compile call whose target is not followed (FG003, where the analyzer has it): left out of the scoring
+META_CODES = ("FG001", "FG002", "FG003")
 MISS_CLASSES = ("unresolved compile call", "unresolved import", "value kind lost", "rule missing", "other")
 
 
@@ -156,11 +160,15 @@ def score_repo(entry: dict, report: dict, folder: str) -> dict:
     ms = modules_score()
     use_py = os.path.realpath(os.path.join(folder, "use.py"))
     ranges = standin_ranges(use_py)
-    kept, dropped = [], 0
+    kept, dropped, meta = [], 0, []
     for d in report.get("diagnostics", []):
         line = d["range"]["start"]["line"]
         if os.path.realpath(d["path"]) == use_py and any(a <= line <= b for a, b in ranges):
             dropped += 1
+            continue
+        if d.get("code") in META_CODES:
+            meta.append({"file": os.path.relpath(os.path.realpath(d["path"]), os.path.realpath(folder)), "line": line,
+                         "code": d.get("code"), "message": d.get("message", "")[:200]})
             continue
         kept.append(d)
     report = dict(report, diagnostics=kept)
@@ -186,7 +194,7 @@ def score_repo(entry: dict, report: dict, folder: str) -> dict:
         "sites": s["truth_sites"], "found": s["found_sites"], "found_any": len(any_found),
         "diagnostics": s["diagnostics"], "on_site": s["diagnostics_on_site"], "false_positives": s["false_positives"],
         "conditional": s["conditional"], "conditional_on_site": s["conditional_on_site"],
-        "standin_diagnostics_dropped": dropped,
+        "standin_diagnostics_dropped": dropped, "meta_findings": meta,
         "roots_run": len(entry["roots"]), "compile_calls": compile_calls(folder), "unresolved": unresolved,
         "misses": res["misses"], "false_positive_list": res["false_positives"], "conditional_list": res["conditional"],
         "compile_ok": entry["compile_ok"],

@@ -9,6 +9,7 @@ reduce and layers.torch.Rearrange for the patterns on this path; Dynamo traces t
 through einops 0.8.2; checked against einops 0.8.2 under fullgraph=True), and import-only placeholder modules for
 the others (the package imports them at the top; only Trainer uses them).
 """
+import random
 import sys
 import types
 
@@ -59,7 +60,7 @@ def _prod(values):
     return out
 
 
-def _einops(x, pattern, reduction=None, **sizes):
+def _einops(x, pattern, reduction, sizes):
     left, right = pattern.split("->")
     lg = _groups(left.strip())
     ell = x.dim() - (len(lg) - 1) if ["<...>"] in lg else 0
@@ -93,16 +94,16 @@ def _einops(x, pattern, reduction=None, **sizes):
     return x.reshape([_prod([known[n] for n in g if n != "1"]) for g in rg])
 
 
-def rearrange(x, pattern, **sizes):
-    return _einops(x, pattern, **sizes)
+def rearrange(tensor, pattern, /, **axes_lengths):  # an axis may be called `x`
+    return _einops(tensor, pattern, None, axes_lengths)
 
 
-def repeat(x, pattern, **sizes):
-    return _einops(x, pattern, **sizes)
+def repeat(tensor, pattern, /, **axes_lengths):
+    return _einops(tensor, pattern, None, axes_lengths)
 
 
-def reduce(x, pattern, reduction, **sizes):
-    return _einops(x, pattern, reduction, **sizes)
+def reduce(tensor, pattern, reduction, /, **axes_lengths):
+    return _einops(tensor, pattern, reduction, axes_lengths)
 
 
 class Rearrange(nn.Module):
@@ -141,6 +142,7 @@ from denoising_diffusion_pytorch import GaussianDiffusion, Unet  # noqa: E402
 
 def main():
     torch.manual_seed(0)
+    random.seed(0)  # p_losses draws `random() < 0.5` for self-conditioning
     model = Unet(dim=16, dim_mults=(1, 2), flash_attn=True, self_condition=True)
     diffusion = GaussianDiffusion(model, image_size=16, timesteps=20, sampling_timesteps=5)
     opt = torch.optim.Adam(diffusion.parameters(), lr=1e-4)

@@ -4,6 +4,7 @@
 diffusion.p_sample_loop(model, ...) with 4 respaced steps; a tiny class-conditional 16x16 model, random images.
 (train_util.py and dist_util.py need mpi4py and blobfile, not installed: the training step is written here.)
 """
+import numpy as np
 import torch as th
 
 from guided_diffusion.resample import create_named_schedule_sampler
@@ -12,6 +13,7 @@ from guided_diffusion.script_util import create_model_and_diffusion, model_and_d
 
 def main():
     th.manual_seed(0)
+    np.random.seed(0)  # the uniform schedule sampler draws timesteps with numpy
     args = model_and_diffusion_defaults()
     args.update(image_size=16, num_channels=32, num_res_blocks=1, num_heads=2, attention_resolutions="8",
                 channel_mult="1,2", class_cond=True, learn_sigma=True, diffusion_steps=50, noise_schedule="cosine",

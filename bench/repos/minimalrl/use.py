@@ -4,6 +4,7 @@ Adam steps) and `train = torch.compile(dqn.train)` plus `q.sample_action = torch
 replay-buffer sampling with random.sample, epsilon-greedy); an environment of random 4-d observations instead
 of CartPole, a few short episodes.  gym is not installed: a stand-in whose make() returns that environment.
 """
+import random
 import sys
 import types
 
@@ -88,6 +89,7 @@ def run_dqn():
 
 def main():
     torch.manual_seed(0)
+    random.seed(0)  # dqn.py's epsilon-greedy and replay sampling use the random module
     return run_ppo(), run_dqn()
 
 
