@@ -93,6 +93,11 @@ class EdgeEvent:
             types = ctx.resolver.attr_types(e.target, attr, r.mod.path)
         return [t for t in types if t.startswith("torch.")], meth, e.kind in ("attr_method", "param_method")
 
+    def called_torch_modules(self) -> list[str]:
+        """The torch classes of the module this call calls (`self.lstm(x)`), not a method of it."""
+        types, _, method_call = self.torch_receivers()
+        return [] if method_call else types
+
     def outside_context(self) -> str | None:
         """For a `with` on an object Dynamo did not create: the project class (with its own `__enter__`)."""
         return self.ctx.walker.outside_context(self.edge, self.reached)

@@ -445,8 +445,7 @@ def f(x):
 
     def at_edge(self, ev):
         """Calling a recurrent module held where only the project can tell its class (`self.lstm(x)`)."""
-        types, _, method_call = ev.torch_receivers()
-        for t in () if method_call else types:
+        for t in ev.called_torch_modules():
             if t in V.RNN_MODULES:
                 yield Placed(f"`{ev.edge.text}(...)` calls a `{t.rsplit('.', 1)[1]}` module, which Dynamo does not "
                              "trace (unless torch._dynamo.config.allow_rnn = True)", data={"module": t})
@@ -508,8 +507,7 @@ def f(log_probs, targets):
 
     def at_edge(self, ev):
         """Calling a `CTCLoss` module held where only the project can tell its class (`self.ctc(...)`)."""
-        types, _, method_call = ev.torch_receivers()
-        for t in () if method_call else types:
+        for t in ev.called_torch_modules():
             if t in V.NO_FAKE_KERNEL_MODULES:
                 yield Placed(f"`{ev.edge.text}(...)` calls a `CTCLoss` module, which has no fake-tensor kernel: "
                              "Dynamo cannot trace it and breaks the graph", data={"module": t})
