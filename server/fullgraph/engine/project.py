@@ -40,6 +40,7 @@ class Project:
         self.walker = Walker(self.resolver, self.arrivals)
         self._pass = FindingsPass(self.contents, self.resolver, self.walker, rules, self.config)
         self._findings: list[Finding] | None = None
+        self._unresolved: list[tuple[str, str, Span, str]] | None = None
         self._interfaces: dict[str, tuple] = {}
 
     # ---- contents ------------------------------------------------------------------------------
@@ -54,13 +55,13 @@ class Project:
         # names, classes or call targets changed: every root may differ; else only those that read it
         self._pass.forget(None if old is None or self._interfaces.get(path) != iface else path)
         self._interfaces[path] = iface
-        self._findings = None
+        self._findings = self._unresolved = None
 
     def remove_module(self, path: str) -> None:
         if self.contents.pop(path) is not None:
             self._interfaces.pop(path, None)
             self._pass.forget(None)
-            self._findings = None
+            self._findings = self._unresolved = None
 
     # what the workspace sets: a followed library's modules loaded on demand, and the texts modules
     # were analysed from (functions are analysed again with what their callers pass)
@@ -104,8 +105,11 @@ class Project:
 
     def unresolved_roots(self) -> list[tuple[str, str, Span, str]]:
         """torch.compile calls in user code whose target the analysis cannot see: (label, path, span,
-        why), why "unresolved" (what is compiled is not visible) or "not found" (named, not found)."""
-        return unresolved_roots(self.resolver, self.roots())
+        why), why "unresolved" (what is compiled is not visible) or "not found" (named, not found).  Once per
+        generation: the editor asks for every file it shows."""
+        if self._unresolved is None:
+            self._unresolved = unresolved_roots(self.resolver, self.roots())
+        return list(self._unresolved)
 
     # ---- findings ------------------------------------------------------------------------------
     def findings(self, paths: Iterable[str] | None = None) -> list[Finding]:
