@@ -4,6 +4,8 @@
     .venv/bin/python bench/modules/collect.py --only beam     # cases whose path contains "beam" (merged into truth.json)
     .venv/bin/python bench/modules/collect.py --native        # also run each case under the author's real backend
     .venv/bin/python bench/modules/collect.py --native-only   # only that, added to the existing truth.json
+    V=~/.cache/fullgraph/torch/2.15.0/venv/bin/python         # another release: its cached venv runs the cases
+    PYTHONPATH=server $V bench/modules/collect.py --python $V --out bench/modules/truth-2.15.0.json
 
 For each case (one subprocess per run, one at a time, `nice -n 10`, OMP_NUM_THREADS=1):
 
@@ -135,7 +137,7 @@ def _env() -> dict:
 
 
 def run_mode(mode: str, case_path: str, tmp: str, *, trace: bool, timeout: int = 300,
-             save_result: str | None = None, python: str = PYTHON) -> tuple[dict, list[dict] | None, float]:
+             save_result: str | None = None, python: str | None = None) -> tuple[dict, list[dict] | None, float]:
     """Run runner.py MODE on one case. Returns (runner record, break events or None, seconds).
 
     With trace=True the run goes through the capture hook of `fullgraph trace` (fullgraph/trace/_hook.py,
@@ -146,7 +148,7 @@ def run_mode(mode: str, case_path: str, tmp: str, *, trace: bool, timeout: int =
     out = os.path.join(tmp, f"{mode}.json")
     if os.path.exists(out):
         os.remove(out)
-    cmd = ["nice", "-n", "10", python, RUNNER, mode, case_path, out]
+    cmd = ["nice", "-n", "10", python or PYTHON, RUNNER, mode, case_path, out]
     if save_result:
         cmd += ["--save-result", save_result]
     env = _env()
@@ -516,6 +518,7 @@ def native_only(out: str, cases_dir: str, cases: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    global PYTHON
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cases", default=CASES)
     ap.add_argument("--out", default=TRUTH)
@@ -523,8 +526,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--native", action="store_true", help="also run each case with its real backend (slow)")
     ap.add_argument("--native-only", action="store_true",
                     help="only run each case unpatched (the author's backend, inductor) and add native_ok to --out")
+    ap.add_argument("--python", default=PYTHON,
+                    help="the interpreter that runs the cases (another release's venv, e.g. "
+                         "~/.cache/fullgraph/torch/2.15.0/venv/bin/python); default .venv/bin/python")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
+    PYTHON = os.path.abspath(os.path.expanduser(args.python)) if args.python != PYTHON else PYTHON
 
     cases_dir = os.path.abspath(args.cases)
     cases = discover(cases_dir)

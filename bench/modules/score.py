@@ -4,6 +4,8 @@
     .venv/bin/python bench/modules/score.py --out bench/modules/RESULTS.md
     .venv/bin/python bench/modules/score.py --json                # JSON summary on stdout
     .venv/bin/python bench/modules/score.py --fixes [--out FILE]  # apply --fix --unsafe-fixes to a copy, rerun Dynamo
+    .venv/bin/python bench/modules/score.py --truth bench/modules/truth-2.15.0.json --torch-version 2.15.0
+                                  # another release's truth, the analyzer told the user's torch is that release
 
 Scoring (line level): one `fullgraph check CASES --format json` over the whole tree (one project).
 * A truth site (a statement where Dynamo reported a graph break) is **found** when a diagnostic of the same
@@ -176,7 +178,7 @@ def markdown(result: dict, truth: dict, meta: dict) -> str:
         "# bench/modules: fullgraph check vs Dynamo",
         "",
         f"Scored {meta['date']} by `bench/modules/score.py` at commit {meta['commit']}; "
-        f"`{meta['command']}` took {meta['check_seconds']:.1f} s. Truth: `truth.json` "
+        f"`{meta['command']}` took {meta['check_seconds']:.1f} s. Truth: `{meta.get('truth', 'truth.json')}` "
         f"(torch {truth.get('torch_version')}, collected {truth.get('date')} at {truth.get('commit')}).",
         "",
         "| measure | value |",
@@ -403,12 +405,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json-out", help="write the full JSON result here")
     ap.add_argument("--fixes", action="store_true", help="apply the analyzer's fixes to a copy and rerun Dynamo (slow)")
     ap.add_argument("--only", nargs="*", help="--fixes: only cases whose path contains one of these")
+    ap.add_argument("--torch-version", help="passed to `fullgraph check --torch-version` (default: the analyzer "
+                    "evaluates for the torch installed in .venv)")
     args = ap.parse_args(argv)
 
     with open(args.truth, encoding="utf-8") as fh:
         truth = json.load(fh)
     cases_dir = os.path.abspath(args.cases)
-    meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": git_head()}
+    meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": git_head(),
+            "truth": os.path.basename(args.truth)}
 
     if args.fixes:
         res = run_fixes(truth, cases_dir, args.only)
@@ -422,7 +427,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(res["summary"], indent=1) if args.json else text)
         return 0
 
-    report, dt, cmd = run_check(cases_dir)
+    report, dt, cmd = run_check(cases_dir, ["--torch-version", args.torch_version] if args.torch_version else None)
     meta.update(check_seconds=dt, command=cmd.replace(REPO + os.sep, "").replace(os.path.dirname(REPO) + os.sep, ""))
     result = score(truth, report, cases_dir)
     result["meta"] = meta
