@@ -30,6 +30,7 @@ from fix_fixtures import cases as extra
 from fix_fixtures.oracle import fresh_module_name, run, same
 from harness import check_code
 
+from fullgraph.config import Config
 from fullgraph.fixes.base import TextEdit, apply_edits
 from fullgraph.rules import registry
 
@@ -198,14 +199,18 @@ def test_fix_oracle(name, code, call, f, ref):
 
 
 def test_fixes_are_offered_where_the_catalog_says_they_work():
-    """Every remedy in the spec is exercised by at least one oracle case."""
+    """Every remedy in the spec is exercised by at least one oracle case -- of the remedies of rules that hold on
+    the installed torch (on 2.15.0, FG406 and FG407 no longer break: min-max-list and sort-key have nothing to fix)."""
     offered = collections.Counter(p.values[4].id for p in _cases())
+    version = Config().torch()
+    live = {fid for r in registry.RULES if r.versions.contains(version) for fid in r.fixes}
     for fid in ("guard", "nonstrict-trace", "custom-op", "list-argument", "split", "ignore-logging-function",
                 "reorderable-logging", "torch-where", "torch-cond", "remove-graph-break", "clone", "torch-math",
                 "fstring", "hop-print", "capture-config", "assert-async", "tensor-assert",
                 "random-where", "numpy-random", "torch-rand", "seed-guard", "num-classes", "reorderable-disabled",
                 "min-max-list", "sort-key"):
-        assert offered[fid] > 0, f"no oracle case offers {fid}"
+        if fid in live:
+            assert offered[fid] > 0, f"no oracle case offers {fid}"
 
 
 def pytest_sessionfinish_hook():  # pragma: no cover - called from conftest if present
