@@ -43,42 +43,31 @@ MODULES = os.path.join(REPO, "bench", "modules")
 TRUTH = os.path.join(HERE, "truth.json")
 CLASSES = os.path.join(HERE, "classes.json")
 PYTHON = os.path.join(REPO, ".venv", "bin", "python")
-STANDIN_START = "# --- stand-ins"
-STANDIN_END = "# --- end of stand-ins"
 # findings that are not graph breaks: a file that could not be analysed (FG001, FG002, output.FILE_CODES) and a
 # compile call whose target is not followed (FG003, where the analyzer has it): left out of the scoring
 META_CODES = ("FG001", "FG002", "FG003")
 MISS_CLASSES = ("unresolved compile call", "unresolved import", "value kind lost", "rule missing", "other")
 
 
-def modules_score():
-    """bench/modules/score.py (it imports bench/modules/collect.py as `collect` itself)."""
-    name = "fg_modules_score"
+def _collect_module():
+    """bench/repos/collect.py (imported by its path: bench/modules/score.py imports bench/modules/collect.py as
+    `collect`): its loader and what it knows of stand-in regions."""
+    name = "fg_repos_collect"
     if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, os.path.join(MODULES, "score.py"))
+        spec = importlib.util.spec_from_file_location(name, os.path.join(HERE, "collect.py"))
         mod = importlib.util.module_from_spec(spec)
         sys.modules[name] = mod
         spec.loader.exec_module(mod)
     return sys.modules[name]
 
 
+def modules_score():
+    """bench/modules/score.py (it imports bench/modules/collect.py as `collect` itself)."""
+    return _collect_module()._load("fg_modules_score", os.path.join(MODULES, "score.py"))
+
+
 def standin_ranges(use_py: str) -> list[tuple[int, int]]:
-    out, start = [], None
-    try:
-        with open(use_py, encoding="utf-8") as fh:
-            lines = fh.read().splitlines()
-    except OSError:
-        return out
-    for i, text in enumerate(lines, 1):
-        s = text.strip()
-        if s.startswith(STANDIN_END) and start is not None:
-            out.append((start, i))
-            start = None
-        elif s.startswith(STANDIN_START):
-            start = i
-    if start is not None:
-        out.append((start, len(lines)))
-    return out
+    return _collect_module().standin_ranges(use_py)
 
 
 # ---- the analyzer ------------------------------------------------------------------------------------------
