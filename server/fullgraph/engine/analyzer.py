@@ -428,21 +428,21 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
             self._loop_rebinds(s)
             it = self.value(s.iter)
             self._iterate_hook(s.iter, it, "for")
-            if isinstance(s.iter, ast.Call) and self.resolve_dotted_node(s.iter.func) in ("builtins.enumerate",
-                                                                                          "builtins.zip"):
+            wrapper = self.resolve_dotted_node(s.iter.func) if isinstance(s.iter, ast.Call) else None
+            if wrapper in ("builtins.enumerate", "builtins.zip"):
                 # `for i, (x, y) in enumerate(loader)`: the loop steps what enumerate/zip wrap
                 how = s.iter.func.id if isinstance(s.iter.func, ast.Name) else "for"
                 for a in s.iter.args:
                     if isinstance(a, ast.Name):
                         self._iterate_hook(a, self.lookup(a.id), how)
-            if isinstance(s.iter, ast.Call) and len(s.iter.args) == 1 and isinstance(s.target, ast.Tuple) and \
-                    len(s.target.elts) == 2 and self.resolve_dotted_node(s.iter.func) == "builtins.enumerate":
+            if wrapper == "builtins.enumerate" and len(s.iter.args) == 1 and isinstance(s.target, ast.Tuple) and \
+                    len(s.target.elts) == 2:
                 # for i, layer in enumerate(self.layers): the second name is an element of the container
                 self.assign(s.target.elts[0], U, None)
                 self.assign(s.target.elts[1], self._element_of(self._container_of(s.iter.args[0]), s.iter.args[0]),
                             None)
-            elif isinstance(s.iter, ast.Call) and isinstance(s.target, ast.Tuple) and not s.iter.keywords and \
-                    len(s.iter.args) == len(s.target.elts) and self.resolve_dotted_node(s.iter.func) == "builtins.zip":
+            elif wrapper == "builtins.zip" and isinstance(s.target, ast.Tuple) and not s.iter.keywords and \
+                    len(s.iter.args) == len(s.target.elts):
                 # for b, s in zip(boxes, scores): each name is an element of its sequence
                 for t_, a in zip(s.target.elts, s.iter.args):
                     self.assign(t_, self._element_of(self._container_of(a), a), None)
