@@ -1,7 +1,7 @@
 """What real code compiles: a submodule held in an attribute of a built model (`torch.compile(model.encoder)`,
 `model.decoder = torch.compile(model.decoder)`, also one its `__init__` was given), one item of what a factory
 returns (`model, criterion = build(cfg)`), through factories that return another factory's result, and a
-factory's module moved or put in a mode (`create_model().float().eval()`).  fullgraph follows each to the functions it runs, and reports the breaks
+factory's module moved or put in a mode (`create_model().float().eval()`), a model chosen by an if/else.  fullgraph follows each to the functions it runs, and reports the breaks
 Dynamo logs when the script runs -- no more (tests/harness.py runs each script's main() under Dynamo)."""
 from __future__ import annotations
 
@@ -160,6 +160,40 @@ SCRIPTS = {
             holder.model = torch.compile(holder.model)
             holder(torch.randn(2, 4))
         ''', {"encoder"}),
+    "chosen_by_if_else": ('''\
+        import torch
+        from proj.model import Decoder, Encoder
+
+
+        def run(encode):
+            if encode:
+                model = Encoder()
+            else:
+                model = Decoder()
+            model = torch.compile(model)
+            model(torch.randn(2, 4))
+
+
+        def main():
+            run(True)
+            run(False)
+        ''', {"encoder", "decoder"}),
+    "chosen_by_if_over_default": ('''\
+        import torch
+        from proj.model import Decoder, Encoder
+
+
+        def run(decode):
+            model = Encoder()
+            if decode:
+                model = Decoder()
+            torch.compile(model)(torch.randn(2, 4))
+
+
+        def main():
+            run(False)
+            run(True)
+        ''', {"encoder", "decoder"}),
 }
 
 

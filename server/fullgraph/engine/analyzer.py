@@ -564,18 +564,24 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
             text = self._test_text(s.test)
             body_conds, else_conds = (("data", text, "truth", True),), (("data", text, "truth", False),)
         stop_body = stop_else = False
-        if not (body_dead and not atoms) and not body_err:
+        before = dict(self.env)
+        body_ran = not (body_dead and not atoms) and not body_err
+        if body_ran:
             self.dead_if = self._with_dead(atoms) if body_dead else saved
             self.conds = saved_conds + body_conds
             stop_body = self.block(s.body)
         self.dead_if, self.conds = saved, saved_conds
-        if not (else_dead and not atoms) and not else_err:
+        after_body = dict(self.env)
+        else_ran = not (else_dead and not atoms) and not else_err
+        if else_ran:
             self.dead_if = self._with_dead(atoms) if else_dead else saved
             self.conds = saved_conds + else_conds
             stop_else = self.block(s.orelse)
         self.dead_if, self.conds = saved, saved_conds
         body_stops = stop_body or body_err
         else_stops = stop_else or else_err
+        if body_ran and else_ran and not body_stops and not else_stops and not (body_dead or else_dead):
+            self._join_module_choice(before, after_body)
         if body_stops and not else_stops:
             if body_err:  # `if bad_input: raise ...` validates: no feature switch for what follows
                 else_conds = tuple(a for a in else_conds if a[0] != "expr")
@@ -596,6 +602,27 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
             self.dead_if = self._with_dead(atoms)
             return False
         return body_stops and else_stops and bool(s.orelse)
+
+    def _join_module_choice(self, before: dict, after_body: dict) -> None:
+        """`if sparse: model = SpGAT(...) else: model = GAT(...)`: after the `if`, `model` is either
+        class (the walk takes both, as for a container of them).  Only objects of known classes are
+        joined; any other value keeps the last branch's (the analysis walks the branches in turn)."""
+        for name in set(after_body) | set(self.env):
+            old = before.get(name)
+            in_body = after_body.get(name, old)
+            in_else = self.env.get(name)
+            if in_else is after_body.get(name):  # the else branch did not assign it
+                in_else = old
+            if in_body is None or in_else is None or in_body == in_else:
+                continue
+            classes: set[str] = set()
+            for v in (in_body, in_else):
+                if v.kind != V.INSTANCE or not v.q or v.attr not in (None, "choice"):
+                    break
+                classes.update(v.q.split("|"))
+            else:
+                if len(classes) > 1:
+                    self.env[name] = Val(V.INSTANCE, "|".join(sorted(classes)), attr="choice")
 
     def hook(self, name: str, node: ast.AST, v: Val) -> None:
         rules = self.rules.hooks.get(name)

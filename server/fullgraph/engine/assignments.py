@@ -83,8 +83,8 @@ class AssignmentsMixin:
         if v.kind == V.INSTANCE and v.q:
             if v.attr in ("container", "list"):
                 add_elements(cs, attr, v.q.split("|"))
-            else:
-                cs.attrs[attr] = tuple(sorted(set(cs.attrs.get(attr, ())) | {v.q}))
+            else:  # one class, or a choice among several ("A|B")
+                cs.attrs[attr] = tuple(sorted(set(cs.attrs.get(attr, ())) | set(v.q.split("|"))))
         elif v.kind in (V.LOCALFN, V.REF) and v.q:
             cs.attrs.setdefault(attr, ())
 

@@ -158,6 +158,10 @@ class CallsMixin:
         if k == V.INSTANCE and fval.q and fval.attr is None:
             self.edge("module_call", fval.q, None, node)
             return V.TENSOR_V if V.is_torch_module_class(fval.q) else U  # a torch layer: a tensor
+        if k == V.INSTANCE and fval.q and fval.attr == "choice":  # a module chosen by an if/else
+            for q in fval.q.split("|"):
+                self.edge("module_call", q, None, node)
+            return U
         if k == V.INSTANCE and fval.q and V.factory_item(fval) is not None:
             self.edge("factory_call", fval.q, V.factory_item(fval) or None, node)
             return U
@@ -336,9 +340,11 @@ class CallsMixin:
         elif tv.kind == V.INSTANCE and tv.q and V.factory_item(tv) is not None:
             decl = RootDecl(kind="factory", target=tv.q, attr=V.factory_item(tv) or None, fullgraph=fg, label=label,
                             span=span, training=tv.training)
-        elif tv.kind == V.INSTANCE and tv.q and tv.attr == "container":
-            # torch.compile(nn.Sequential(A(), B())): calling it calls each of its modules
-            decl = RootDecl(kind="container", target=tv.q, attr=None, fullgraph=fg, label=label, span=span)
+        elif tv.kind == V.INSTANCE and tv.q and tv.attr in ("container", "choice"):
+            # torch.compile(nn.Sequential(A(), B())): calling it calls each of its modules; a model
+            # chosen by an if/else: either one's forward runs
+            decl = RootDecl(kind="container", target=tv.q, attr=None, fullgraph=fg, label=label, span=span,
+                            training=tv.training)
         elif tv.kind == V.INSTANCE and tv.q and (tv.attr or "").startswith("method:"):
             decl = RootDecl(kind="method", target=tv.q, attr=tv.attr[7:], fullgraph=fg, label=label, span=span)
         elif tv.kind == V.SELFATTR:

@@ -166,7 +166,8 @@ class RootDecl:
     """`torch.compile` applied to something."""
 
     kind: str  # "function" | "module" (instance of a class: forward) | "method" | "attr" | "factory" |
-    # "container" (nn.Sequential/ModuleList of the classes in `target`, "A|B")
+    # "container" (nn.Sequential/ModuleList of the classes in `target`, "A|B"; or a module chosen
+    # among them by an if/else)
     target: str  # function qualname, or class qualname
     attr: str | None
     fullgraph: bool | None
