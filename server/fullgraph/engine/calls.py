@@ -174,9 +174,13 @@ class CallsMixin:
         if k == V.COMPILED and fval.attr == "decorator":
             return U
         if k == V.COMPILED and fval.q and fval.q.isdigit():
-            # compiled(model, x, flag=True): what the user's own call passes, for the root's analysis
+            # compiled(model, x, flag=True): what the user's own call passes, for the root's analysis,
+            # and the module's mode at this call (`model.train()` after the compile line decides it)
             decl = self.mod.summary.roots[int(fval.q)]
-            decl.calls = (*decl.calls, self._passed(node))
+            passed = self._passed(node)
+            if fval.training is not None:
+                passed = (*passed, (V.MODE_KEY, ("const", fval.training)))
+            decl.calls = (*decl.calls, passed)
             return U
         ref = self._param_ref(func.id) if k == V.UNKNOWN and isinstance(func, ast.Name) else None
         if ref:
@@ -357,6 +361,8 @@ class CallsMixin:
             elif bv.kind == V.SELF:
                 decl = RootDecl(kind="method", target=bv.q, attr=target.attr, fullgraph=fg, label=label, span=span)
         if decl is not None:
+            if isinstance(target, ast.Name):
+                decl.source = target.id
             mod.summary.roots.append(decl)
             return len(mod.summary.roots) - 1
         mod.summary.unresolved_roots.append((label, span))
@@ -373,6 +379,9 @@ class CallsMixin:
 
     def _call_method(self, node, recv: Val, method: str, args, kwargs, kinds: _Kinds) -> Val:
         mod = self.mod
+        if method in ("eval", "train") and (recv.kind == V.COMPILED and (recv.q or "").isdigit() or
+                                            recv.kind == V.INSTANCE and recv.attr == "choice"):
+            return self._mode_change(node, recv, method, args)  # `compiled.train()`: its module's mode
         factory = recv if recv.kind == V.INSTANCE and V.factory_item(recv) is not None else None
         if factory is not None:
             if factory.q and method in self.rules.methods and factory.attr == "factory":
@@ -509,7 +518,35 @@ class CallsMixin:
         base = node.func.value if isinstance(node.func, ast.Attribute) else None
         if isinstance(base, ast.Name) and self.lookup(base.id) == recv:
             self.bind(base.id, moded)
+            if method in ("eval", "train"):
+                self._mode_of_twin(base.id, recv, training)
         return moded
+
+    def _mode_of_twin(self, name: str, recv: Val, training: bool) -> None:
+        """`c = torch.compile(model)`, then `model.train()`: the compiled object runs the same module, in
+        that mode (and `c.eval()` puts `model` in eval mode): the other name is rebound in the mode."""
+        roots = self.mod.summary.roots
+        if recv.kind == V.COMPILED:
+            source = roots[int(recv.q)].source if int(recv.q) < len(roots) else None
+            twins = [source] if source and source != name else []
+        else:
+            twins = [n for n, v in self._visible_compiled() if roots[int(v.q)].source == name and n != name]
+        for twin in twins:
+            v = self.lookup(twin)
+            if v.kind in (V.COMPILED, V.INSTANCE) and v.training != training:
+                self.bind(twin, Val(v.kind, v.q, v.attr, training=training))
+
+    def _visible_compiled(self) -> list[tuple[str, Val]]:
+        """The names this scope sees bound to a compiled object of this module (`torch.compile(m)`)."""
+        out: dict[str, Val] = {}
+        scope = self
+        while scope is not None:
+            for n, v in scope.env.items():
+                if n not in out and v.kind == V.COMPILED and (v.q or "").isdigit() and \
+                        int(v.q) < len(self.mod.summary.roots):
+                    out[n] = v
+            scope = scope.parent
+        return list(out.items())
 
     def _registered(self, node: ast.AST, v: Val, method: str) -> set[str]:
         """Functions named in ignore_logging_functions.add(x) / .update([...])."""

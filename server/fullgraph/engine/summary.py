@@ -176,6 +176,7 @@ class RootDecl:
     # what each visible call of the compiled object passes (Edge.vals per call)
     calls: tuple = ()
     training: bool | None = None  # the module was put in train/eval mode before compiling (None: unknown)
+    source: str | None = None  # the name that held the compiled module (`torch.compile(model)`: "model")
 
 
 @dataclass

@@ -11,6 +11,7 @@ from typing import Iterable
 
 from ..model import Location, Step
 from . import conditions_evaluated as C
+from . import values as V
 from .arrivals import Arrivals
 from .resolve import Resolver
 from .roots import RootRecord
@@ -45,8 +46,9 @@ class Walker:
                 seen[fs.qualname] = ()
                 env = C.entry_env(fs.defaults, self.arr.root_calls(root, fs), fs.params, fs.is_method, fs.positional,
                                   fs.annotated)
-                if root.decl.training is not None:
-                    env[C.TRAINING] = (root.decl.training, C.KNOWN)
+                mode = root_mode(root.decl)
+                if mode is not None:
+                    env[C.TRAINING] = mode
                 env.update(self.arr.closure_env(fs))
                 queue.append(Reached(self.arr.with_tensor_params(fs, mod, env), mod, [Step(fs.qualname, None)], env))
         while queue:
@@ -123,3 +125,21 @@ class Walker:
                     self.res.find_method(t, "__enter__", r.mod.path) is not None:
                 return t
         return None
+
+
+def root_mode(decl) -> tuple | None:
+    """The compiled module's mode (`self.training`) as the walk's env holds it: the mode at each
+    visible call of the compiled object (`model.train()` after the compile line counts), else the
+    mode at the compile line; both when the calls run in both (a training and an evaluation step).
+    None: nothing known (nn.Module's default, training)."""
+    modes = []
+    for call in decl.calls or ((),):
+        got = dict(call).get(V.MODE_KEY)
+        modes.append(got[1] if got is not None else decl.training)
+    distinct = tuple(dict.fromkeys(modes))
+    if distinct == (None,):
+        return None
+    if len(distinct) == 1:
+        return distinct[0], C.KNOWN
+    return C.Choices(tuple((True, C.DEFAULT) if m is None else (m, C.KNOWN) for m in distinct)), C.KNOWN
+
