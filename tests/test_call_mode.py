@@ -7,10 +7,9 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-from harness import dynamo_lines
-
 from fullgraph.api import Workspace
 from fullgraph.config import Config
+from harness import dynamo_lines
 
 NET = '''\
 import torch
