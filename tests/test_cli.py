@@ -42,15 +42,44 @@ def test_clean_exit_zero(tmp_path):
     assert "No graph breaks found in 1 file checked" in r.stdout
 
 
+def test_calls_that_could_not_be_followed_are_counted_and_listed(tmp_path):
+    """A compiled function calling into a package that is not analysed: "No graph breaks found" says the
+    walk stopped there, -v names the call and its place; the standard library and NumPy are not counted
+    (Dynamo judges them itself)."""
+    (tmp_path / "m.py").write_text(dedent('''
+        import math
+
+        import numpy as np
+        import torch
+        from somewhere_else import helper
+
+
+        @torch.compile
+        def f(x):
+            return helper(x) * math.sqrt(2.0) + float(np.pi)
+        '''))
+    r = run("check", tmp_path)
+    assert r.returncode == 0
+    assert "No graph breaks found in 1 file checked; 1 call from compiled code could not be followed; " \
+           "-v lists them" in r.stdout
+    r = run("check", tmp_path, "-v")
+    assert f"    somewhere_else.helper at {tmp_path / 'm.py'}:10" in r.stderr
+    assert "math.sqrt" not in r.stderr and "numpy" not in r.stderr
+    doc = json.loads(run("check", tmp_path, "--format", "json").stdout)
+    assert [(u["call"], u["range"]["start"]["line"]) for u in doc["unfollowed_calls"]] == \
+        [("somewhere_else.helper", 10)]
+
+
 def test_json_schema(tmp_path):
     (tmp_path / "m.py").write_text(PRINT_MOD)
     r = run("check", tmp_path, "--format", "json")
     assert r.returncode == 1
     doc = json.loads(r.stdout)
     assert set(doc) == {"version", "torch_version", "knowledge_version", "files_checked", "diagnostics",
-                        "unresolved_roots"}
+                        "unresolved_roots", "unfollowed_calls"}
     assert doc["knowledge_version"] == "2.13.0"  # the collected release whose Dynamo verdicts stand for 2.13.0
     assert doc["unresolved_roots"] == []
+    assert doc["unfollowed_calls"] == []
     assert doc["files_checked"] == 1
     (d,) = doc["diagnostics"]
     for key in ("path", "code", "name", "message", "severity", "range", "root", "call_path", "gb_codes", "url", "fixes",

@@ -1,7 +1,7 @@
 """What real code compiles: a submodule held in an attribute of a built model (`torch.compile(model.encoder)`,
 `model.decoder = torch.compile(model.decoder)`, also one its `__init__` was given), one item of what a factory
 returns (`model, criterion = build(cfg)`), through factories that return another factory's result, and a
-factory's module moved or put in a mode (`create_model().float().eval()`), a model chosen by an if/else.  fullgraph follows each to the functions it runs, and reports the breaks
+factory's module moved or put in a mode (`create_model().float().eval()`), a model chosen by an if/else, an autograd.Function's `apply` under another name.  fullgraph follows each to the functions it runs, and reports the breaks
 Dynamo logs when the script runs -- no more (tests/harness.py runs each script's main() under Dynamo)."""
 from __future__ import annotations
 
@@ -76,6 +76,20 @@ class Holder(nn.Module):
 
 def build_holder():
     return Holder(Encoder())
+
+
+class _Scale(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        n = x.sum().item()  # scale
+        return x * n
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+scale = _Scale.apply
 '''
 
 SCRIPTS = {
@@ -160,6 +174,18 @@ SCRIPTS = {
             holder.model = torch.compile(holder.model)
             holder(torch.randn(2, 4))
         ''', {"encoder"}),
+    "autograd_apply_alias": ('''\
+        import torch
+        from proj.model import scale
+
+
+        def step(x):
+            return scale(x) + 1
+
+
+        def main():
+            torch.compile(step)(torch.randn(2, 4))
+        ''', {"scale"}),
     "chosen_by_if_else": ('''\
         import torch
         from proj.model import Decoder, Encoder

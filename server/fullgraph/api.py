@@ -45,6 +45,7 @@ class CheckResult:
     torch_source: str
     warnings: list[str] = field(default_factory=list)
     unresolved_roots: list[tuple[str, str, Span, str]] = field(default_factory=list)  # Project.unresolved_roots
+    unfollowed_calls: list[tuple[str, str, Span]] = field(default_factory=list)  # Project.unfollowed_calls
 
     def to_json(self) -> dict:
         return {
@@ -55,6 +56,8 @@ class CheckResult:
             "diagnostics": [f.to_json() for f in self.findings],
             "unresolved_roots": [{"label": label, "path": path, "range": span.to_json(), "reason": why}
                                  for label, path, span, why in self.unresolved_roots],
+            "unfollowed_calls": [{"call": name, "path": path, "range": span.to_json()}
+                                 for name, path, span in self.unfollowed_calls],
         }
 
 
@@ -596,4 +599,5 @@ class Workspace:
         self._prune()  # followed library modules were loaded (and cached) on demand
         return CheckResult(findings=findings, files_checked=len(files), torch_version=str(self.config.torch()),
                            torch_source=self.config.torch_source(), warnings=list(self.config.warnings),
-                           unresolved_roots=self.project.unresolved_roots())
+                           unresolved_roots=self.project.unresolved_roots(),
+                           unfollowed_calls=self.project.unfollowed_calls())

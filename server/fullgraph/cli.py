@@ -181,7 +181,7 @@ def _check_command(args) -> int:
         color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
         out = format_text(shown, result.files_checked, result.torch_version, result.torch_source,
                           base=os.getcwd(), color=color, unresolved=len(result.unresolved_roots),
-                          conditional=len(result.findings) - len(shown))
+                          conditional=len(result.findings) - len(shown), unfollowed=len(result.unfollowed_calls))
     if out and not (args.diff and args.format == "text" and not result.findings):
         print(out)
     if shown and not args.exit_zero:
@@ -238,10 +238,16 @@ def _print_unresolved(ws, result) -> None:
         what = ("what it compiles is not visible to static analysis" if why == "unresolved"
                 else "the function or class it names was not found")
         print(f"fullgraph: unresolved root: {label} at {path}:{span.start.line + 1} ({what})", file=sys.stderr)
-    top = sorted(proj.unresolved_calls.items(), key=lambda kv: -kv[1])[:30]
+    if result.unfollowed_calls:
+        print("fullgraph: calls from compiled code that could not be followed (not in the analysed code; "
+              "`--follow PACKAGE` analyses an installed package):", file=sys.stderr)
+        for name, path, span in result.unfollowed_calls:
+            print(f"    {name} at {path}:{span.start.line + 1}", file=sys.stderr)
+    user = {name for name, _, _ in result.unfollowed_calls}
+    top = sorted(((name, n) for name, n in proj.unresolved_calls.items() if name not in user),
+                 key=lambda kv: -kv[1])[:30]
     if top:
-        print("fullgraph: calls from compiled code that were not followed (not in the project; "
-              "`--follow PACKAGE` analyses installed packages):", file=sys.stderr)
+        print("fullgraph: calls inside followed packages that were not followed:", file=sys.stderr)
         for name, n in top:
             print(f"    {name} ({n}x)", file=sys.stderr)
 

@@ -7,6 +7,7 @@ It reads the project's contents (engine/contents.py) and memoises per generation
 """
 from __future__ import annotations
 
+import sys
 from typing import Iterable
 
 from ..positions import Span
@@ -16,12 +17,17 @@ from .ruleset import RuleSet
 from .summary import ClassSummary, Edge, FunctionSummary, ModuleSummary
 
 
+_DYNAMO_OWN = frozenset(sys.stdlib_module_names) | {"numpy", "einops", "torch", "triton"}
+
+
 class Resolver:
     def __init__(self, contents: Contents, rules: RuleSet):
         self.c = contents
         self.rules = rules
         # callee name -> how often a reached call named it and nothing in the project defines it
         self.unresolved_calls: dict[str, int] = {}
+        # each such call's first place, and whether it is in user code (not a followed library)
+        self.unresolved_places: dict[str, tuple[str, Span, bool]] = {}
 
     # ---- name resolution -----------------------------------------------------------------------
     def lookup(self, q: str, near: str | None = None, _depth: int = 0):
@@ -62,6 +68,8 @@ class Resolver:
                 if len(rest) == 1:
                     return ("class", cs, mod)
                 fq = self.find_method(cs.qualname, rest[1])
+                if fq is None and rest[1:] == ["apply"] and self.is_autograd_function(cs.qualname, mod.path):
+                    fq = self.find_method(cs.qualname, "forward")  # `pscan = PScan.apply`: runs its forward
                 if fq is not None and len(rest) == 2:
                     return ("function", fq[0], fq[1])
                 return None
@@ -299,8 +307,12 @@ class Resolver:
                         self.is_autograd_function(parent, near):
                     m = self.find_method(parent, "forward", near)
                     return [m] if m else []
-                if self.rules.call_rules(e.target) is None:  # known breaks are reported, not "unresolved"
+                if self.rules.call_rules(e.target) is None and e.target.partition(".")[0] not in _DYNAMO_OWN:
+                    # known breaks are reported, and the standard library, NumPy and einops are Dynamo's
+                    # to judge (trace tables, torch._numpy, its einops support): not "unresolved"
                     self.unresolved_calls[e.target] = self.unresolved_calls.get(e.target, 0) + 1
+                    self.unresolved_places.setdefault(e.target, (mod.path, e.span,
+                                                                 not getattr(mod, "library", False)))
                 return []
             if r[0] == "function":
                 return [(r[1], r[2])]
