@@ -172,6 +172,17 @@ async def test_a_compile_call_it_cannot_follow_is_shown(client: LanguageClient):
     assert diags[0].message.startswith("fullgraph could not follow `torch.compile(getattr(models, name)())`")
 
 
+async def test_a_call_from_compiled_code_it_cannot_follow_is_shown(client: LanguageClient):
+    """A compiled function calls into a package that is not analysed: the editor says so at the call
+    (information); a standard-library call beside it is Dynamo's own and gets nothing."""
+    uri = await open_doc(client, "ext.py", "import math\n\nimport torch\nfrom not_installed import helper\n\n\n"
+                                           "@torch.compile\ndef f(x):\n    return helper(x) * math.sqrt(2.0)\n")
+    diags = await diagnostics(client, uri)
+    assert [(d.range.start.line, d.range.start.character, d.code, d.severity) for d in diags] == [
+        (8, 11, "FG003", t.DiagnosticSeverity.Information)]
+    assert diags[0].message.startswith("fullgraph could not follow `not_installed.helper` from compiled code")
+
+
 async def test_diagnostics_positions_and_metadata(client: LanguageClient):
     uri = await open_doc(client, "model.py", MODEL)
     diags = await diagnostics(client, uri)

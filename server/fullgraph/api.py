@@ -247,8 +247,9 @@ class Workspace:
                                self.config.project_root)
 
     def unfollowed(self, paths: Iterable[str]) -> list[Finding]:
-        """The compile calls in `paths` whose target the analysis cannot follow, as information findings
-        (FG003): the editor shows them on the call, so a file without findings is not taken for clean."""
+        """The compile calls in `paths` whose target the analysis cannot follow, and the calls from compiled
+        code there it could not follow, as information findings (FG003): the editor shows them on the call,
+        so a file without findings is not taken for clean."""
         want = set(paths)
         rule = registry.BY_CODE["FG003"]
         out = []
@@ -260,6 +261,12 @@ class Workspace:
             out.append(Finding(path=path, code=rule.code, name=rule.name, severity=INFO, span=span,
                                message=f"fullgraph could not follow `{label}` ({what}); the graph breaks behind it "
                                        "are not checked", url=rule.url()))
+        for name, path, span in self.project.unfollowed_calls():
+            if path in want:
+                out.append(Finding(path=path, code=rule.code, name=rule.name, severity=INFO, span=span,
+                                   message=f"fullgraph could not follow `{name}` from compiled code (not in the "
+                                           "analysed code; the `follow` setting analyses an installed package); "
+                                           "the graph breaks behind it are not checked", url=rule.url()))
         return out
 
     def source_of(self, path: str) -> str | None:

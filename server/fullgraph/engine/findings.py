@@ -14,6 +14,7 @@ from typing import Callable
 
 from ..config import Config
 from ..model import ERROR, INFO, WARNING, Finding, LibrarySite, Step
+from ..positions import Span
 from . import conditions_evaluated as C
 from .contents import Contents
 from .frames import FrameFacts, Frames
@@ -40,20 +41,23 @@ class FindingsPass:
         # Findings of each root, kept across changes: root key -> (findings, modules its walk read
         # positions from, or None when it read facts from every module).  An edit that leaves a
         # module's interface (project.interface_of) alone only re-walks the roots that reach into it.
-        self.root_cache: dict[tuple, tuple[list[Finding], frozenset[str] | None]] = {}
+        self.root_cache: dict[tuple, tuple[list[Finding], frozenset[str] | None, frozenset]] = {}
+        # the calls of the last all_findings' walks that could not be followed: (name, path, span)
+        self.unfollowed: list[tuple[str, str, Span]] = []
 
     def forget(self, path: str | None) -> None:
         """Drop the roots whose walk read `path` (None: every root)."""
         if path is None:
             self.root_cache.clear()
             return
-        for key, (_, deps) in list(self.root_cache.items()):
+        for key, (_, deps, _) in list(self.root_cache.items()):
             if deps is None or path in deps:
                 del self.root_cache[key]
 
     def all_findings(self, roots: list[RootRecord]) -> list[Finding]:
         version = self.config.torch()
         best: dict[tuple, Finding] = {}
+        unfollowed: set[tuple[str, str, Span]] = set()
         for root in roots:
             if not root.entries or root.info is None:
                 continue
@@ -62,12 +66,17 @@ class FindingsPass:
             hit = self.root_cache.get(key)
             if hit is None:
                 hit = self.root_cache[key] = self._root_findings(root, version, ignored, reorderable, allowed)
+            unfollowed |= hit[2]
             for f in hit[0]:
                 rule = self.rules.by_code.get(f.code)
                 if dynamo_config and rule is not None and rule.silenced_by(dynamo_config, f.data):
                     continue  # e.g. capture_scalar_outputs = True, set in this root's program
                 _keep_best(best, f)
         self._library_echoes(best)
+        first: dict[str, tuple[str, str, Span]] = {}
+        for u in sorted(unfollowed, key=lambda u: (u[1], u[2], u[0])):
+            first.setdefault(u[0], u)  # each name once, at its first place
+        self.unfollowed = sorted(first.values(), key=lambda u: (u[1], u[2], u[0]))
         return sorted(best.values(), key=Finding.sort_key)
 
     def _library_echoes(self, best: dict[tuple, Finding]) -> None:
@@ -124,9 +133,11 @@ class FindingsPass:
                 _keep_best(best, echo)
 
     def _root_findings(self, root: RootRecord, version, ignored: frozenset, reorderable: frozenset,
-                       allowed: frozenset) -> tuple[list[Finding], frozenset[str] | None]:
-        """The findings one root reaches, and the modules they were read from (None: from all)."""
+                       allowed: frozenset) -> tuple[list[Finding], frozenset[str] | None, frozenset]:
+        """The findings one root reaches, the modules they were read from (None: from all), and the calls
+        in user code its walk could not follow."""
         found: dict[tuple, Finding] = {}
+        unfollowed: set[tuple[str, str, Span]] = set()
         deps: set[str] | None = {root.mod.path}
 
         def read_everywhere() -> None:
@@ -164,6 +175,8 @@ class FindingsPass:
             attr_of = self.walker.arr.self_attr_reader(r.fs, r.mod)
             self._sites(r, facts[r.fs.qualname], attr_of, version, fg, ignored, reorderable)
             self._edges(r, facts[r.fs.qualname], attr_of, ctx, hooks["edge"], place)
+            unfollowed.update((e.target, r.mod.path, e.span) for e in r.fs.edges
+                              if self.res.unfollowed(e, r.mod) and self.walker.traced_when(e, r, attr_of) is not None)
             ev = ReachedEvent(r, ctx)
             for rule in hooks["reached"]:
                 for p in rule.at_reached(ev):
@@ -174,7 +187,7 @@ class FindingsPass:
                                                          p.when if p.when is not None else r.cond,
                                                          (rule, p.span, p.message, p.data)))
         self._place_frames(Frames(facts), root, ctx, hooks["frame"], severity, emit)
-        return list(found.values()), (frozenset(deps) if deps is not None else None)
+        return list(found.values()), (frozenset(deps) if deps is not None else None), frozenset(unfollowed)
 
     def _sites(self, r: Reached, facts: FrameFacts, attr_of: Callable, version, fg: bool, ignored: frozenset,
                reorderable: frozenset) -> None:

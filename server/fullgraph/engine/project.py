@@ -104,8 +104,8 @@ class Project:
         """Calls from compiled code in the user's own modules that the walk could not follow (the name is
         not found in the analysed code: an installed package not followed, a dynamic import): (name,
         path, span of its first place), by place."""
-        out = [(name, path, span) for name, (path, span, user) in self.resolver.unresolved_places.items() if user]
-        return sorted(out, key=lambda u: (u[1], u[2], u[0]))
+        self.findings(())  # (the walks of this generation find them)
+        return list(self._pass.unfollowed)
 
     def roots(self) -> list[RootRecord]:
         return find_roots(self.resolver, self.arrivals, self.config)

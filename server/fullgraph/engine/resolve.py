@@ -26,8 +26,6 @@ class Resolver:
         self.rules = rules
         # callee name -> how often a reached call named it and nothing in the project defines it
         self.unresolved_calls: dict[str, int] = {}
-        # each such call's first place, and whether it is in user code (not a followed library)
-        self.unresolved_places: dict[str, tuple[str, Span, bool]] = {}
 
     # ---- name resolution -----------------------------------------------------------------------
     def lookup(self, q: str, near: str | None = None, _depth: int = 0):
@@ -296,6 +294,15 @@ class Resolver:
             memo[key] = self._resolve_edge(e, mod)
         return memo[key]
 
+    def unfollowed(self, e: Edge, mod: ModuleSummary) -> bool:
+        """A call in the user's code whose target is not in the analysed code (a package not followed, a
+        module not found), so what it runs is not checked; not the standard library, NumPy or einops
+        (Dynamo's to judge), nor a call a rule knows."""
+        if e.kind != "call" or getattr(mod, "library", False) or self.resolve_edge(e, mod):
+            return False
+        return self.lookup(e.target, mod.path) is None and self.rules.call_rules(e.target) is None and \
+            e.target.partition(".")[0] not in _DYNAMO_OWN and not e.target.endswith(".apply")
+
     def _resolve_edge(self, e: Edge, mod: ModuleSummary) -> list[tuple[FunctionSummary, ModuleSummary]]:
         near = mod.path
         k = e.kind
@@ -311,8 +318,6 @@ class Resolver:
                     # known breaks are reported, and the standard library, NumPy and einops are Dynamo's
                     # to judge (trace tables, torch._numpy, its einops support): not "unresolved"
                     self.unresolved_calls[e.target] = self.unresolved_calls.get(e.target, 0) + 1
-                    self.unresolved_places.setdefault(e.target, (mod.path, e.span,
-                                                                 not getattr(mod, "library", False)))
                 return []
             if r[0] == "function":
                 return [(r[1], r[2])]
