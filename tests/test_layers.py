@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "server" / "fullgraph"
 # the layer of each module, by its name's first matching prefix (lowest first)
 LAYERS = (
     ("base", ("fullgraph", "fullgraph.positions", "fullgraph.model", "fullgraph.config", "fullgraph.torchinfo",
-              "fullgraph.fsutil", "fullgraph.tracetable", "fullgraph.modnames", "fullgraph.notebook",
+              "fullgraph.fsutil", "fullgraph.tracetable", "fullgraph.modnames", "fullgraph.importpath", "fullgraph.notebook",
               "fullgraph.cache", "fullgraph.data")),
     ("engine", ("fullgraph.engine",)),
     ("rules", ("fullgraph.rules",)),

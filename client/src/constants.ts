@@ -40,6 +40,7 @@ export const RESTART_SETTINGS = [
   "fullgraph.select",
   "fullgraph.ignore",
   "fullgraph.torchVersion",
+  "fullgraph.extraPaths",
   "fullgraph.codeLens",
   "fullgraph.logLevel",
 ] as const;

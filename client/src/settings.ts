@@ -25,6 +25,8 @@ export interface ServerSettings {
   select: string[];
   ignore: string[];
   torchVersion: string;
+  /** `fullgraph.extraPaths`: folders imports are also found in (the server resolves relative ones). */
+  extraPaths: string[];
   codeLens: boolean;
   showNotifications: ShowNotifications;
   logLevel: LogLevel;
@@ -106,6 +108,7 @@ export function getServerSettings(launch: LaunchSettings, resource?: vscode.Uri)
     select: config.get<string[]>("select", []),
     ignore: config.get<string[]>("ignore", []),
     torchVersion: config.get<string>("torchVersion", "").trim(),
+    extraPaths: config.get<string[]>("extraPaths", []).filter((p) => p.trim().length > 0),
     codeLens: config.get<boolean>("codeLens", true),
     showNotifications: config.get<ShowNotifications>("showNotifications", "onError"),
     logLevel: launch.logLevel,

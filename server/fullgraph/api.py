@@ -24,6 +24,7 @@ from typing import Iterable
 from . import __version__, cache
 from .config import MAX_FILE_BYTES, Config
 from .engine.module import ModuleAnalyzer, analyze, parse_module
+from .importpath import ModuleFinder, search_path
 from .modnames import module_name_for, namespace_names
 from .engine.project import Project
 from .engine.summary import ModuleSummary
@@ -185,6 +186,11 @@ class Workspace:
         self.project = Project(self.config, registry.RULESET)
         self.project.keep_sources(self.source_of, self._tree_of)
         self.project.name_aliases(self._aliases_of)
+        self.project.find_imports(self._import)
+        self.finder = ModuleFinder()
+        self._imports: dict[tuple[str, str], str | None] = {}  # (name, importing path) -> file found
+        self._search_paths: dict[tuple, tuple[str, ...]] = {}
+        self._found: set[str] = set()  # files loaded because an import found them (outside the checked files)
         self._follow: dict[str, str] | None = None
         self._library_bytes: dict[str, bytes] = {}  # followed files read for _library_may_define
         self._may_define: dict[tuple[str, str], bool] = {}
@@ -230,13 +236,100 @@ class Workspace:
             for memo in list(self._memos.values())[:-SOURCE_CACHE]:
                 memo.tree = None
         summary.text_hash = h
-        self.project.set_module(summary)
+        self._put(summary)
         self.file_errors.pop(path, None)
         if an.analysed_tree is not None:
             # the fixes of this buffer will need it, and the variants' base analysis (which, for a text
             # recovered from a syntax error, would recover it again: two more parses per keystroke)
             _remember(self._trees, path, (h, an.analysed_tree))
         return summary
+
+    def _put(self, summary: ModuleSummary) -> None:
+        old = self.project.modules.get(summary.path)
+        if old is None or old.sys_path != summary.sys_path or old.name != summary.name:
+            self._forget_imports()  # a new file may be what an import finds; an edit may add a directory
+        self.project.set_module(summary)
+
+    def _forget_imports(self) -> None:
+        self._imports.clear()
+        self.finder.forget()
+
+    # ---- imports as Python finds them ----------------------------------------------------------
+    def _import(self, name: str, near: str) -> ModuleSummary | None:
+        """The module Python imports as `name` from the module at `near` (Contents.module): found by
+        Python's path finder on that module's search path (importpath.py), loaded when it is outside the
+        checked files (then it is read-only library code: its breaks are reported at the user's call);
+        None when the search path has no such file, or `near` is an installed library's module."""
+        key = (name, near)
+        if key in self._imports:
+            path = self._imports[key]
+        else:
+            path = self._imports[key] = self._find_import(name, near)
+        if path is None:
+            return None
+        mod = self.project.modules.get(path)
+        if mod is None:
+            if path in self._found or not self._load_found(path):
+                return None
+            mod = self.project.modules.get(path)
+            if mod is None:
+                return None
+        if mod.name != name:
+            self.project.contents.add_name(name, mod)  # for what is resolved later by name alone
+        return mod
+
+    def _find_import(self, name: str, near: str) -> str | None:
+        mod = self.project.modules.get(near)
+        if mod is None or (getattr(mod, "library", False) and near not in self._found):
+            return None
+        ahead, behind = self.search_path_of(mod)
+        found = self.finder.find(name, ahead)
+        if found is None:
+            root = os.path.realpath(self.config.project_root) if self.config.project_root else None
+            if self.finder.installed(name.partition(".")[0], root):
+                return None  # the standard library's or an installed package's (followed ones load by name)
+            found = self.finder.find(name, ahead + behind)
+        return os.path.realpath(found) if found else None
+
+    def imports_not_found(self) -> list[tuple[str, str]]:
+        """(module name, importing file) for the imports of the project's modules that name neither a module
+        of the project, nor a file on the importing module's search path, nor an installed module."""
+        root = os.path.realpath(self.config.project_root) if self.config.project_root else None
+        by_name = self.project.contents.by_name
+
+        def found(name: str, near: str) -> bool:
+            return bool(by_name.get(name) or self._find_import(name, near) or
+                        self.finder.installed(name.partition(".")[0], root))
+
+        out = []
+        for path, mod in list(self.project.modules.items()):
+            if getattr(mod, "library", False):
+                continue
+            missing: list[str] = []
+            for name in sorted(mod.imports):  # (`from a import b` lists a.b too: b may be a name in a)
+                parent = name.rpartition(".")[0]
+                if name and not any(name.startswith(m + ".") for m in missing) and not found(name, path) and \
+                        not (parent and found(parent, path)):
+                    missing.append(name)
+            out.extend((name, path) for name in missing)
+        return out
+
+    def search_path_of(self, mod: ModuleSummary) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The directories the imports of `mod` are found in, before and after the installed packages
+        (importpath.search_path): its sys.path edits, the source roots (`src`, default the project root
+        and `src/`), `extra-paths`."""
+        is_pkg = os.path.basename(mod.path) == "__init__.py"
+        key = (mod.path, mod.name, is_pkg, tuple(mod.sys_path))
+        hit = self._search_paths.get(key)
+        if hit is None:
+            root = os.path.realpath(self.config.project_root) if self.config.project_root else None
+            roots = [os.path.join(root, d) for d in self.config.src] if root and self.config.src else \
+                [root, os.path.join(root, "src")] if root else []
+            extra = [os.path.join(root or os.getcwd(), os.path.expanduser(d)) for d in self.config.extra_paths]
+            hit = search_path(mod.path, mod.name, is_pkg, mod.sys_path, [os.path.realpath(d) for d in roots],
+                              [os.path.realpath(d) for d in extra], root)
+            self._search_paths[key] = hit
+        return hit
 
     def _aliases_of(self, summary: ModuleSummary) -> list[str]:
         """The names a project module is also imported by: under directories without `__init__.py`
@@ -296,11 +389,15 @@ class Workspace:
 
     def set_error(self, path: str, code: str, message: str) -> None:
         path = os.path.abspath(path)
+        if path in self.project.modules:
+            self._forget_imports()
         self.project.remove_module(path)
         self.file_errors[path] = (code, message)
 
     def remove(self, path: str) -> None:
         path = os.path.abspath(path)
+        if path in self.project.modules:
+            self._forget_imports()
         self.project.remove_module(path)
         self.file_errors.pop(path, None)
         self.texts.pop(path, None)
@@ -390,8 +487,15 @@ class Workspace:
         c = self._library_file(modname)
         if c is None:
             return False
-        path = os.path.abspath(c)
-        is_pkg = c.endswith("__init__.py")
+        return self._load_library_file(os.path.abspath(c), modname, c.endswith("__init__.py"))
+
+    def _load_found(self, path: str) -> bool:
+        """Load a file an import found outside the checked files, as library code (read-only)."""
+        self._found.add(path)
+        modname, is_pkg = module_name_for(path)
+        return self._load_library_file(path, modname, is_pkg)
+
+    def _load_library_file(self, path: str, modname: str, is_pkg: bool) -> bool:
         try:
             data = Path(path).read_bytes()
         except OSError:
@@ -405,7 +509,7 @@ class Workspace:
             summary.library = True
             if cache.store(self.cache_dir, key, cache.dumps(summary)):
                 self._stored += 1
-        self.project.set_module(summary)
+        self._put(summary)
         return True
 
     def is_library(self, path: str) -> bool:
@@ -566,7 +670,8 @@ class Workspace:
 
     def _loaded(self, path: str, summary: ModuleSummary | None, err: tuple | None) -> None:
         if summary is not None:
-            self.project.set_module(summary)
+            self._found.discard(path)
+            self._put(summary)
             self.file_errors.pop(path, None)
         else:
             self.set_error(path, *err)

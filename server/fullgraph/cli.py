@@ -45,6 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--config", type=Path, help="pyproject.toml to read [tool.fullgraph] from")
     c.add_argument("--follow", action="append", default=[], metavar="PACKAGE",
                    help="analyse into this installed package (e.g. transformers); repeatable")
+    c.add_argument("--extra-paths", action="append", default=[], metavar="DIR",
+                   help="also find imports in this directory, like a PYTHONPATH entry (also [tool.fullgraph] "
+                        "extra-paths); repeatable, or comma-separated")
     c.add_argument("--verbose", "-v", action="store_true",
                    help="also list roots and calls the analysis could not resolve (stderr)")
     c.add_argument("--exclude", type=lambda s: [x for x in s.split(",") if x], default=None)
@@ -112,6 +115,9 @@ def load_config(args):
         cfg.roots = list(cfg.roots) + list(args.root)
     if getattr(args, "follow", None):
         cfg.follow = list(cfg.follow) + list(args.follow)
+    if getattr(args, "extra_paths", None):
+        cfg.extra_paths = list(cfg.extra_paths) + [os.path.abspath(d) for a in args.extra_paths
+                                                   for d in a.split(",") if d]
     if cfg.torch_version is None and getattr(args, "torch_version", None):
         raise UsageError(f"invalid --torch-version {args.torch_version!r}")
     return cfg if isinstance(cfg, Config) else cfg
@@ -238,6 +244,12 @@ def _print_unresolved(ws, result) -> None:
         what = ("what it compiles is not visible to static analysis" if why == "unresolved"
                 else "the function or class it names was not found")
         print(f"fullgraph: unresolved root: {label} at {path}:{span.start.line + 1} ({what})", file=sys.stderr)
+    missing = ws.imports_not_found()
+    if missing:
+        print("fullgraph: imports not found (not in the project, nor on the importing file's search path: its "
+              "folder, its sys.path edits, the project root, src/, extra-paths; nor installed):", file=sys.stderr)
+        for name, path in missing:
+            print(f"    {name} (imported by {path})", file=sys.stderr)
     if result.unfollowed_calls:
         print("fullgraph: calls from compiled code that could not be followed (not in the analysed code; "
               "`--follow PACKAGE` analyses an installed package):", file=sys.stderr)

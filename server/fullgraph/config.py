@@ -41,6 +41,9 @@ class Config:
     extend_exclude: list[str] = field(default_factory=list)
     follow: list[str] = field(default_factory=list)  # installed packages to analyse into
     src: list[str] = field(default_factory=list)  # source roots (default: project root and src/)
+    # more directories imports are found in, after the source roots (Pyright's extraPaths); relative to
+    # the project root
+    extra_paths: list[str] = field(default_factory=list)
     custom_op_namespace: str | None = None
     # the pytest plugin's settings (fullgraph/pytest_plugin.py reads them; the analysis does not)
     graph_breaks: str | None = None
@@ -110,6 +113,7 @@ _KEYS = {
     "extend-exclude": list,
     "follow": list,
     "src": list,
+    "extra-paths": list,
     "custom-op-namespace": str,
     "graph-breaks": str,
     "graph-breaks-include": list,

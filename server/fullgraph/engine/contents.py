@@ -32,6 +32,9 @@ class Contents:
         # a module -> the other names Python imports it by (namespace packages), set by the workspace
         self.aliases_of: Callable[[ModuleSummary], list[str]] | None = None
         self._aliases: dict[str, list[str]] = {}  # path -> the other names it was indexed under
+        # (module name, path of the module importing it) -> the module Python would import there (found on
+        # that module's search path, loaded if it was not), or None: set by the workspace
+        self.importer: Callable[[str, str], ModuleSummary | None] | None = None
 
     def put(self, summary: ModuleSummary) -> ModuleSummary | None:
         """Add or replace the module at `summary.path`; the summary it replaces, if any."""
@@ -77,8 +80,21 @@ class Contents:
             self._fn_index = idx
         return self._fn_index
 
+    def add_name(self, name: str, summary: ModuleSummary) -> None:
+        """Index a module under one more name it is imported by (found on a search path under that name)."""
+        lst = self.by_name.setdefault(name, [])
+        if summary not in lst:
+            lst.append(summary)
+            self._aliases.setdefault(summary.path, []).append(name)
+            self.invalidate()
+
     def module(self, name: str, near: str | None = None) -> ModuleSummary | None:
-        """The module of that dotted name; of several, the one beside `near` (a path)."""
+        """The module of that dotted name: the one Python imports from `near` (a path) when its search path
+        has it; else of those indexed by that name, the one beside `near`."""
+        if near is not None and self.importer is not None:
+            found = self.importer(name, near)
+            if found is not None:
+                return found
         cands = self.by_name.get(name)
         if not cands:
             return None

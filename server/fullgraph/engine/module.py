@@ -14,6 +14,7 @@ import warnings
 from ..modnames import absolute_module, module_name_for, package_of
 from ..positions import LineIndex, Span
 from . import incremental, suppressions
+from .syspath import sys_path_edits
 from . import values as V
 from .analyzer import FunctionAnalyzer
 from .ruleset import RuleSet
@@ -141,6 +142,7 @@ class ModuleAnalyzer:
             self.summary.suppressions = suppressions.read(self.text, self.lines.lines, tree)
             self.tree = tree
         self.analysed_tree = tree
+        self.summary.sys_path = sys_path_edits(tree, self.path, self.text)
         top = FunctionAnalyzer(self, None, tree, qualname=self.modname, cls=None, module_level=True)
         top.analyze_module(tree.body)
         self.bindings = top.env

@@ -73,6 +73,11 @@ class Project:
         """`aliases_of(summary)`: the other names a module is imported by (namespace packages)."""
         self.contents.aliases_of = aliases_of
 
+    def find_imports(self, importer) -> None:
+        """`importer(name, path)`: the module Python imports by that name from the module at `path`
+        (engine/contents.py), or None to fall back to the modules indexed by name."""
+        self.contents.importer = importer
+
     def keep_sources(self, source_of, tree_of) -> None:
         self.arrivals.source_of = source_of
         self.arrivals.tree_of = tree_of

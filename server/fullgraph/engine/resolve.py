@@ -61,6 +61,8 @@ class Resolver:
             if not rest:
                 return ("module", mod)
             cq = f"{mod.name}.{rest[0]}"
+            if len(rest) == 1 and cq in mod.functions:  # a module imported by another name than its own
+                return ("function", mod.functions[cq], mod)
             if cq in mod.classes:
                 cs = mod.classes[cq]
                 if len(rest) == 1:

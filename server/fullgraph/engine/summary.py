@@ -205,6 +205,8 @@ class ModuleSummary:
     bindings: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # name -> (kind, q)
     star_imports: list[str] = field(default_factory=list)
     imports: set[str] = field(default_factory=set)  # modules this module imports (absolute)
+    # its literal sys.path edits: (0 front / 1 further in / -1 appended, directory), engine/syspath.py
+    sys_path: list[tuple[int, str]] = field(default_factory=list)
     ignored: set[str] = field(default_factory=set)  # ignore_logging_functions.add(...) targets
     reorderable: set[str] = field(default_factory=set)
     allow_in_graph: set[str] = field(default_factory=set)

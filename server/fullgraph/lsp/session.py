@@ -44,7 +44,8 @@ log = logging.getLogger("fullgraph.lsp")
 # Settings the VS Code client owns (the server accepts and ignores them).
 CLIENT_SETTINGS = {"enable", "interpreter", "importStrategy", "showNotifications", "path", "trace", "args", "cwd"}
 SERVER_SETTINGS = {"select", "ignore", "extendSelect", "extendIgnore", "torchVersion", "roots", "exclude",
-                   "extendExclude", "follow", "src", "customOpNamespace", "codeLens", "logLevel", "debounce"}
+                   "extendExclude", "follow", "src", "extraPaths", "customOpNamespace", "codeLens", "logLevel",
+                   "debounce"}
 LOG_LEVELS = {"error": t.MessageType.Error, "warning": t.MessageType.Warning, "info": t.MessageType.Info,
               "debug": t.MessageType.Log}
 # Fix phases wait until no document has changed, and no squiggles were published, for this long: a fix
