@@ -68,6 +68,9 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
         self._rebound: set[str] = set()  # names bound so far in statement order (loops: their whole body)
         self._loops_counted: set[int] = set()  # loops whose names _rebound has (inside a loop counted before)
         self.tensor_holders: dict[str, str] = {}
+        # name -> the classes it holds an instance of, one per branch of the `if`/`else` that bound it last
+        # (`model = SpGAT(...)` / `model = GAT(...)`): torch.compile(model) compiles either
+        self.alternatives: dict[str, tuple[str, ...]] = {}
         self._with_item: ast.AST | None = None  # the context expression of the `with` being entered
 
     # ---- set-up --------------------------------------------------------------------------------
@@ -109,8 +112,10 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
                 continue
             self.params[a.arg] = i - (1 if first_is_self else 0)
             self.env[a.arg] = self._annotation_val(a.annotation)
-            if a.annotation is None and a.arg in mod.tensors.get(self.qualname, ()):
-                self.env[a.arg] = V.TENSOR_V
+            if self.env[a.arg].kind in (V.TENSOR, V.UNKNOWN):
+                arrives = V.of_tensor_kind(mod.tensors.get(self.qualname, {}).get(a.arg))
+                if arrives is not None:  # what the callers pass (Arrivals.with_tensor_params)
+                    self.env[a.arg] = arrives
         fs.positional = len(fs.params)
         fs.annotated = frozenset(a.arg for a in [*all_params, *args.kwonlyargs] if a.annotation is not None)
         for a in [args.vararg, *args.kwonlyargs, args.kwarg]:
@@ -139,7 +144,8 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
             del v
         else:
             fs.is_generator = generator
-            self.block(node.body)
+            if not self.block(node.body) and fs.returns_shapes:
+                fs.returns_shapes.append(None)  # the end is reached: returns None
         self._finish_guard()
 
     def _annotation_val(self, ann: ast.AST | None) -> Val:
@@ -237,6 +243,8 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
     def bind(self, name: str, v: Val) -> None:
         self.env[name] = v
         self._rebound.add(name)
+        if self.alternatives:
+            self.alternatives.pop(name, None)
 
     def _loop_rebinds(self, loop: ast.stmt) -> None:
         """A loop's tests see what its body assigns on the previous iteration: count it as rebound
@@ -420,6 +428,11 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
                             self.fs.returns_fns.append(("call", fv.q))
                 if not (isinstance(s.value, ast.Constant) and s.value.value is None) and self.fs is not None:
                     self.fs.returns_value = True
+                if self.fs is not None:
+                    self.fs.returns_shapes.append(tuple(V.return_desc(v) for v in self.tuple_vals)
+                                                  if isinstance(s.value, ast.Tuple) else V.return_desc(rv))
+            elif self.fs is not None:
+                self.fs.returns_shapes.append(None)
             self._returns.append(s.value)
             return True
         if t is ast.If:
@@ -569,11 +582,14 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
             self.conds = saved_conds + body_conds
             stop_body = self.block(s.body)
         self.dead_if, self.conds = saved, saved_conds
+        after_body = dict(self.env) if s.orelse else None
         if not (else_dead and not atoms) and not else_err:
             self.dead_if = self._with_dead(atoms) if else_dead else saved
             self.conds = saved_conds + else_conds
             stop_else = self.block(s.orelse)
         self.dead_if, self.conds = saved, saved_conds
+        if after_body is not None and not stop_body and not stop_else:
+            self._branch_instances(after_body)
         body_stops = stop_body or body_err
         else_stops = stop_else or else_err
         if body_stops and not else_stops:
@@ -596,6 +612,17 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
             self.dead_if = self._with_dead(atoms)
             return False
         return body_stops and else_stops and bool(s.orelse)
+
+    def _branch_instances(self, after_body: dict) -> None:
+        """After an `if`/`else` whose branches bind a name to instances of different classes: both are kept
+        (self.alternatives; the env holds the else branch's, as the statements ran in order)."""
+        for name, v in self.env.items():
+            b = after_body.get(name)
+            if b is None or b is v or v.kind != V.INSTANCE or b.kind != V.INSTANCE or v.attr is not None or \
+                    b.attr is not None or not v.q or not b.q or v.q == b.q:
+                continue
+            got = self.alternatives.get(name, (v.q,))
+            self.alternatives[name] = tuple(dict.fromkeys((b.q, *got)))
 
     def hook(self, name: str, node: ast.AST, v: Val) -> None:
         rules = self.rules.hooks.get(name)
