@@ -109,8 +109,10 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
                 continue
             self.params[a.arg] = i - (1 if first_is_self else 0)
             self.env[a.arg] = self._annotation_val(a.annotation)
-            if a.annotation is None and a.arg in mod.tensors.get(self.qualname, ()):
-                self.env[a.arg] = V.TENSOR_V
+            if self.env[a.arg].kind in (V.TENSOR, V.UNKNOWN):
+                arrives = V.of_tensor_kind(mod.tensors.get(self.qualname, {}).get(a.arg))
+                if arrives is not None:  # what the callers pass (Arrivals.with_tensor_params)
+                    self.env[a.arg] = arrives
         fs.positional = len(fs.params)
         fs.annotated = frozenset(a.arg for a in [*all_params, *args.kwonlyargs] if a.annotation is not None)
         for a in [args.vararg, *args.kwonlyargs, args.kwarg]:
@@ -139,7 +141,8 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
             del v
         else:
             fs.is_generator = generator
-            self.block(node.body)
+            if not self.block(node.body) and fs.returns_shapes:
+                fs.returns_shapes.append(None)  # the end is reached: returns None
         self._finish_guard()
 
     def _annotation_val(self, ann: ast.AST | None) -> Val:
@@ -420,6 +423,11 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
                             self.fs.returns_fns.append(("call", fv.q))
                 if not (isinstance(s.value, ast.Constant) and s.value.value is None) and self.fs is not None:
                     self.fs.returns_value = True
+                if self.fs is not None:
+                    self.fs.returns_shapes.append(tuple(V.return_desc(v) for v in self.tuple_vals)
+                                                  if isinstance(s.value, ast.Tuple) else V.return_desc(rv))
+            elif self.fs is not None:
+                self.fs.returns_shapes.append(None)
             self._returns.append(s.value)
             return True
         if t is ast.If:

@@ -23,6 +23,17 @@ if TYPE_CHECKING:  # pragma: no cover - types only: engine/roots.py and engine/w
     from .walk import Reached
 
 _NO_VALUE = object()  # a config field without a default the analysis can rely on
+# what arrives at a parameter -> the tensor kind it is analysed as (values.tensor_kind)
+_KINDS = {C.TENSOR: "tensor", C.Instance(V.MASK_CLASS): "mask", C.Instance(V.SPARSE_CLASS): "sparse"}
+_CLASS_OF_KIND = {"tensor": V.TENSOR_CLASS, "mask": V.MASK_CLASS, "sparse": V.SPARSE_CLASS}
+
+
+def _combine(kinds: list) -> str | None:
+    """One tensor kind for values that may be any of `kinds`: theirs when they agree, "tensor" when all are
+    tensors of different kinds, None when one is not known to be a tensor."""
+    if not kinds or not all(kinds):
+        return None
+    return kinds[0] if all(k == kinds[0] for k in kinds) else "tensor"
 
 
 class Arrivals:
@@ -81,20 +92,36 @@ class Arrivals:
         hit = self.r.function(q, near)
         return hit is not None and hit[0].is_generator
 
-    def with_tensor_params(self, fs: FunctionSummary, mod: ModuleSummary, env: dict) -> FunctionSummary:
-        """`fs` as analysed with the parameters its caller passes tensors to read as tensors (their
-        annotations say nothing): `def update(self, target, pred): k = (target >= 0) ...` called
-        with tensors has the breaks of tensor code.  The module is analysed again for that function
+    def with_tensor_params(self, fs: FunctionSummary, mod: ModuleSummary, env: dict,
+                           _depth: int = 0) -> FunctionSummary:
+        """`fs` as analysed with the parameters its caller passes tensors to read as tensors (of their kind: a
+        mask, a sparse tensor; an annotation that says a tensor, or nothing the analysis reads, gives way), and
+        with what its calls return when the project can tell (_call_results): `def update(self, target, pred):
+        k = (target >= 0) ...` called with tensors has the breaks of tensor code.  The module is analysed again for that function
         (memoised by function and parameters): that function only, on one analysis of the module's top
         level per text (_base_analysis); without its text, `fs` as it is.  The memo holds for the analysis
         that made `fs` (its `origin`, else `fs` itself): a new text's analysis makes new summaries, except
         for the functions an editor buffer's re-analysis took unchanged from the last, or moved down with
         the lines above them (engine/incremental.py: same statement, same module names, same class), whose
         variants are then the same, moved as far."""
-        tensors = frozenset(p for p in fs.params if p not in fs.annotated and env.get(p, (None,))[0] == C.TENSOR)
-        if not tensors or self.source_of is None:
+        tensors = frozenset((p, _KINDS[got]) for p in fs.params
+                            if isinstance(got := env.get(p, (None,))[0], C.Instance) and got in _KINDS)
+        if self.source_of is None:
             return fs
-        key = (mod.path, fs.qualname, tensors)
+        v = self._variant(fs, mod, tensors, frozenset())
+        results: frozenset = frozenset()
+        for _ in range(3):  # what a call returns may make the next call's arguments tensors
+            got = self._call_results(v, mod, env, _depth)
+            if got == results:
+                break
+            results = got
+            v = self._variant(fs, mod, tensors, results)
+        return v
+
+    def _variant(self, fs: FunctionSummary, mod: ModuleSummary, tensors: frozenset, results: frozenset):
+        if not tensors and not results:
+            return fs
+        key = (mod.path, fs.qualname, tensors, results)
         made_by = fs if fs.origin is None else fs.origin
         hit = self.variants.get(key)
         if hit is not None and hit[0] is made_by:
@@ -104,11 +131,58 @@ class Arrivals:
             self.variants[key] = (made_by, fs, moved)
             return moved
         base = self._base_analysis(mod)
-        variant = (base.variant(fs.qualname, tensors, mod.classes) if base is not None else None) or fs
+        variant = (base.variant(fs.qualname, tensors, mod.classes, results) if base is not None else None) or fs
         if len(self.variants) > 4096:
             self.variants.clear()
         self.variants[key] = (made_by, fs, variant)
         return variant
+
+    def _call_results(self, fs: FunctionSummary, mod: ModuleSummary, env: dict, depth: int) -> frozenset:
+        """What the calls of `fs` to functions of the project return, when it is a tensor (of a kind,
+        values.tensor_kind) or a tuple holding some: ((call position), kind or (kind | None, ...)) pairs, each
+        callee analysed with what the call passes it (with_tensor_params: `edge_index =
+        remove_self_loops(edge_index)`, `mask = keep(x)`); a chain of calls is followed three deep."""
+        if depth >= 3:
+            return frozenset()
+        out = []
+        busy = self.c.memo.setdefault("results_busy", set())
+        for e in fs.edges:
+            if e.kind != "call":
+                continue
+            targets = self.r.resolve_edge(e, mod)
+            if len(targets) != 1:
+                continue
+            tfs, tmod = targets[0]
+            if tfs.is_generator or tfs.is_async or not tfs.returns_shapes or tfs.qualname in busy:
+                continue
+            cenv = C.callee_env(self.resolve_fields(e.vals, mod.path), env, tfs.params, tfs.is_method, tfs.defaults)
+            busy.add(tfs.qualname)
+            try:
+                tv = self.with_tensor_params(tfs, tmod, cenv, depth + 1)
+            finally:
+                busy.discard(tfs.qualname)
+            shape = self._returned(tv, tmod)
+            if shape is not None:
+                sp = e.span
+                out.append(((sp.start.line, sp.start.col, sp.end.line, sp.end.col), shape))
+        return frozenset(out)
+
+    def _returned(self, fs: FunctionSummary, mod: ModuleSummary):
+        """The tensor kind every `return` of `fs` agrees on, or for tuples of one length the kind of each item
+        (None where not known); None when nothing is known."""
+        shapes = fs.returns_shapes
+        if not shapes:
+            return None
+
+        def kind(d):
+            return self.return_kind(d[4:], mod.path) if d and d.startswith("ret:") else d
+
+        if all(isinstance(s, tuple) for s in shapes) and len({len(s) for s in shapes}) == 1:
+            items = tuple(_combine([kind(s[i]) for s in shapes]) for i in range(len(shapes[0])))
+            return items if any(items) else None
+        if any(isinstance(s, tuple) for s in shapes):
+            return None
+        return _combine([kind(s) for s in shapes])
 
     def forget_base(self, path: str) -> None:
         self._bases.pop(path, None)
@@ -157,9 +231,47 @@ class Arrivals:
     def root_calls(self, root: RootRecord, fs: FunctionSummary) -> list[tuple]:
         """What the user's visible calls pass to the root (their Edge.vals): calls of the compiled
         object (`compiled(model, x)`), or of a function compiled by its decorator."""
+        if root.decl.kind == "method" and not root.decl.calls:
+            return self._method_calls_of(fs)
         if root.decl.calls or root.decl.kind != "function" or fs.compiled is None:
-            return [self.resolve_fields(c, root.mod.path) for c in root.decl.calls]
+            return [self._enclosing_params(self.resolve_fields(c, root.mod.path)) for c in root.decl.calls]
         return self._calls_of(fs)
+
+    def _enclosing_params(self, vals: tuple) -> tuple:
+        """Edge.vals with ("param", "<function>:<name>") (a parameter of the function around the call:
+        CallsMixin._closure_args) read as what every call of that function passes it: a constant, an instance
+        (a tensor); unknown otherwise."""
+        if not any(v[0] == "param" and ":" in v[1] for _, v in vals):
+            return vals
+        out = []
+        for key, v in vals:
+            if v[0] == "param" and ":" in v[1]:
+                outer_q, _, name = v[1].rpartition(":")
+                hit = self.r.function(outer_q)
+                v = ("unknown",)
+                if hit is not None:
+                    outer = hit[0]
+                    calls = self._calls_of(outer)
+                    got = C.entry_env(outer.defaults, calls, outer.params, outer.is_method, outer.positional,
+                                      outer.annotated).get(name) if calls else None
+                    if got is not None and got[1] == C.KNOWN and isinstance(got[0], C.Instance) and got[0].q and \
+                            got[0] not in (C.ANY, C.UNKNOWN):
+                        v = ("inst", got[0].q)
+            out.append((key, v))
+        return tuple(out)
+
+    def _method_calls_of(self, fs: FunctionSummary) -> list[tuple]:
+        """What the project's calls `obj.<method>(...)` of the method `fs` pass (a compiled method rebound on
+        its instance, `q.act = torch.compile(q.act)`, is called that way)."""
+        out = []
+        for mod in list(self.c.modules.values()):
+            for cs in mod.call_sites:
+                if not cs.is_method_call or cs.caller is None or cs.target.rpartition(".")[2] != fs.name:
+                    continue
+                hit = self.r.find_method(cs.target.rpartition(".")[0], fs.name, mod.path)
+                if hit is not None and hit[0] is fs:
+                    out.append(self.resolve_fields(cs.vals, mod.path))
+        return out
 
     def _calls_of(self, fs: FunctionSummary) -> list[tuple]:
         """What each call of the function `fs` in the project passes (Edge.vals, config fields read)."""
@@ -176,15 +288,46 @@ class Arrivals:
     def resolve_fields(self, vals: tuple, near: str) -> tuple:
         """Edge.vals with `cfg.debug` (a field of a config object) read as its class's default when
         no construction of the class passes that field: ("dconst", value); else unknown."""
-        if not vals or not any(v[0] == "field" for _, v in vals):
+        if not vals or not any(v[0] in ("field", "ret") for _, v in vals):
             return vals
         out = []
         for key, v in vals:
             if v[0] == "field":
                 got = self._field_default(v[1], v[2], near)
                 v = ("dconst", got) if got is not _NO_VALUE else ("unknown",)
+            elif v[0] == "ret":
+                kind = self.return_kind(v[1], near)
+                v = ("inst", _CLASS_OF_KIND[kind]) if kind is not None else ("unknown",)
             out.append((key, v))
         return tuple(out)
+
+    def return_kind(self, desc: str, near: str, _depth: int = 0) -> str | None:
+        """The tensor kind ("tensor", "mask", "sparse"; values.tensor_kind) of what the function `desc` names
+        returns ("<q>"), or of item i of the tuple it returns ("<q>:<i>"), when every `return` of it agrees
+        (a tensor of different kinds: "tensor"); None when not known (memoised)."""
+        memo = self.c.memo.setdefault("return_kind", {})
+        key = (desc, near)
+        if key in memo:
+            return memo[key]
+        memo[key] = None  # (a recursion through the same function: not known)
+        q, _, item = desc.partition(":")
+        hit = self.r.function(q, near) if _depth < 16 else None
+        kinds = []
+        if hit is not None and not hit[0].is_generator and not hit[0].is_async and hit[0].returns_shapes:
+            for shape in hit[0].returns_shapes:
+                if item:
+                    d = shape[int(item)] if isinstance(shape, tuple) and int(item) < len(shape) else None
+                elif isinstance(shape, tuple):
+                    d = None
+                else:
+                    d = shape
+                k = self.return_kind(d[4:], hit[1].path, _depth + 1) if d and d.startswith("ret:") else d
+                kinds.append(k)
+                if k is None:
+                    break
+        got = _combine(kinds)
+        self.c.memo.setdefault("return_kind", {})[key] = got
+        return got
 
     def _field_default(self, class_q: str, field: str, near: str):
         c = self.r.class_(class_q, near)

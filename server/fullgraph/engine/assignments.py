@@ -23,6 +23,10 @@ class AssignmentsMixin:
                 for i, e in enumerate(target.elts):
                     self.assign(e, Val(V.INSTANCE, v.q, attr=f"factory[{i}]"), None)
                 return
+            if v.kind == V.TUPLE and not any(isinstance(e, ast.Starred) for e in target.elts):
+                for i, e in enumerate(target.elts):  # `x, mask = helper(x)`: each item's kind
+                    self.assign(e, V.tuple_item(v, i), None)
+                return
             # `_, h, w = x.shape[-3:]`: sizes are static too
             elem = v if v.kind in (V.TENSOR, V.DDSCALAR) else V.STATIC_V if v.kind == V.STATIC else U
             for e in target.elts:

@@ -26,6 +26,11 @@ HIGHER_ORDER = frozenset({
 })
 
 
+# the random module's draws of one Python number
+PY_RANDOM_NUMBERS = frozenset(f"random.{n}" for n in (
+    "random", "randint", "uniform", "gauss", "normalvariate", "randrange", "betavariate", "expovariate",
+    "triangular", "lognormvariate", "vonmisesvariate", "gammavariate", "paretovariate", "weibullvariate"))
+
 # methods that change the object they are called on (FunctionSummary.effects)
 # (not `add`/`sort`: tensors have methods of those names that return a new tensor)
 MUTATORS = frozenset({"append", "extend", "insert", "update", "setdefault", "pop", "popitem", "clear", "remove",
@@ -154,7 +159,7 @@ class CallsMixin:
             self.mod.summary.call_sites.append(CallSite(fval.q, False, *kinds.get(), self.mod.span(node),
                                                         vals=self._passed(node),
                                                         caller=self.fs.qualname if self.fs else None))
-            return U
+            return self._known_result(node) or U
         if k == V.INSTANCE and fval.q and fval.attr is None:
             self.edge("module_call", fval.q, None, node)
             return V.TENSOR_V if V.is_torch_module_class(fval.q) else U  # a torch layer: a tensor
@@ -177,7 +182,7 @@ class CallsMixin:
             # compiled(model, x, flag=True): what the user's own call passes, for the root's analysis,
             # and the module's mode at this call (`model.train()` after the compile line decides it)
             decl = self.mod.summary.roots[int(fval.q)]
-            passed = self._passed(node)
+            passed = self._closure_args(node, self._passed(node))
             if fval.training is not None:
                 passed = (*passed, (V.MODE_KEY, ("const", fval.training)))
             decl.calls = (*decl.calls, passed)
@@ -186,6 +191,18 @@ class CallsMixin:
         if ref:
             self.edge("param_call", ref, None, node, *kinds.get())  # the caller tells what it is
         return U
+
+    def _closure_args(self, node: ast.Call, passed: tuple) -> tuple:
+        """Edge.vals of a call of a compiled object, where an argument that is a parameter of an enclosing function
+        (`def run(adj): ... def train(): model(features, adj)`) is ("param", "<enclosing qualname>:<name>"): what
+        the calls of that function pass (Arrivals.root_calls)."""
+        names = {i: a.id for i, a in enumerate(node.args) if isinstance(a, ast.Name)}
+        names.update((kw.arg, kw.value.id) for kw in node.keywords if kw.arg and isinstance(kw.value, ast.Name))
+        out = []
+        for key, v in passed:
+            ref = self._param_ref(names[key]) if v == ("unknown",) and key in names else None
+            out.append((key, ("param", ref) if ref and ":" in ref else v))
+        return tuple(out)
 
     def _is_param(self, name: str) -> bool:
         """An own parameter still holding what the caller passed (never reassigned)."""
@@ -246,6 +263,8 @@ class CallsMixin:
             for a, v in zip(node.args, args):
                 if v.kind == V.REF and v.q and not v.q.startswith(("builtins.", "torch.")):
                     self.edge("call", v.q, None, a)
+        if q.startswith("torch.") and any(a.kind == V.TENSOR and a.attr == "sparse" for a in (*args, *kwargs.values())):
+            self.hook("sparse_use", node, V.SPARSE_V)  # `torch.spmm(adj, x)` with a sparse `adj`
         if not q.startswith(("builtins.", "torch.")):
             self.edge("call", q, None, node, *kinds.get())
             mod.summary.call_sites.append(CallSite(q, False, *kinds.get(), mod.span(node), vals=self._passed(node),
@@ -272,6 +291,11 @@ class CallsMixin:
                 return Val(V.SUPER, self.cls)
             return U
         if q.startswith("torch."):
+            if q in V.SPARSE_FACTORIES:
+                return V.SPARSE_V
+            if q in V.MASK_CALLS or (V.torch_call_returns_tensor(q) and any(
+                    kw.arg == "dtype" and self.resolve_dotted_node(kw.value) == "torch.bool" for kw in node.keywords)):
+                return V.BOOL_TENSOR_V
             if q == "torch.where" and len(node.args) == 1:
                 return U
             if q in ("torch.max", "torch.min") and len(node.args) + len(node.keywords) == 1:
@@ -301,6 +325,8 @@ class CallsMixin:
         last = q.rsplit(".", 1)[-1]
         if last[:1].isupper():
             return Val(V.INSTANCE, q)  # PEP 8 class name: the project checks it really is a class
+        if q in PY_RANDOM_NUMBERS:
+            return V.STATIC_V  # a Python number (the draw itself breaks the graph up to 2.13: FG108)
         if V.numpy_scalar_draw(q, len(node.args), {k.arg for k in node.keywords}):
             return V.STATIC_V  # the draw breaks the graph; after it, a Python number
         if q in V.NUMPY_FOLDED_ON_NUMBERS and args and all(a.kind in (V.STATIC, V.CONST) for a in args) and \
@@ -314,8 +340,23 @@ class CallsMixin:
             if any(a.kind == V.DDSCALAR for a in args):
                 return V.DDSCALAR_V
             return U
+        known = self._known_result(node)
+        if known is not None:
+            return known
         # a factory function (`make_model()`): the project resolves what it returns
         return Val(V.INSTANCE, q, attr="factory")
+
+    def _known_result(self, node: ast.Call) -> Val | None:
+        """What the call returns as the project tells it, while a variant of this function is analysed
+        (ModuleAnalyzer.results: Arrivals._call_results): a tensor of a kind, or a TUPLE of them."""
+        got = self.mod.results.get(self.qualname)
+        if not got:
+            return None
+        sp = self.mod.span(node)
+        shape = got.get((sp.start.line, sp.start.col, sp.end.line, sp.end.col))
+        if isinstance(shape, tuple):
+            return Val(V.TUPLE, attr=",".join(k or "" for k in shape))
+        return V.of_tensor_kind(shape)
 
     def _container(self, node: ast.Call, args: list[Val], kwargs: dict) -> Val:
         classes: set[str] = set()
@@ -468,7 +509,8 @@ class CallsMixin:
             if recv.attr is None and not recv.q.startswith(("torch.", "logging.", "builtins.")):
                 self.edge("method", recv.q, method, node, *kinds.get())
                 mod.summary.call_sites.append(CallSite(f"{recv.q}.{method}", True, *kinds.get(),
-                                                       mod.span(node)))
+                                                       mod.span(node), vals=self._passed(node),
+                                                       caller=self.fs.qualname if self.fs else None))
                 if method in V.MODULE_SELF_METHODS:
                     # `Net().to(device).eval()`: nn.Module methods return the module itself
                     return self._mode_change(node, recv, method, args)
@@ -483,7 +525,19 @@ class CallsMixin:
         if ref:
             # `opt.zero_grad()`, `model.encode(x)` on a parameter: the caller's argument tells the class
             self.edge("param_method", ref, method, node, *kinds.get())
+        if k == V.TENSOR and recv.attr == "sparse":
+            self.hook("sparse_use", node, recv)  # `adj.t()`, `adj.matmul(x)`: reading the sparse tensor
+            if method in V.SPARSE_KEEPING_METHODS or method in V.SPARSE_METHODS:
+                return V.SPARSE_V
+        if k == V.UNKNOWN and method in V.SPARSE_METHODS and factory is None:
+            return V.SPARSE_V  # `dense.to_sparse()`: a sparse tensor, whatever `dense` was
         if k == V.TENSOR or (k == V.UNKNOWN and method in V.TENSOR_DISTINCTIVE_METHODS):
+            if method in V.SPARSE_METHODS:
+                if k == V.TENSOR and recv.attr != "sparse":
+                    self.hook("sparse_use", node, V.SPARSE_V)  # `x.to_sparse()`: its result is wrapped
+                return V.SPARSE_V
+            if method in V.MASK_METHODS:
+                return V.BOOL_TENSOR_V
             if method in ("item",):
                 return V.DDSCALAR_V
             if method == "tolist":

@@ -52,7 +52,11 @@ class PathCondsMixin:
             elif v is not None and v.kind == V.INSTANCE and v.attr == "container":
                 out.append((key, ("inst", V.NN_MODULE)))  # nn.Sequential(...) / nn.ModuleList(...)
             elif v is not None and v.kind == V.TENSOR:
-                out.append((key, ("inst", V.TENSOR_CLASS)))
+                kind = V.tensor_kind(v)
+                out.append((key, ("inst", V.SPARSE_CLASS if kind == "sparse" else V.MASK_CLASS if kind == "mask"
+                                  else V.TENSOR_CLASS)))
+            elif v is not None and (desc := V.return_desc(v)) is not None:
+                out.append((key, ("ret", desc[4:])))  # what a function returns: the project tells (Arrivals)
             elif v is not None and v.kind == V.INSTANCE and v.q and (v.attr or "").startswith("method:"):
                 out.append((key, ("field", v.q, v.attr[7:])))  # `cfg.debug`: the class's default, maybe
             else:

@@ -75,7 +75,10 @@ class ExpressionsMixin:
         if t is ast.Call:
             return self.call(node)
         if t is ast.Attribute:
-            return self._attr(self.value(node.value), node.attr)
+            base = self.value(node.value)
+            if base.kind == V.TENSOR and base.attr == "sparse" and node.attr not in V.TENSOR_ATTRS:
+                self.hook("sparse_use", node, base)  # `adj.shape`: reading the sparse tensor
+            return self._attr(base, node.attr)
         if t is ast.Compare:
             vals = [self.value(node.left)] + [self.value(c) for c in node.comparators]
             if V.POINTER_V in vals:
@@ -116,6 +119,10 @@ class ExpressionsMixin:
                 return U
             if isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor)) and left == right == V.BOOL_TENSOR_V:
                 return V.BOOL_TENSOR_V  # `(t >= 0) & (t < n)`: still a mask
+            for side in (left, right):
+                if side.kind == V.TENSOR and side.attr == "sparse":
+                    self.hook("sparse_use", node, side)
+                    return V.SPARSE_V
             return self._binop(left, right)
         if t is ast.IfExp:
             tr, atoms = self.truth(node.test)
@@ -138,9 +145,18 @@ class ExpressionsMixin:
         if t is ast.Subscript:
             base = self.value(node.value)
             idx = self.value(node.slice)
+            if isinstance(node.slice, ast.Tuple) and V.BOOL_TENSOR_V in self.tuple_vals[:len(node.slice.elts)]:
+                idx = V.BOOL_TENSOR_V  # `x[:, mask]`: a mask among the indices
             if base.kind == V.TENSOR:
+                if base.attr == "sparse":
+                    self.hook("sparse_use", node, base)
                 self.hook("subscript", node, idx)
-                return V.TENSOR_V
+                return V.BOOL_TENSOR_V if base.attr == "bool" and idx.kind != V.TENSOR else V.TENSOR_V
+            if base.kind == V.TUPLE and isinstance(node.slice, ast.Constant) and type(node.slice.value) is int:
+                return V.tuple_item(base, node.slice.value)
+            if base.kind == V.INSTANCE and base.attr == "factory" and isinstance(node.slice, ast.Constant) and \
+                    type(node.slice.value) is int and node.slice.value >= 0:
+                return Val(V.INSTANCE, base.q, attr=f"factory[{node.slice.value}]")  # `helper(x)[0]`
             if base.kind == V.STATIC:
                 return V.STATIC_V
             if base.kind == V.DDSCALAR:

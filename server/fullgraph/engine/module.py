@@ -43,9 +43,12 @@ class ModuleAnalyzer:
         self.previous = previous
         self.memo: incremental.Memo | None = None
         self._written_classes: list[str] | None = None  # classes a unit's function bodies made
-        # function qualname -> unannotated parameters to read as tensors (what its callers pass), while
-        # variant() analyses that function again (Arrivals.with_tensor_params); empty otherwise
-        self.tensors: dict[str, frozenset[str]] = {}
+        # function qualname -> {parameter: tensor kind} to read as tensors (what its callers pass: "tensor",
+        # "mask", "sparse"), while variant() analyses that function again (Arrivals.with_tensor_params); empty
+        # otherwise
+        self.tensors: dict[str, dict[str, str]] = {}
+        # function qualname -> {call position: what the call returns}, the same way (Arrivals._call_results)
+        self.results: dict[str, dict] = {}
         self._given_tree = tree  # `text` already parsed (by an earlier analysis of the same text)
         self.bodies = bodies  # False: the top level only (the functions are left for variant())
         self._queued: list = []  # the functions the top level defines, as run() queued them (for variant())
@@ -226,9 +229,11 @@ class ModuleAnalyzer:
             fa = FunctionAnalyzer(self, parent, node, qualname=qual, cls=cls)
             fa.analyze_function()
 
-    def variant(self, qualname: str, tensors: frozenset[str], classes: dict) -> FunctionSummary | None:
-        """After run(): the function `qualname` analysed again with the parameters `tensors` read as
-        tensors (Arrivals.with_tensor_params), on this analysis' top level: one module parse and top-level
+    def variant(self, qualname: str, tensors: frozenset[tuple[str, str]], classes: dict,
+                results: frozenset = frozenset()) -> FunctionSummary | None:
+        """After run(): the function `qualname` analysed again with the parameters `tensors` ((name, tensor
+        kind) pairs) read as tensors of that kind and the calls in `results` returning what the project tells
+        (Arrivals.with_tensor_params), on this analysis' top level: one module parse and top-level
         pass serve every such variant of the module.  `classes` are the module's classes as its full
         analysis left them (what every method set on `self`); the analysis writes into copies (the
         function's own class; summary containers) and changes neither."""
@@ -239,12 +244,12 @@ class ModuleAnalyzer:
         for _, _, cls, _ in self._pending:  # a method writes into its own class only
             if cls in summary.classes:
                 summary.classes[cls] = writable_copy(summary.classes[cls])
-        self.summary, self.tensors = summary, {qualname: tensors}
+        self.summary, self.tensors, self.results = summary, {qualname: dict(tensors)}, {qualname: dict(results)}
         try:
             self._analyze_pending()
             return self.summary.functions.get(qualname)
         finally:
-            self.summary, self.tensors, self._pending = base, tensors_before, []
+            self.summary, self.tensors, self.results, self._pending = base, tensors_before, {}, []
 
     def _error_span(self, e: SyntaxError) -> Span:
         line = max((e.lineno or 1) - 1, 0)

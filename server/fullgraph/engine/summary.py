@@ -108,6 +108,9 @@ class FunctionSummary:
     # a factory of several: `return model, criterion` -> each item: ("class", q) an instance of class q,
     # ("factory", q) what the factory function q returns, or None
     returns_items: tuple[tuple[str, str] | None, ...] = ()
+    # what each `return` returns, as values.return_desc describes it: a description (None: not known), or for
+    # a tuple a tuple of them (Arrivals.return_kind combines them)
+    returns_shapes: list = field(default_factory=list)
     decorator_lines: list[int] = field(default_factory=list)
     # Decorators that may wrap it: (qualname, written as a call `@d(...)`, span), torch's own excluded.
     wrapped_by: list[tuple[str, bool, Span]] = field(default_factory=list)

@@ -27,6 +27,8 @@ COMPILED = "compiled"  # result of torch.compile(...)
 OPAQUE = "opaque"  # nonstrict_trace(f) / a custom op: Dynamo does not trace into it
 STATIC = "static"  # static metadata (x.shape, x.dtype, x.ndim, len(x), x.size()): not data-dependent
 SUPER = "super"  # super() in class q
+TUPLE = "tuple"  # what a function of the project returns, a tuple holding tensors (attr: the items' tensor kinds,
+# comma-separated, "" where not known: Arrivals._call_results)
 
 
 @dataclass(frozen=True, init=False)
@@ -81,6 +83,66 @@ BOOL_TENSOR_V = Val(TENSOR, attr="bool")  # a comparison of tensors: a mask
 PARAM_TENSOR_V = Val(TENSOR, attr="param")  # a module's parameter or buffer (a leaf)
 POINTER_V = Val(DDSCALAR, q="data_ptr")  # what t.data_ptr() returns
 NUMPY_V = Val(TENSOR, attr="numpy")  # what a NumPy call returns: Dynamo traces it as a tensor
+SPARSE_V = Val(TENSOR, attr="sparse")  # a sparse tensor (torch.sparse_coo_tensor(...), t.to_sparse()): FG211
+# what arrives at a parameter (Edge.vals ("inst", class), conditions_evaluated.Instance): a tensor, a boolean
+# mask, a sparse tensor
+MASK_CLASS = "torch.Tensor[bool]"
+SPARSE_CLASS = "torch.Tensor[sparse]"
+# functions that make a sparse tensor (their result entering the graph breaks it: FG211)
+SPARSE_FACTORIES = frozenset({
+    "torch.sparse_coo_tensor", "torch.sparse_csr_tensor", "torch.sparse_csc_tensor", "torch.sparse_bsr_tensor",
+    "torch.sparse_bsc_tensor", "torch.sparse_compressed_tensor", "torch.sparse.FloatTensor",
+    "torch.sparse.DoubleTensor", "torch.sparse.LongTensor", "torch.sparse.IntTensor", "torch.sparse.ByteTensor",
+    "torch.sparse.HalfTensor", "torch.sparse.BoolTensor",
+})
+SPARSE_METHODS = frozenset({"to_sparse", "to_sparse_coo", "to_sparse_csr", "to_sparse_csc", "to_sparse_bsr",
+                            "to_sparse_bsc"})
+# methods of a sparse tensor that return a sparse tensor
+SPARSE_KEEPING_METHODS = frozenset({"coalesce", "t", "transpose", "float", "double", "half", "to", "cpu", "cuda",
+                                    "detach", "clone", "requires_grad_"})
+# torch functions and tensor methods whose result is a boolean tensor (a mask)
+MASK_CALLS = frozenset(f"torch.{n}" for n in (
+    "isnan", "isinf", "isfinite", "isposinf", "isneginf", "isreal", "isin", "logical_not", "logical_and",
+    "logical_or", "logical_xor", "eq", "ne", "gt", "lt", "ge", "le", "greater", "less", "greater_equal",
+    "less_equal", "not_equal", "isclose", "signbit"))
+MASK_METHODS = frozenset({"bool", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "logical_not", "logical_and",
+                          "logical_or", "logical_xor", "eq", "ne", "gt", "lt", "ge", "le", "greater", "less",
+                          "greater_equal", "less_equal", "not_equal", "isclose", "signbit"})
+
+
+def tensor_kind(v: Val) -> str | None:
+    """What a value is as a tensor: "sparse", "mask" (a boolean tensor), "tensor", or None (not known to be one)."""
+    if v.kind != TENSOR or v.attr == "numpy":  # (a NumPy array: a tensor to Dynamo only where it traces NumPy)
+        return None
+    if v.attr == "sparse":
+        return "sparse"
+    if v.attr == "bool":
+        return "mask"
+    return "tensor"
+
+
+def of_tensor_kind(kind: str | None) -> Val | None:
+    return {"sparse": SPARSE_V, "mask": BOOL_TENSOR_V, "tensor": TENSOR_V}.get(kind or "")
+
+
+def tuple_item(v: Val, i: int) -> Val:
+    """Item `i` of a TUPLE value."""
+    kinds = (v.attr or "").split(",")
+    got = of_tensor_kind(kinds[i]) if 0 <= i < len(kinds) else None
+    return got if got is not None else U
+
+
+def return_desc(v: Val) -> str | None:
+    """How a returned value is summarised (FunctionSummary.returns_shapes): a tensor kind (tensor_kind), "ret:<q>"
+    / "ret:<q>:<i>" for what the function q returns (its item i), resolved by the project; None otherwise."""
+    k = tensor_kind(v)
+    if k is not None:
+        return k
+    if v.kind == INSTANCE and v.q:
+        item = factory_item(v)
+        if item is not None:
+            return f"ret:{v.q}:{item}" if item else f"ret:{v.q}"
+    return None
 # torch functions that read tensor data into a Python bool (FG301 at the call)
 DD_BOOL_CALLS = ("torch.equal", "torch.allclose", "torch.is_nonzero")
 # NumPy draws that return one number unless given a size: function -> position of the size argument
@@ -184,8 +246,8 @@ def torch_call_returns_tensor(q: str) -> bool:
     name = q[len("torch."):]
     if "." in name:
         return False
-    if name[:1].isupper():  # classes: torch.Tensor(...) aside, Size, Generator, dtype, ...
-        return name == "Tensor"
+    if name[:1].isupper():  # classes: torch.Tensor(...) and the legacy torch.FloatTensor(...) aside, Size, ...
+        return name == "Tensor" or q in TENSOR_TYPES
     return name not in TORCH_NON_TENSOR
 
 

@@ -231,6 +231,22 @@ def f(x):
         Example("""import torch
 
 
+def flipped(edge_index):
+    return edge_index.flip(0), edge_index.numel()
+
+
+def num_nodes(edge_index):
+    return int(edge_index.max()) + 1  # expect: FG303
+
+
+@torch.compile
+def f(edge_index):
+    edge_index, _ = flipped(edge_index)
+    return num_nodes(edge_index)
+""", call="f(torch.tensor([[0, 1], [1, 2]]))", note="a tensor a helper returns, in a tuple, passed to another"),
+        Example("""import torch
+
+
 @torch.compile(fullgraph=True)
 def f(x):
     return x + x.sum().item()
@@ -279,7 +295,9 @@ class DynamicShapeOp(Rule):
     methods = ("nonzero", "unique", "masked_select", "bincount", "argwhere")
     hooks = ("subscript",)
     fixes = ("capture-config", "suppress")
-    what = "Finds operators whose output shape depends on tensor data."
+    what = """Finds operators whose output shape depends on tensor data, and indexing with a boolean mask (`x[mask]`,
+`x[:, mask]`, `x[mask] += v`; a mask is a comparison of tensors, `~m`, `m1 & m2`, `torch.isnan(x)`, `t.bool()`,
+or what a helper returns).  Storing through a mask (`x[mask] = v`) keeps the shape and compiles."""
     why = """Without `capture_dynamic_output_shape_ops` the output size is unknown while tracing ("Dynamic
 shape operator", GB0036) and the graph is split.  """ + CAPTURE_NOTE
     instead = """Prefer shape-preserving forms: `torch.where(mask, x, 0)` instead of `x[mask]` (when the consumer
@@ -311,10 +329,46 @@ def f(x: torch.Tensor):
         Example("""import torch
 
 
+def self_loops_removed(edge_index):
+    keep = edge_index[0] != edge_index[1]
+    return edge_index[:, keep]  # expect: FG304
+
+
+def valid(x):
+    return ~torch.isnan(x)
+
+
+@torch.compile
+def f(x, edge_index):
+    edge_index = self_loops_removed(edge_index)
+    return x[valid(x)].sum() + edge_index.sum()  # expect: FG304
+""", call="f(torch.randn(4), torch.tensor([[0, 1, 2], [1, 1, 0]]))",
+            note="masks among the indices, made by `!=`/`~`/`isnan`, returned by a helper"),
+        Example("""import torch
+
+
+@torch.compile
+def f(x):
+    y = x.clone()
+    y[y > 0] += 1  # expect: FG304
+    return y
+""", note="`+=` reads `y[mask]` first"),
+        Example("""import torch
+
+
 @torch.compile
 def f(x):
     return torch.where(x > 0, x, torch.zeros_like(x)).sum()
 """, breaks=False),
+        Example("""import torch
+
+
+@torch.compile
+def f(x):
+    y = x.clone()
+    y[torch.isnan(y)] = 0.0
+    return y
+""", breaks=False, note="storing through a mask (index_put_) keeps the shape"),
         Example("""import torch
 from torch._dynamo import config
 

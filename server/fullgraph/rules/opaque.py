@@ -1,6 +1,8 @@
 """FG2xx: explicit breaks, disabled callees, and calls Dynamo cannot see into."""
 from __future__ import annotations
 
+import ast
+
 from ..engine import values as V
 from .. import tracetable
 from .base import Example, Placed, Report, Rule
@@ -570,3 +572,79 @@ out = step(batches)
                 yield Placed(f"`for` over the DataLoader `{use.param}`: Dynamo does not trace `DataLoader.__iter__` "
                              "(\"Attempted to inline function marked as skipped\"); the rest of the function runs "
                              "uncompiled", data={"param": use.param}, span=use.span, resumable=False)
+
+
+class SparseTensor(Rule):
+    code = "FG211"
+    name = "sparse-tensor"
+    summary = "a sparse tensor used inside a compiled region"
+    gb_codes = ("GB0015", "GB0277")
+    hooks = ("sparse_use",)
+    fixes = ("split", "split-module", "suppress")
+    what = """Finds where a sparse tensor is used in compiled code: passed to a torch operator (`torch.spmm(adj, x)`,
+`torch.sparse.mm`, `torch.matmul`), a method or an attribute of it read (`adj.t()`, `adj.shape`), or one made
+with `.to_sparse()`.  Sparse-ness travels from where the tensor is made (`torch.sparse_coo_tensor(...)`,
+`torch.sparse.FloatTensor(...)`, `.to_sparse()`, a function of the project that returns one) through
+assignments, the values functions return and the arguments of the calls the analysis sees, down to the
+function that uses it (a sparse adjacency matrix built by a data loader and passed to a compiled GCN)."""
+    why = """Dynamo does not support sparse tensors: wrapping one as a graph input or as the result of an operator
+breaks the graph ("Attempted to wrap sparse Tensor", GB0015; "Attempted to wrap sparse Tensor with
+VariableTracker", GB0277), with or without `fullgraph=True`.  A sparse tensor that is only passed along (to
+a function that does not read it) does not break.  Making one with `torch.sparse_coo_tensor(...)` in
+compiled code is a call Dynamo skips (FG207)."""
+    instead = """Keep the sparse product out of the compiled region (compile the dense parts, or wrap the sparse
+operation in a `torch.compiler.disable`d helper), or use a dense adjacency (`adj.to_dense()`) when the graph
+is small; for message passing, `index_add_`/`scatter_add_` over an edge list compiles."""
+    examples = (
+        Example("""import torch
+
+
+class Propagate(torch.nn.Module):
+    def forward(self, x, adj):
+        return torch.spmm(adj, x)  # expect: FG211
+
+
+adj = torch.eye(3).to_sparse()
+m = torch.compile(Propagate(), fullgraph=True)
+out = m(torch.randn(3, 2), adj)
+""", call="out", note="the sparse tensor is made outside and passed in"),
+        Example("""import torch
+
+ADJ = torch.eye(4).to_sparse()
+
+
+def propagate(adj, x):
+    return torch.sparse.mm(adj, x)  # expect: FG211
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return propagate(ADJ, x.reshape(4, 1))
+"""),
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    a = x.to_sparse()  # expect: FG211
+    return a
+"""),
+        Example("""import torch
+
+
+class Propagate(torch.nn.Module):
+    def forward(self, x, adj):
+        return adj @ x
+
+
+adj = torch.eye(3).to_sparse()
+m = torch.compile(Propagate(), fullgraph=True)
+out = m(torch.randn(3, 2), adj.to_dense())
+""", call="out", breaks=False, note="a dense adjacency compiles"),
+    )
+
+    def check(self, ev):
+        if isinstance(ev.node, ast.Call) and isinstance(ev.node.func, ast.Attribute) and \
+                ev.node.func.attr in V.SPARSE_METHODS:
+            return f"`.{ev.node.func.attr}()` makes a sparse tensor, which torch.compile does not support; it breaks the graph"
+        return "a sparse tensor is used here; torch.compile does not support sparse tensors, this breaks the graph"
