@@ -26,11 +26,13 @@ def rel_path(path: str, base: str | None) -> str:
 
 
 def format_text(findings: list[Finding], files_checked: int, torch_version: str, torch_source: str,
-                base: str | None = None, color: bool = False, unresolved: int = 0, conditional: int = 0) -> str:
+                base: str | None = None, color: bool = False, unresolved: int = 0, conditional: int = 0,
+                unfollowed: int = 0) -> str:
     lines: list[str] = []
     for f in findings:
         lines.extend(finding_lines(f, base, color))
-    lines.append(summary_line(findings, files_checked, torch_version, torch_source, unresolved, conditional))
+    lines.append(summary_line(findings, files_checked, torch_version, torch_source, unresolved, conditional,
+                              unfollowed))
     return "\n".join(lines)
 
 
@@ -92,9 +94,9 @@ def runtime_lines(f: Finding, base: str | None = None, rule: str | None = None) 
 
 
 def summary_line(findings: list[Finding], files_checked: int, torch_version: str, torch_source: str,
-                 unresolved: int = 0, conditional: int = 0) -> str:
+                 unresolved: int = 0, conditional: int = 0, unfollowed: int = 0) -> str:
     """The closing line: graph breaks, files that could not be analysed, compiled targets not resolved,
-    conditional findings not shown."""
+    replaced methods not followed, conditional findings not shown."""
     unreadable = sum(1 for f in findings if f.code in FILE_CODES)
     breaks = [f for f in findings if f.code not in FILE_CODES]
     n = len(breaks)
@@ -116,6 +118,9 @@ def summary_line(findings: list[Finding], files_checked: int, torch_version: str
         extra.append(f"{unreadable} file{'s' if unreadable != 1 else ''} could not be analysed")
     if unresolved:
         extra.append(f"{unresolved} compiled target{'s' if unresolved != 1 else ''} could not be resolved; "
+                     "-v lists them")
+    if unfollowed:
+        extra.append(f"{unfollowed} replaced method{'s' if unfollowed != 1 else ''} could not be followed; "
                      "-v lists them")
     return f"{head}{''.join('; ' + e for e in extra)} ({versions_text(torch_version, torch_source)})."
 

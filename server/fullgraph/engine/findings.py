@@ -22,7 +22,7 @@ from .roots import RootRecord
 from .ruleset import RuleSet, applies
 from .settings import program_settings
 from .summary import ModuleSummary
-from .walk import Reached, Walker
+from .walk import Reached, Unfollowed, Walker
 from .walk_events import EdgeEvent, FrameEvent, Placed, ReachedEvent, RootEvent, WalkContext
 
 # edges whose own checks are the rules' (a tensor hook's registration, a `with` on an outside object):
@@ -40,20 +40,23 @@ class FindingsPass:
         # Findings of each root, kept across changes: root key -> (findings, modules its walk read
         # positions from, or None when it read facts from every module).  An edit that leaves a
         # module's interface (project.interface_of) alone only re-walks the roots that reach into it.
-        self.root_cache: dict[tuple, tuple[list[Finding], frozenset[str] | None]] = {}
+        self.root_cache: dict[tuple, tuple[list[Finding], frozenset[str] | None, list[Unfollowed]]] = {}
+        # the replaced methods the last roots' walks called and could not follow (Walker.reach)
+        self.unfollowed: list[tuple[RootRecord, Unfollowed]] = []
 
     def forget(self, path: str | None) -> None:
         """Drop the roots whose walk read `path` (None: every root)."""
         if path is None:
             self.root_cache.clear()
             return
-        for key, (_, deps) in list(self.root_cache.items()):
+        for key, (_, deps, _) in list(self.root_cache.items()):
             if deps is None or path in deps:
                 del self.root_cache[key]
 
     def all_findings(self, roots: list[RootRecord]) -> list[Finding]:
         version = self.config.torch()
         best: dict[tuple, Finding] = {}
+        self.unfollowed = []
         for root in roots:
             if not root.entries or root.info is None:
                 continue
@@ -62,6 +65,7 @@ class FindingsPass:
             hit = self.root_cache.get(key)
             if hit is None:
                 hit = self.root_cache[key] = self._root_findings(root, version, ignored, reorderable, allowed)
+            self.unfollowed.extend((root, u) for u in hit[2])
             for f in hit[0]:
                 rule = self.rules.by_code.get(f.code)
                 if dynamo_config and rule is not None and rule.silenced_by(dynamo_config, f.data):
@@ -124,8 +128,9 @@ class FindingsPass:
                 _keep_best(best, echo)
 
     def _root_findings(self, root: RootRecord, version, ignored: frozenset, reorderable: frozenset,
-                       allowed: frozenset) -> tuple[list[Finding], frozenset[str] | None]:
-        """The findings one root reaches, and the modules they were read from (None: from all)."""
+                       allowed: frozenset) -> tuple[list[Finding], frozenset[str] | None, list[Unfollowed]]:
+        """The findings one root reaches, the modules they were read from (None: from all), and the
+        replaced methods its walk could not follow."""
         found: dict[tuple, Finding] = {}
         deps: set[str] | None = {root.mod.path}
 
@@ -156,12 +161,13 @@ class FindingsPass:
                 for p in rule.at_root(ev):
                     place(rule, p, root.mod.path, root.decl.span, [Step(fs.qualname, None)], ())
         facts: dict[str, FrameFacts] = {}
-        for r in self.walker.reach(root, allowed, ignored):
+        unfollowed: list[Unfollowed] = []
+        for r in self.walker.reach(root, allowed, ignored, unfollowed):
             if deps is not None:
                 deps.add(r.mod.path)
             facts[r.fs.qualname] = FrameFacts(r.fs.name, tuple(r.fs.params), r.mod.path, r.path,
                                               r.fs.comprehensions)
-            attr_of = self.walker.arr.self_attr_reader(r.fs, r.mod)
+            attr_of = self.walker.arr.self_attr_reader(r.fs, r.mod, r.self_q)
             self._sites(r, facts[r.fs.qualname], attr_of, version, fg, ignored, reorderable)
             self._edges(r, facts[r.fs.qualname], attr_of, ctx, hooks["edge"], place)
             ev = ReachedEvent(r, ctx)
@@ -174,7 +180,7 @@ class FindingsPass:
                                                          p.when if p.when is not None else r.cond,
                                                          (rule, p.span, p.message, p.data)))
         self._place_frames(Frames(facts), root, ctx, hooks["frame"], severity, emit)
-        return list(found.values()), (frozenset(deps) if deps is not None else None)
+        return list(found.values()), (frozenset(deps) if deps is not None else None), unfollowed
 
     def _sites(self, r: Reached, facts: FrameFacts, attr_of: Callable, version, fg: bool, ignored: frozenset,
                reorderable: frozenset) -> None:
