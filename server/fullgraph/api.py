@@ -350,7 +350,8 @@ class Workspace:
             if path not in want:
                 continue
             what = ("what it compiles is made at run time" if why == "unresolved"
-                    else "the function or class it names was not found")
+                    else "the function or class it names was not found" if why == "not found"
+                    else f"{why}; what it holds is not visible")  # a replaced method
             out.append(Finding(path=path, code=rule.code, name=rule.name, severity=INFO, span=span,
                                message=f"fullgraph could not follow `{label}` ({what}); the graph breaks behind it "
                                        "are not checked", url=rule.url()))

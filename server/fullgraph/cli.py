@@ -186,7 +186,9 @@ def _check_command(args) -> int:
     else:
         color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
         out = format_text(shown, result.files_checked, result.torch_version, result.torch_source,
-                          base=os.getcwd(), color=color, unresolved=len(result.unresolved_roots),
+                          base=os.getcwd(), color=color,
+                          unresolved=sum(1 for u in result.unresolved_roots if u[3] in ("unresolved", "not found")),
+                          replaced=sum(1 for u in result.unresolved_roots if u[3] not in ("unresolved", "not found")),
                           conditional=len(result.findings) - len(shown), unfollowed=len(result.unfollowed_calls))
     if out and not (args.diff and args.format == "text" and not result.findings):
         print(out)
@@ -241,6 +243,10 @@ def _notebooks(ws) -> dict:
 def _print_unresolved(ws, result) -> None:
     proj = ws.project
     for label, path, span, why in result.unresolved_roots:
+        if why not in ("unresolved", "not found"):  # a replaced method: "assigned in `__init__`"
+            print(f"fullgraph: unfollowed method: {label} called from {path}:{span.start.line + 1} ({why}; what it "
+                  "holds is not visible to static analysis)", file=sys.stderr)
+            continue
         what = ("what it compiles is not visible to static analysis" if why == "unresolved"
                 else "the function or class it names was not found")
         print(f"fullgraph: unresolved root: {label} at {path}:{span.start.line + 1} ({what})", file=sys.stderr)

@@ -27,12 +27,12 @@ def rel_path(path: str, base: str | None) -> str:
 
 def format_text(findings: list[Finding], files_checked: int, torch_version: str, torch_source: str,
                 base: str | None = None, color: bool = False, unresolved: int = 0, conditional: int = 0,
-                unfollowed: int = 0) -> str:
+                unfollowed: int = 0, replaced: int = 0) -> str:
     lines: list[str] = []
     for f in findings:
         lines.extend(finding_lines(f, base, color))
     lines.append(summary_line(findings, files_checked, torch_version, torch_source, unresolved, conditional,
-                              unfollowed))
+                              unfollowed, replaced))
     return "\n".join(lines)
 
 
@@ -94,9 +94,9 @@ def runtime_lines(f: Finding, base: str | None = None, rule: str | None = None) 
 
 
 def summary_line(findings: list[Finding], files_checked: int, torch_version: str, torch_source: str,
-                 unresolved: int = 0, conditional: int = 0, unfollowed: int = 0) -> str:
-    """The closing line: graph breaks, files that could not be analysed, compiled targets not resolved
-    and calls from compiled code not followed, conditional findings not shown."""
+                 unresolved: int = 0, conditional: int = 0, unfollowed: int = 0, replaced: int = 0) -> str:
+    """The closing line: graph breaks, files that could not be analysed, compiled targets not resolved,
+    replaced methods and calls from compiled code not followed, conditional findings not shown."""
     unreadable = sum(1 for f in findings if f.code in FILE_CODES)
     breaks = [f for f in findings if f.code not in FILE_CODES]
     n = len(breaks)
@@ -119,6 +119,8 @@ def summary_line(findings: list[Finding], files_checked: int, torch_version: str
     stops = []
     if unresolved:
         stops.append(f"{unresolved} compiled target{'s' if unresolved != 1 else ''} could not be resolved")
+    if replaced:
+        stops.append(f"{replaced} replaced method{'s' if replaced != 1 else ''} could not be followed")
     if unfollowed:
         stops.append(f"{unfollowed} call{'s' if unfollowed != 1 else ''} from compiled code could not be followed")
     if stops:

@@ -345,9 +345,10 @@ class Arrivals:
             return value[1]
         return _NO_VALUE
 
-    def self_attr_reader(self, fs: FunctionSummary, mod: ModuleSummary):
-        """`self.<attr>` -> (value, certainty) or None, for the class that defines `fs` (its MRO)."""
-        cls = fs.class_qualname
+    def self_attr_reader(self, fs: FunctionSummary, mod: ModuleSummary, self_q: str | None = None):
+        """`self.<attr>` -> (value, certainty) or None, for the class of `self` (`self_q`, the walk's: a
+        subclass's class attribute wins over its base's) or else the class that defines `fs` (its MRO)."""
+        cls = self_q or fs.class_qualname
         lib = getattr(mod, "library", False)
 
         def read(attr: str):

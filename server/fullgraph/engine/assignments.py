@@ -6,7 +6,8 @@ from __future__ import annotations
 import ast
 
 from . import values as V
-from .summary import add_elements, set_value
+from .definitions import NOT_WRAPPERS
+from .summary import ClassSummary, add_elements, add_replacement, set_value
 from .values import U, Val
 
 
@@ -91,6 +92,63 @@ class AssignmentsMixin:
                 cs.attrs[attr] = tuple(sorted(set(cs.attrs.get(attr, ())) | set(v.q.split("|"))))
         elif v.kind in (V.LOCALFN, V.REF) and v.q:
             cs.attrs.setdefault(attr, ())
+        if fs is not None and value_node is not None and v.kind != V.COMPILED:  # compiled: a root of its own
+            # unconditional: a statement of `__init__`'s own body (after its `if bad: raise` checks too)
+            always = in_init and isinstance(self.node, ast.FunctionDef) and \
+                any(st is self.stmt for st in self.node.body)
+            rep = self.replacement(value_node, cs, fs.name, always, attr)
+            if rep is not None:
+                add_replacement(cs, attr, rep)
+
+    def replacement(self, node: ast.AST, cs: ClassSummary, where: str, always: bool,
+                    attr: str | None = None) -> tuple | None:
+        """What `self.<attr> = <node>` (in a method) or `<attr> = <node>` (in the class body) puts in the
+        place of a method, as ClassSummary.replaced records it; None when it is no callable made from one:
+        a wrapper (`self._wrap_update(self.update)`, `timed(_forward)`), `types.MethodType(fn, self)`,
+        a function or another method (`self.forward = self._forward_impl`, `functools.partial(fn, ...)`),
+        or, for a method of the class or a value made from `self.<attr>` itself, something not visible."""
+        if isinstance(node, ast.Call):
+            fq = self._callable_ref(node.func, cs)
+            if fq == "types.MethodType" and node.args:
+                g = self._callable_ref(node.args[0], cs)
+                return ("bound", where, always, g) if g and not g.startswith("self.") else \
+                    ("unknown", where, always, self.mod.text_of(node))
+            if fq == "functools.partial" and node.args:
+                g = self._callable_ref(node.args[0], cs)
+                if g:
+                    return ("alias", where, always, _original(g))
+            elif fq and not fq.startswith(NOT_WRAPPERS):
+                for i, a in enumerate(node.args):
+                    g = self._callable_ref(a, cs)
+                    if g:
+                        return ("wrap", where, always, fq, i, _original(g))
+            if fq is None or not fq.startswith(NOT_WRAPPERS):
+                reads_self = any(isinstance(a, ast.Attribute) and a.attr == attr and isinstance(a.value, ast.Name)
+                                 and self.lookup(a.value.id).kind == V.SELF
+                                 for a in [*node.args, *(k.value for k in node.keywords)])
+                if reads_self or (where == "" and any(self._callable_ref(a, cs) for a in node.args)):
+                    return ("unknown", where, always, self.mod.text_of(node))
+            return None
+        g = self._callable_ref(node, cs)
+        if g:
+            return ("alias", where, always, _original(g))
+        if attr in cs.methods and isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Lambda)):
+            return ("unknown", where, always, self.mod.text_of(node))
+        return None
+
+    def _callable_ref(self, node: ast.AST, cs: ClassSummary) -> str | None:
+        """A function or method `node` names, without recording events: "self.<name>" for a method of
+        `self` (a method's name in the class body too), else the function's qualified name."""
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
+                self.lookup(node.value.id).kind == V.SELF:
+            return f"self.{node.attr}"
+        if isinstance(node, ast.Name):
+            lv = self.lookup(node.id)
+            if lv.kind in (V.LOCALFN, V.REF) and lv.q and not lv.q.startswith(("builtins.", "torch.")):
+                return f"self.{node.id}" if cs.methods.get(node.id) == lv.q else lv.q
+            return None
+        q = self.resolve_dotted_node(node) if isinstance(node, ast.Attribute) else None
+        return q if q and not q.startswith(("builtins.", "torch.")) else None
 
     def _effect(self, obj: ast.AST) -> None:
         """Record the current statement as a side effect when it changes `obj` (an attribute or item of
@@ -124,3 +182,8 @@ class AssignmentsMixin:
 
     def _enter_value(self, v: Val) -> Val:
         return U
+
+
+def _original(ref: str) -> tuple[str, str]:
+    """("method", name) for "self.<name>", else ("function", qualname)."""
+    return ("method", ref[5:]) if ref.startswith("self.") else ("function", ref)

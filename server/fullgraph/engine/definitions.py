@@ -8,13 +8,13 @@ import ast
 from ..positions import Span
 from . import values as V
 from .calls import disable_mode
-from .summary import ClassSummary, RootDecl, set_value
+from .summary import ClassSummary, RootDecl, add_replacement, set_value
 from .values import Val
 
 # Decorators that never wrap a function in Python code Dynamo would trace (or that fullgraph
 # models otherwise): the standard library's and torch's own.
-_NOT_WRAPPERS = ("builtins.", "functools.", "typing.", "abc.", "dataclasses.", "contextlib.", "torch.",
-                 "enum.", "atexit.", "unittest.", "pytest.")
+NOT_WRAPPERS = ("builtins.", "functools.", "typing.", "abc.", "dataclasses.", "contextlib.", "torch.",
+                "enum.", "atexit.", "unittest.", "pytest.")
 
 
 class DefinitionsMixin:
@@ -50,7 +50,7 @@ class DefinitionsMixin:
                 opaque = "triton_op"
             elif q in V.ALLOW_IN_GRAPH:
                 opaque = "allow_in_graph"
-            elif q and not q.startswith(_NOT_WRAPPERS) and dv.kind != V.LOCALFN:
+            elif q and not q.startswith(NOT_WRAPPERS) and dv.kind != V.LOCALFN:
                 # maybe a decorator that replaces the function by a wrapper (the project decides)
                 wrapped_by.append((q, isinstance(d, ast.Call), self.mod.span(d)))
         if opaque:
@@ -119,3 +119,9 @@ class DefinitionsMixin:
                     for tg in st.targets:
                         if isinstance(tg, ast.Name):
                             cs.methods[tg.id] = cs.methods[st.value.id]
+                elif isinstance(st.value, ast.Call):
+                    # `forward = timed(_forward)`: a wrapper of a method, made when the class body runs
+                    rep = body_an.replacement(st.value, cs, "", True)
+                    for tg in st.targets:
+                        if isinstance(tg, ast.Name) and rep is not None:
+                            add_replacement(cs, tg.id, rep)

@@ -23,7 +23,7 @@ from .roots import RootRecord
 from .ruleset import RuleSet, applies
 from .settings import program_settings
 from .summary import ModuleSummary
-from .walk import Reached, Walker
+from .walk import Reached, Unfollowed, Walker
 from .walk_events import EdgeEvent, FrameEvent, Placed, ReachedEvent, RootEvent, WalkContext
 
 # edges whose own checks are the rules' (a tensor hook's registration, a `with` on an outside object):
@@ -41,9 +41,11 @@ class FindingsPass:
         # Findings of each root, kept across changes: root key -> (findings, modules its walk read
         # positions from, or None when it read facts from every module).  An edit that leaves a
         # module's interface (project.interface_of) alone only re-walks the roots that reach into it.
-        self.root_cache: dict[tuple, tuple[list[Finding], frozenset[str] | None, frozenset]] = {}
-        # the calls of the last all_findings' walks that could not be followed: (name, path, span)
-        self.unfollowed: list[tuple[str, str, Span]] = []
+        self.root_cache: dict[tuple, tuple[list[Finding], frozenset[str] | None, frozenset, list[Unfollowed]]] = {}
+        # what the last all_findings' walks could not follow: the calls in user code (name, path, span),
+        # and the replaced methods they called (Walker.reach)
+        self.unfollowed_calls: list[tuple[str, str, Span]] = []
+        self.unfollowed: list[tuple[RootRecord, Unfollowed]] = []
 
     def forget(self, path: str | None) -> None:
         """Drop the roots whose walk read `path` (None: every root)."""
@@ -57,7 +59,8 @@ class FindingsPass:
     def all_findings(self, roots: list[RootRecord]) -> list[Finding]:
         version = self.config.torch()
         best: dict[tuple, Finding] = {}
-        unfollowed: set[tuple[str, str, Span]] = set()
+        calls: set[tuple[str, str, Span]] = set()
+        self.unfollowed = []
         for root in roots:
             if not root.entries or root.info is None:
                 continue
@@ -66,7 +69,8 @@ class FindingsPass:
             hit = self.root_cache.get(key)
             if hit is None:
                 hit = self.root_cache[key] = self._root_findings(root, version, ignored, reorderable, allowed)
-            unfollowed |= hit[2]
+            calls |= hit[2]
+            self.unfollowed.extend((root, u) for u in hit[3])
             for f in hit[0]:
                 rule = self.rules.by_code.get(f.code)
                 if dynamo_config and rule is not None and rule.silenced_by(dynamo_config, f.data):
@@ -74,9 +78,9 @@ class FindingsPass:
                 _keep_best(best, f)
         self._library_echoes(best)
         first: dict[str, tuple[str, str, Span]] = {}
-        for u in sorted(unfollowed, key=lambda u: (u[1], u[2], u[0])):
+        for u in sorted(calls, key=lambda u: (u[1], u[2], u[0])):
             first.setdefault(u[0], u)  # each name once, at its first place
-        self.unfollowed = sorted(first.values(), key=lambda u: (u[1], u[2], u[0]))
+        self.unfollowed_calls = sorted(first.values(), key=lambda u: (u[1], u[2], u[0]))
         return sorted(best.values(), key=Finding.sort_key)
 
     def _library_echoes(self, best: dict[tuple, Finding]) -> None:
@@ -133,11 +137,11 @@ class FindingsPass:
                 _keep_best(best, echo)
 
     def _root_findings(self, root: RootRecord, version, ignored: frozenset, reorderable: frozenset,
-                       allowed: frozenset) -> tuple[list[Finding], frozenset[str] | None, frozenset]:
-        """The findings one root reaches, the modules they were read from (None: from all), and the calls
-        in user code its walk could not follow."""
+                       allowed: frozenset) -> tuple[list[Finding], frozenset[str] | None, frozenset, list[Unfollowed]]:
+        """The findings one root reaches, the modules they were read from (None: from all), the calls in
+        user code its walk could not follow, and the replaced methods it could not follow."""
         found: dict[tuple, Finding] = {}
-        unfollowed: set[tuple[str, str, Span]] = set()
+        calls: set[tuple[str, str, Span]] = set()
         deps: set[str] | None = {root.mod.path}
 
         def read_everywhere() -> None:
@@ -167,15 +171,16 @@ class FindingsPass:
                 for p in rule.at_root(ev):
                     place(rule, p, root.mod.path, root.decl.span, [Step(fs.qualname, None)], ())
         facts: dict[str, FrameFacts] = {}
-        for r in self.walker.reach(root, allowed, ignored):
+        replaced: list[Unfollowed] = []
+        for r in self.walker.reach(root, allowed, ignored, replaced):
             if deps is not None:
                 deps.add(r.mod.path)
             facts[r.fs.qualname] = FrameFacts(r.fs.name, tuple(r.fs.params), r.mod.path, r.path,
                                               r.fs.comprehensions)
-            attr_of = self.walker.arr.self_attr_reader(r.fs, r.mod)
+            attr_of = self.walker.arr.self_attr_reader(r.fs, r.mod, r.self_q)
             self._sites(r, facts[r.fs.qualname], attr_of, version, fg, ignored, reorderable)
             self._edges(r, facts[r.fs.qualname], attr_of, ctx, hooks["edge"], place)
-            unfollowed.update((e.target, r.mod.path, e.span) for e in r.fs.edges
+            calls.update((e.target, r.mod.path, e.span) for e in r.fs.edges
                               if self.res.unfollowed(e, r.mod) and self.walker.traced_when(e, r, attr_of) is not None)
             ev = ReachedEvent(r, ctx)
             for rule in hooks["reached"]:
@@ -187,7 +192,7 @@ class FindingsPass:
                                                          p.when if p.when is not None else r.cond,
                                                          (rule, p.span, p.message, p.data)))
         self._place_frames(Frames(facts), root, ctx, hooks["frame"], severity, emit)
-        return list(found.values()), (frozenset(deps) if deps is not None else None), frozenset(unfollowed)
+        return list(found.values()), (frozenset(deps) if deps is not None else None), frozenset(calls), replaced
 
     def _sites(self, r: Reached, facts: FrameFacts, attr_of: Callable, version, fg: bool, ignored: frozenset,
                reorderable: frozenset) -> None:

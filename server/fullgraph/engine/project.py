@@ -116,11 +116,24 @@ class Project:
         return find_roots(self.resolver, self.arrivals, self.config)
 
     def unresolved_roots(self) -> list[tuple[str, str, Span, str]]:
-        """torch.compile calls in user code whose target the analysis cannot see: (label, path, span,
-        why), why "unresolved" (what is compiled is not visible) or "not found" (named, not found).  Once per
-        generation: the editor asks for every file it shows."""
+        """What the analysis could not follow: torch.compile calls in user code whose target it cannot see,
+        and replaced methods the compiled code calls: (label, path, span, why), why "unresolved" (what is
+        compiled is not visible), "not found" (named, not found) or "assigned in `<method>`" (`self.<name>`
+        replaced by something not visible, reported at the user's call that reaches it, else at the
+        compile call).  Once per generation: the editor asks for every file it shows."""
         if self._unresolved is None:
-            self._unresolved = unresolved_roots(self.resolver, self.roots())
+            self.findings(())  # the walks find the replaced methods
+            out = unresolved_roots(self.resolver, self.roots())
+            for root, u in self._pass.unfollowed:
+                path, span = u.path, u.span
+                if getattr(self.modules.get(path), "library", False):
+                    path, span = root.mod.path, root.decl.span
+                if getattr(self.modules.get(path), "library", False):
+                    continue  # a root configured inside a library: no user line to show it at
+                item = (u.label, path, span, f"assigned in `{u.where}`" if u.where else "assigned in the class body")
+                if item not in out:
+                    out.append(item)
+            self._unresolved = sorted(out, key=lambda u: (u[1], u[2]))
         return list(self._unresolved)
 
     # ---- findings ------------------------------------------------------------------------------
@@ -150,7 +163,8 @@ def interface_of(mod: ModuleSummary) -> tuple:
          tuple((q, c) for q, c, _ in f.wrapped_by), tuple(f.returns_fns))
         for q, f in mod.functions.items())
     classes = tuple(
-        (q, c.name, tuple(c.bases), tuple(c.methods.items()), tuple(c.attrs.items()), tuple(c.containers.items()))
+        (q, c.name, tuple(c.bases), tuple(c.methods.items()), tuple(c.attrs.items()), tuple(c.containers.items()),
+         tuple(c.replaced.items()))
         for q, c in mod.classes.items())
     calls = tuple((c.target, c.is_method_call, c.args, c.kwargs, c.vals) for c in mod.call_sites)
     classes = classes + tuple((q, tuple(c.decorators)) for q, c in mod.classes.items() if c.decorators)

@@ -196,6 +196,92 @@ class Resolver:
                 todo.extend(x for x in (self._local_fn(g, fmod) for _, g in fs.returns_fns) if x is not None)
         return None
 
+    # ---- methods replaced on the instance (`self.update = self._wrap_update(self.update)`) or in the class body
+    def replaced(self, class_q: str, name: str, near: str | None = None) -> tuple[tuple, ModuleSummary] | None:
+        """The replacements of the method `name` an instance of class_q holds (ClassSummary.replaced) and the
+        module of the class that makes them: the nearest class in the MRO that does -- an instance's own
+        attribute wins over every class's method, a class-level wrapper only over the methods of its bases."""
+        shadowed = False
+        for cs, mod in self.mro(class_q, near):
+            reps = tuple(r for r in cs.replaced.get(name, ()) if r[1] or not shadowed)
+            if reps:
+                return reps, mod
+            shadowed = shadowed or name in cs.methods
+        return None
+
+    def replacement_targets(self, class_q: str, name: str, near: str | None = None):
+        """What a call of `self.<name>` runs on an instance of class_q whose method `name` is replaced: the
+        wrappers (their call of the parameter the original was passed in runs it: captured()), the bound
+        or aliased functions, and the original method too where the replacement may not have happened (or
+        cannot be followed); with where the replacements that cannot be followed are made (the method
+        that assigns them, "" for the class body): ([(fs, mod)], [where]).  None: not replaced.  Shared: do
+        not mutate."""
+        key = ("replaced", class_q, name, near)
+        memo = self.c.memo
+        if key not in memo:
+            memo[key] = self._replacement_targets(class_q, name, near)
+        return memo[key]
+
+    def _replacement_targets(self, class_q: str, name: str, near: str | None):
+        got = self.replaced(class_q, name, near)
+        if got is None:
+            return None
+        reps, cmod = got
+        out: list = []
+        lost: list = []
+        original = self.find_method(class_q, name, near)
+        for rep in reps:
+            kind, where, always = rep[:3]
+            found: list = []
+            if kind == "wrap":
+                dec = self._wrapping_fn(rep[3], class_q, cmod)
+                if dec is not None:
+                    # what the wrapping function returns: its local function, else (it hands back what it
+                    # was given, `return compute`) the original
+                    found = list(self._applied(dec, 0)) or self._original_of(rep[5], class_q, cmod)
+            elif kind == "bound":
+                hit = self.function(rep[3], cmod.path)
+                found = [hit] if hit is not None else []
+            elif kind == "alias":
+                found = self._original_of(rep[3], class_q, cmod)
+            if not found:
+                lost.append(where)
+                always = False  # what runs instead is not known: the method as the class defines it
+            out.extend(f for f in found if f not in out)
+            if not always and original is not None and original not in out:
+                out.append(original)
+        # a replaced attribute that is no method of the class is not known to be called as one
+        return out, [w for w in lost if original is not None or not w]
+
+    def captured(self, class_q: str, ref: str, near: str | None = None) -> list[tuple[FunctionSummary, ModuleSummary]]:
+        """What a wrapper's call of the parameter `ref` ("<wrapping function>:<parameter>", a closure's
+        free parameter) runs on an instance of class_q: the original method or function the class's
+        replacements pass the wrapping function in that parameter (`self._wrap_update(self.update)`)."""
+        outer_q, _, param = ref.rpartition(":")
+        out: list = []
+        for cs, mod in self.mro(class_q, near):
+            for reps in cs.replaced.values():
+                for rep in reps:
+                    if rep[0] != "wrap":
+                        continue
+                    dec = self._wrapping_fn(rep[3], class_q, mod)
+                    if dec is None or dec[0].qualname != outer_q:
+                        continue
+                    i = rep[4] + (1 if dec[0].is_method else 0)
+                    if i < len(dec[0].params) and dec[0].params[i] == param:
+                        out.extend(f for f in self._original_of(rep[5], class_q, mod) if f not in out)
+        return out
+
+    def _wrapping_fn(self, ref: str, class_q: str, mod: ModuleSummary):
+        if ref.startswith("self."):
+            return self.find_method(class_q, ref[5:], mod.path)
+        return self.function(ref, mod.path)
+
+    def _original_of(self, original: tuple[str, str], class_q: str, mod: ModuleSummary) -> list:
+        kind, q = original
+        hit = self.find_method(class_q, q, mod.path) if kind == "method" else self.function(q, mod.path)
+        return [hit] if hit is not None else []
+
     def attr_types(self, class_q: str, attr: str, near: str | None = None, containers: bool = False) -> list[str]:
         out: list[str] = []
         for cs, _ in self.mro(class_q, near):
@@ -256,9 +342,13 @@ class Resolver:
             return []
         out = []
         name = "forward" if self.is_nn_module(class_q, near) else "__call__"
-        m = self.find_method(class_q, name, near)
-        if m is not None:
-            out.append(m)
+        rep = self.replacement_targets(class_q, name, near)
+        if rep is not None:  # `self.forward = types.MethodType(fast_forward, self)`
+            out.extend(rep[0])
+        else:
+            m = self.find_method(class_q, name, near)
+            if m is not None:
+                out.append(m)
         out.extend(self.hooks_of(class_q, near))
         return out
 
@@ -328,6 +418,9 @@ class Resolver:
                 return [m] if m else []
             return []
         if k == "method":
+            rep = self.replacement_targets(e.target, e.attr or "", near)
+            if rep is not None and rep[0]:  # replaced on the instance, or by a wrapper in the class body
+                return list(rep[0])
             if e.attr == "apply" and self.is_autograd_function(e.target, near):
                 m = self.find_method(e.target, "forward", near)
             else:

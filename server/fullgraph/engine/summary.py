@@ -162,6 +162,15 @@ class ClassSummary:
     decorators: list[tuple[str, bool]] = field(default_factory=list)  # class decorators: (qualname, called)
     # self.<attr> that hold tensors (`self.length = torch.zeros(())`, nn.Parameter, register_buffer)
     tensor_attrs: set[str] = field(default_factory=set)
+    # methods replaced on the instance (`self.update = self._wrap_update(self.update)` in a method) or by
+    # a wrapper in the class body (`forward = timed(_forward)`): name -> what calls of `self.<name>` run,
+    # each (kind, where, always, *what): kind "wrap" (what: the wrapping function, as a qualname or
+    # "self.<method>", the position of the argument passing the original, and the original,
+    # ("method", name) | ("function", qualname)), "bound" (`types.MethodType(fn, self)`: fn's qualname),
+    # "function" (a function assigned: its qualname) or "unknown" (what it holds is not visible: its
+    # text); where: the method that assigns it ("" for the class body); always: set unconditionally in
+    # `__init__` or the class body (else the original may still run)
+    replaced: dict[str, tuple[tuple, ...]] = field(default_factory=dict)
 
 
 @dataclass
@@ -241,6 +250,18 @@ def set_value(values: dict[str, tuple], attr: str, value: tuple) -> None:
     disagree."""
     old = values.get(attr)
     values[attr] = value if old is None or old == value else ("unknown",)
+
+
+def add_replacement(cs: ClassSummary, attr: str, rep: tuple) -> None:
+    """Record that `self.<attr>` of class `cs` is replaced as `rep` describes (ClassSummary.replaced):
+    once per replacement, unconditional if one of its assignments is."""
+    old = cs.replaced.get(attr, ())
+    same = [r for r in old if r[0] == rep[0] and r[3:] == rep[3:]]
+    if same:
+        if rep[2] and not same[0][2]:
+            cs.replaced[attr] = tuple(rep if r is same[0] else r for r in old)
+        return
+    cs.replaced[attr] = (*old, rep)
 
 
 def add_elements(cs: ClassSummary, attr: str, classes) -> None:

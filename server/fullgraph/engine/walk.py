@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from ..model import Location, Step
+from ..positions import Span
 from . import conditions_evaluated as C
 from . import values as V
 from .arrivals import Arrivals
@@ -18,6 +19,9 @@ from .roots import RootRecord
 from .summary import Edge, FunctionSummary, ModuleSummary
 
 _MAX_DEPTH = 64  # call-path depth limit (recursion, generated code)
+# edges on `self` written in a method (Edge.target: the class it is written in): resolved on the class of
+# `self` on the walk's path
+_ON_SELF = ("method", "attr_call", "item_call", "attr_method")
 
 
 @dataclass
@@ -28,6 +32,20 @@ class Reached:
     env: dict = dataclasses.field(default_factory=dict)  # conditions.Env: the flags known on this path
     cond: tuple[str, ...] = ()  # conditions the path depends on (conditions_evaluated.describe texts)
     wraps: str | None = None  # a decorator's wrapper reached from the function it wraps (which it calls)
+    # the class of `self` on this path, when the function is a method of it or of one of its bases (or a
+    # function local to one): what `self.<name>(...)` runs, and what a replaced method's wrapper calls
+    self_q: str | None = None
+
+
+@dataclass
+class Unfollowed:
+    """A replaced method a walk calls but cannot follow (`self.forward = hook(self.forward)`, `hook`
+    not visible): `self.<name>`, the method that assigns it ("" for the class body), and the call."""
+
+    label: str
+    where: str
+    path: str
+    span: Span
 
 
 class Walker:
@@ -35,22 +53,31 @@ class Walker:
         self.res = resolver
         self.arr = arrivals
 
-    def reach(self, root: RootRecord, allowed: set[str], ignored: set[str]) -> Iterable[Reached]:
-        """Each function the root may run, breadth-first (shortest call path first), once -- again only
-        when a later path reaches it under a weaker condition; `allowed`/`ignored` functions are not
-        entered (allow_in_graph, ignore_logging_functions), nor opaque, disabled or separately compiled ones."""
-        seen: dict[str, tuple] = {}  # function -> the condition it was reached with
+    def reach(self, root: RootRecord, allowed: set[str], ignored: set[str],
+              unfollowed: list[Unfollowed] | None = None) -> Iterable[Reached]:
+        """Each function the root may run, breadth-first (shortest call path first), once per class of
+        `self` -- again only when a later path reaches it under a weaker condition; `allowed`/`ignored`
+        functions are not entered (allow_in_graph, ignore_logging_functions), nor opaque, disabled or
+        separately compiled ones.  The replaced methods it calls and cannot follow go to `unfollowed`."""
+        seen: dict[tuple, tuple] = {}  # (function, class of self) -> the condition it was reached with
         queue: deque[Reached] = deque()
+        classes = self._root_classes(root)
         for fs, mod in root.entries:
-            if fs.qualname not in seen:
-                seen[fs.qualname] = ()
+            recv = self._receiver(fs, classes, mod.path)
+            if (fs.qualname, recv) not in seen:
+                seen[(fs.qualname, recv)] = ()
                 env = C.entry_env(fs.defaults, self.arr.root_calls(root, fs), fs.params, fs.is_method, fs.positional,
                                   fs.annotated)
                 mode = root_mode(root.decl)
                 if mode is not None:
                     env[C.TRAINING] = mode
                 env.update(self.arr.closure_env(fs))
-                queue.append(Reached(self.arr.with_tensor_params(fs, mod, env), mod, [Step(fs.qualname, None)], env))
+                queue.append(Reached(self.arr.with_tensor_params(fs, mod, env), mod, [Step(fs.qualname, None)], env,
+                                     self_q=recv))
+        if unfollowed is not None:
+            name = "forward" if root.decl.kind in ("module", "container", "factory") else None
+            for t in classes if name else ():
+                self._unfollowed(t, name, root.mod.path, root.mod.path, root.decl.span, unfollowed)
         while queue:
             r = queue.popleft()
             yield r
@@ -58,11 +85,11 @@ class Walker:
                 continue
             for w, wmod, span in self.res.wrappers(r.fs, r.mod):
                 # calling r.fs runs its decorators' wrappers (which then call it)
-                if w.qualname not in seen and not (w.opaque or w.disabled):
-                    seen[w.qualname] = r.cond
+                if (w.qualname, None) not in seen and not (w.opaque or w.disabled):
+                    seen[(w.qualname, None)] = r.cond
                     queue.append(Reached(w, wmod, r.path + [Step(w.qualname, Location(r.mod.path, span))],
                                          C.callee_env(None, r.env, [], False, {}), r.cond, wraps=r.fs.qualname))
-            attr_of = self.arr.self_attr_reader(r.fs, r.mod)
+            attr_of = self.arr.self_attr_reader(r.fs, r.mod, r.self_q)
             lib = getattr(r.mod, "library", False)
             for e in r.fs.edges:
                 when = self.traced_when(e, r, attr_of)
@@ -71,7 +98,9 @@ class Walker:
                 picked = {f.qualname for f, _ in self.res.registry_targets(e, r.mod)} \
                     if e.kind in ("factory_call", "registry_call") else \
                     {f.qualname for f, _ in self.res.property_results(e, r.mod)} if e.kind == "method" else ()
-                for tfs, tmod in self.edge_targets(e, r):
+                if unfollowed is not None and e.kind == "method" and e.attr:
+                    self._unfollowed(self._self_class(e, r), e.attr, r.mod.path, r.mod.path, e.span, unfollowed)
+                for tfs, tmod, recv in self._dispatch(e, r):
                     q = tfs.qualname
                     if tfs.opaque or tfs.disabled or q in allowed or q in ignored:
                         continue
@@ -81,17 +110,18 @@ class Walker:
                     # selects which, a condition like any other unknown test there (conditions_evaluated.evaluate)
                     chosen = (f"`{e.text}` is `{tfs.name}`",) if q in picked and lib else ()
                     cond = C.merge(C.merge(r.cond, when), chosen)
-                    if q in seen:
+                    if (q, recv) in seen:
                         # reached before: walked again only when this path needs less (the first path
                         # found is the shortest, not always the least conditional)
-                        cond = C.weaker(seen[q], cond)
+                        cond = C.weaker(seen[(q, recv)], cond)
                         if cond is None:
                             continue
-                    seen[q] = cond
+                    seen[(q, recv)] = cond
                     env = C.callee_env(self.arr.resolve_fields(e.vals, r.mod.path), r.env, tfs.params, tfs.is_method,
                                        tfs.defaults)
                     tfs = self.arr.with_tensor_params(tfs, tmod, env)
-                    queue.append(Reached(tfs, tmod, r.path + [Step(q, Location(r.mod.path, e.span))], env, cond))
+                    queue.append(Reached(tfs, tmod, r.path + [Step(q, Location(r.mod.path, e.span))], env, cond,
+                                         self_q=recv))
 
     def traced_when(self, item, r: Reached, attr_of) -> tuple[str, ...] | None:
         """The condition under which a recorded site or call of the reached function is traced: () always,
@@ -101,7 +131,92 @@ class Walker:
         return C.check(item.conds, r.env, attr_of, getattr(r.mod, "library", False)) if item.conds else ()
 
     def edge_targets(self, e: Edge, r: Reached) -> list[tuple[FunctionSummary, ModuleSummary]]:
-        """The functions a call edge of a reached function may run (a parameter's by what was passed)."""
+        """The functions a call edge of a reached function may run (a parameter's by what was passed; a
+        method of `self` by the class of `self` on the path)."""
+        return [(f, m) for f, m, _ in self._dispatch(e, r)]
+
+    # ---- the class of `self` ------------------------------------------------------------------------
+    def _dispatch(self, e: Edge, r: Reached) -> list[tuple[FunctionSummary, ModuleSummary, str | None]]:
+        """edge_targets, each with the class of `self` in it: `self.update(...)` written in a base class
+        runs the update of the class of `self` on the path (its replacement, when the instance holds one);
+        a replaced method's wrapper calling the parameter it captured the original in runs the original."""
+        if e.kind == "param_call" and ":" in e.target and r.self_q:
+            got = self.res.captured(r.self_q, e.target, r.mod.path)
+            if got:
+                return [(f, m, self._receiver(f, [r.self_q], m.path)) for f, m in got]
+        recv = self._self_class(e, r) if e.kind in _ON_SELF else None
+        if recv is not None and recv != e.target:
+            targets = self.res.resolve_edge(dataclasses.replace(e, target=recv), r.mod)
+        else:
+            targets = self._plain_targets(e, r)
+        if e.kind in _ON_SELF:  # the method's class, or the class of the module an attribute holds
+            base = recv or e.target
+            attr = (e.attr or "").partition(".")[0]
+            held = [*self.res.attr_types(base, attr, r.mod.path),
+                    *self.res.attr_types(base, attr, r.mod.path, containers=True)]
+            cands = [base, *held] if e.kind == "method" else [*held, base]
+        elif e.kind == "module_call":
+            cands = [e.target]
+        elif e.kind == "call":  # a class made (its __init__), or a function: self goes on to local functions
+            cands = [e.target, r.self_q] if r.self_q else [e.target]
+        elif e.kind == "param_method":
+            q = self.arr.param_type(e, r)
+            cands = [q] if q else []
+        else:
+            cands = [r.self_q] if r.self_q else []
+        return [(f, m, self._receiver(f, cands, m.path)) for f, m in targets]
+
+    def _self_class(self, e: Edge, r: Reached) -> str | None:
+        """The class a `self.<...>` edge (written in class e.target) resolves on: the class of `self` on
+        the path when it is e.target or a subclass of it, else e.target's own."""
+        if r.self_q and r.self_q != e.target and self._is_below(r.self_q, e.target, r.mod.path):
+            return r.self_q
+        c = self.res.class_(e.target, r.mod.path)
+        return c[0].qualname if c is not None else None
+
+    def _is_below(self, sub: str, base: str, near: str) -> bool:
+        c = self.res.class_(base, near)
+        return c is not None and c[0].qualname in self._mro_names(sub, near)
+
+    def _mro_names(self, class_q: str, near: str) -> frozenset:
+        key = ("mro_names", class_q)
+        memo = self.res.c.memo
+        if key not in memo:
+            memo[key] = frozenset(cs.qualname for cs, _ in self.res.mro(class_q, near))
+        return memo[key]
+
+    def _receiver(self, fs: FunctionSummary, cands: list[str], near: str) -> str | None:
+        """The class of `self` in `fs` when it runs on an instance of one of `cands` (first match): the
+        candidate whose MRO holds the class `fs` belongs to; a method reached otherwise runs on its own class."""
+        owner = fs.class_qualname
+        if owner is None:  # a module function's local function (a wrapper): on the instance it was called on
+            return cands[0] if cands and ".<locals>." in fs.qualname else None
+        for t in cands:
+            c = self.res.class_(t, near)
+            if c is not None and owner in self._mro_names(c[0].qualname, c[1].path):
+                return c[0].qualname
+        return owner
+
+    def _root_classes(self, root: RootRecord) -> list[str]:
+        d = root.decl
+        if d.kind in ("module", "method", "attr"):
+            return [d.target]
+        if d.kind == "container":
+            return d.target.split("|")
+        if d.kind == "factory":
+            hit = self.res.function(d.target, root.mod.path)
+            made = self.res.returned_class(hit[0], hit[1], d.attr) if hit is not None else None
+            return [made[0]] if made else [d.target]
+        return []
+
+    def _unfollowed(self, class_q: str | None, name: str, near: str, path: str, span, out: list[Unfollowed]) -> None:
+        rep = self.res.replacement_targets(class_q, name, near) if class_q else None
+        for where in (rep[1] if rep is not None else ()):
+            u = Unfollowed(f"self.{name}", where, path, span)
+            if u not in out:
+                out.append(u)
+
+    def _plain_targets(self, e: Edge, r: Reached) -> list[tuple[FunctionSummary, ModuleSummary]]:
         if e.kind == "param_call":
             q = self.arr.param_type(e, r)
             return self.res.module_call(q, r.mod.path) if q else []

@@ -27,13 +27,15 @@ class UnreadableFile(Rule):
 class UnfollowedRoot(Rule):
     code = "FG003"
     name = "unfollowed-compile"
-    summary = "a torch.compile call, or a call from compiled code, that fullgraph cannot follow: the graph breaks behind it are not checked"
+    summary = ("a torch.compile call, a call from compiled code or a replaced method that fullgraph cannot follow: "
+               "the graph breaks behind it are not checked")
     verified = "not a Dynamo rule"
     what = """Marks (as information, in the editor) a `torch.compile(...)` call or `.compile()` whose compiled
 function or module the analysis cannot see: a value made at run time (`getattr(models, name)(...)`, a hub
 entry point), or a name it does not find; and a call from compiled code into code that is not analysed (a
-package that is not followed, a module it cannot find).  The command line counts both in its summary; `-v`
-lists them."""
+package that is not followed, a module it cannot find), or a method replaced at run time by something it
+cannot see (`self.step = hook(self.step)` with `hook` passed in).  The command line counts them in its
+summary; `-v` lists them."""
     why = "Nothing reached from that call is analysed, so no finding there is not the same as no graph break."
     instead = """Name the compiled function or class in `[tool.fullgraph]` `roots = ["pkg.module:Model.forward"]`,
 or compile something the source names (`torch.compile(Model(...))`); add the package a call goes into to
