@@ -1221,6 +1221,60 @@ def test_what_dynamo_does_after_a_break_it_cannot_resume(tmp_path):
     assert dynamo_lines(tmp_path, "unresumable") == {line for line, _ in exp}
 
 
+RNN_SKIPS = '''\
+import torch
+import torch.nn as nn
+
+
+class Recurrent(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(4, 4)
+
+    def _forward_gru(self, x, hxs):
+        if x.size(0) == hxs.size(0):
+            x, hxs = self.gru(x.unsqueeze(0), hxs.unsqueeze(0))  # expect: FG208
+            x = x.squeeze(0)
+        else:
+            n = x.sum().item()  # expect: FG303
+            print("steps", n)
+            x = x * n
+        return x
+
+    def forward(self, x, hxs):
+        return self._forward_gru(x, hxs) + 1
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(4, 4)
+
+    def forward(self, x):
+        y, _ = self.gru(x.unsqueeze(0))  # expect: FG208
+        print("after")
+        return y
+
+
+def main():
+    rec = torch.compile(Recurrent())
+    rec(torch.randn(2, 4), torch.randn(2, 4))
+    rec(torch.randn(4, 4), torch.randn(2, 4))
+    torch.compile(Head())(torch.randn(2, 4))
+'''
+
+
+def test_a_recurrent_module_makes_dynamo_skip_the_function(tmp_path):
+    """Dynamo meets an nn.GRU when it loads `self.gru`, where it cannot resume: it skips the function
+    ("Failed to handle graph break gracefully").  Compiled as the root, nothing after it is traced; called
+    from compiled code, the function is still inlined up to its first break on the path taken, so the
+    other branch's first break is logged and the one after it is not."""
+    findings = check_code(RNN_SKIPS, tmp_path, name="rnnskips")
+    assert {(f.span.start.line + 1, f.code) for f in findings if not f.condition} == expected(RNN_SKIPS)
+    assert {(f.span.start.line + 1, f.code) for f in findings if f.condition} == {(16, "FG101"), (31, "FG101")}
+    assert dynamo_lines(tmp_path, "rnnskips") == {line for line, _ in expected(RNN_SKIPS)}
+
+
 NUMPY_DRAWS = '''\
 import numpy as np
 import torch

@@ -229,6 +229,7 @@ class FindingsPass:
                 data = {"callee": site.callee, **data}
             facts.own.append((site.span.start.line, site.block, C.merge(r.cond, when),
                               (rule, site.span, site.message, {**data, "stmt": site.stmt})))
+            facts.conds.setdefault(site.span.start.line, site.conds)
 
     def _edges(self, r: Reached, facts: FrameFacts, attr_of: Callable, ctx: WalkContext, rules: list,
                place: Callable) -> None:
@@ -249,12 +250,14 @@ class FindingsPass:
                     block = e.block if p.resumable or e.block is not None else e.span.start.line
                     facts.own.append((span.start.line, block, p.when if p.when is not None else when,
                                       (rule, span, p.message, p.data)))
+                    facts.conds.setdefault(span.start.line, e.conds)
             if not call:
                 continue
             targets = [tfs.qualname for tfs, _ in ev.targets]
             if not targets and r.wraps and e.kind == "param_call" and ":" in e.target:
                 targets.append(r.wraps)  # the wrapper's `func(*args, **kwargs)`: the function it wraps
             facts.calls.append((e.span.start.line, e.block, when, targets))
+            facts.conds.setdefault(e.span.start.line, e.conds)
             if e.with_item and e.attr != "__enter__":
                 facts.with_calls.append((e.span, e.text, when, targets))
 

@@ -42,6 +42,14 @@ class FrameFacts:
     own: list = field(default_factory=list)  # (line, block, when, (rule, span, message, data)) of each own finding
     calls: list = field(default_factory=list)  # (line, block, when, target qualnames)
     with_calls: list = field(default_factory=list)  # (span, text, when, target qualnames): `with f(...):`
+    # line -> the Cond atoms of the `if`s around what is there (Site.conds, Edge.conds): which breaks
+    # lie on paths that exclude each other
+    conds: dict = field(default_factory=dict)
+
+    def apart(self, a: int, b: int) -> bool:
+        """Lines `a` and `b` lie on branches of one `if` that exclude each other."""
+        atoms = set(self.conds.get(b, ()))
+        return any(x[:3] + (not x[3],) in atoms for x in self.conds.get(a, ()))
 
 
 def _better(a: tuple | None, b: tuple | None) -> tuple | None:
@@ -113,12 +121,20 @@ class Frames:
         return None
 
     def hidden(self, q: str) -> tuple[int, set[int]] | None:
-        """(line of the certain unresumable break, lines of `q`'s own findings it hides)."""
+        """(line of the certain unresumable break, lines of `q`'s own findings it hides).  Dynamo then
+        skips `q` as a frame of its own: compiled as the root, it never traces `q` again; called from
+        compiled code, `q` is still inlined into its caller up to its first break on the path taken, so
+        only what another break precedes on the same path is hidden (`if`: one break per branch)."""
         first = self.first_unresumable(q)
         if first is None or first[1]:
             return None
         line = first[0]
-        return line, {ln for ln, _b, _w, _p in self.facts[q].own if ln != line}
+        facts = self.facts[q]
+        own = {ln for ln, _b, _w, _p in facts.own if ln != line}
+        if len(facts.steps) <= 1:
+            return line, own
+        points = sorted({p[0] for p in self.points(q)})
+        return line, {ln for ln in own if any(p < ln and not facts.apart(p, ln) for p in points)}
 
     def comprehension_frames(self, q: str):
         """(span, condition, break line) of each comprehension Dynamo compiles as a frame of its own

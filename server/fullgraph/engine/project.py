@@ -110,7 +110,7 @@ class Project:
         not found in the analysed code: an installed package not followed, a dynamic import): (name,
         path, span of its first place), by place."""
         self.findings(())  # (the walks of this generation find them)
-        return list(self._pass.unfollowed)
+        return list(self._pass.unfollowed_calls)
 
     def roots(self) -> list[RootRecord]:
         return find_roots(self.resolver, self.arrivals, self.config)
