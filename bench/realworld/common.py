@@ -125,7 +125,7 @@ def load_json(p: Path) -> dict:
 def versions() -> dict:
     out = subprocess.run([str(VENV_PY), "-c", (
         "import importlib.metadata as md, json;print(json.dumps({p: md.version(p) for p in "
-        "('torch', 'transformers', 'x-transformers', 'diffusers', 'fullgraph')}))")],
+        "('torch', 'transformers', 'x-transformers', 'diffusers', 'torch_geometric', 'torchmetrics', 'monai', 'fullgraph')}))")],
         capture_output=True, text=True, env=ENV, check=False)
     try:
         return json.loads(out.stdout)

@@ -1,13 +1,18 @@
 """The models of bench/realworld/run_models.py: tiny, randomly initialised, built from a config (no download).
 
 Each entry is a user script's worth of facts: the library (the package `fullgraph check --follow` analyses),
-the import line, the expression that builds the model, and an input *kind* (the inputs and the call, in
-``eval`` and in ``train`` mode).  ``render_script`` turns an entry and a mode into the script a user writes
-(``user_scripts.py`` writes them into the git-ignored ``scripts/``).
+the import line, the expression that builds the model, an input *kind* (the inputs and the call, in ``eval``
+and in ``train`` mode) and the modes it runs in.  ``render_script`` turns an entry and a mode into the script a
+user writes (``user_scripts.py`` writes them into the git-ignored ``scripts/``): ``SCRIPT`` for a model
+(``model.eval()`` + ``torch.no_grad()``, or ``model.train()``), ``METRIC_SCRIPT`` for a torchmetrics metric
+object (one mode, ``call``: the compiled metric called as ``metric(preds, target)``, which runs the update
+torchmetrics wraps in ``Metric.__init__`` and the batch's compute).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+MODES = ("eval", "train")  # of a model (a torchmetrics metric runs in METRIC_MODES)
 
 
 @dataclass(frozen=True)
@@ -19,6 +24,7 @@ class Model:
     build: str  # expression building the model
     kind: str  # key of KINDS
     note: str = ""
+    modes: tuple[str, ...] = MODES  # METRIC_MODES for a torchmetrics metric
 
 
 # kind: (setup lines, eval call, train call).  eval runs under torch.no_grad() after model.eval();
@@ -352,10 +358,194 @@ MODELS += [
           "axes_dims_rope=(2, 2, 4))", "flux"),
 ]
 
+# ---- torch_geometric: graph networks, called as users call them (node features + edge_index) -------------
+# eval: model.eval() under torch.no_grad(); train: model.train() with gradients on (dropout active), same call.
+GRAPH = ("x = torch.randn(20, 8)\n"
+         "edge_index = torch.randint(0, 20, (2, 60))\n")
+KINDS.update({
+    "graph": (GRAPH, "x, edge_index", "x, edge_index"),
+    "graph_batch": (GRAPH + "batch = torch.arange(2).repeat_interleave(10)\n",
+                    "x, edge_index, batch=batch", "x, edge_index, batch=batch"),
+    "graph_edge_attr": (GRAPH + "edge_attr = torch.randn(60, 4)\n", "x, edge_index, edge_attr",
+                        "x, edge_index, edge_attr"),
+    "graph_edge_attr_batch": (GRAPH + "edge_attr = torch.randn(60, 4)\n"
+                              "batch = torch.arange(2).repeat_interleave(10)\n",
+                              "x, edge_index, edge_attr, batch", "x, edge_index, edge_attr, batch"),
+    "graph_pool": (GRAPH + "batch = torch.arange(2).repeat_interleave(10)\n",
+                   "x, edge_index, batch=batch", "x, edge_index, batch=batch"),
+    "graph_edge_type": (GRAPH + "edge_type = torch.randint(0, 3, (60,))\n", "x, edge_index, edge_type",
+                        "x, edge_index, edge_type"),
+    "graph_pos": (GRAPH + "pos = torch.randn(20, 3)\n", "x, pos, edge_index", "x, pos, edge_index"),
+    "graph_hetero": ("x_dict = {'paper': torch.randn(12, 8), 'author': torch.randn(6, 8)}\n"
+                     "edge_index_dict = {\n"
+                     "    ('author', 'writes', 'paper'): torch.stack([torch.randint(0, 6, (30,)), torch.randint(0, 12, (30,))]),\n"
+                     "    ('paper', 'rev_writes', 'author'): torch.stack([torch.randint(0, 12, (30,)), torch.randint(0, 6, (30,))]),\n"
+                     "    ('paper', 'cites', 'paper'): torch.randint(0, 12, (2, 40)),\n"
+                     "}\n",
+                     "x_dict, edge_index_dict", "x_dict, edge_index_dict"),
+})
+PYG = "torch_geometric"
+G = "in_channels=8, hidden_channels=16, num_layers=2, out_channels=4"
+
+
+def pyg(name: str, family: str, imports: str, build: str, kind: str, note: str = "") -> None:
+    MODELS.append(Model(name, PYG, family, imports, build, kind, note))
+
+
+NM = "from torch_geometric.nn.models import {}"
+NN = "from torch_geometric.nn import {}"
+pyg("pyg_gcn", "gnn_model", NM.format("GCN"), f"GCN({G}, dropout=0.1)", "graph")
+pyg("pyg_gat", "gnn_model", NM.format("GAT"), f"GAT({G}, heads=2, dropout=0.1)", "graph")
+pyg("pyg_gatv2", "gnn_model", NM.format("GAT"), f"GAT({G}, v2=True, heads=2, add_self_loops=False)", "graph")
+pyg("pyg_graphsage", "gnn_model", NM.format("GraphSAGE"), f"GraphSAGE({G}, jk='cat')", "graph")
+pyg("pyg_gin", "gnn_model", NM.format("GIN"), f"GIN({G}, norm='batch_norm')", "graph")
+pyg("pyg_edgecnn", "gnn_model", NM.format("EdgeCNN"), f"EdgeCNN({G})", "graph")
+pyg("pyg_pna", "gnn_model", NM.format("PNA"),
+    f"PNA({G}, aggregators=['mean', 'min', 'max', 'std'], scalers=['identity', 'amplification', 'attenuation'], "
+    "deg=torch.tensor([0, 2, 4, 6, 4, 2, 2]))", "graph")
+pyg("pyg_graph_unet", "gnn_model", NM.format("GraphUNet"), "GraphUNet(8, 16, 4, depth=2)", "graph",
+    "TopK pooling: data-dependent node counts")
+pyg("pyg_attentive_fp", "gnn_model", NM.format("AttentiveFP"),
+    "AttentiveFP(in_channels=8, hidden_channels=16, out_channels=1, edge_dim=4, num_layers=2, num_timesteps=2)",
+    "graph_edge_attr_batch")
+pyg("pyg_linkx", "gnn_model", NM.format("LINKX"),
+    "LINKX(num_nodes=20, in_channels=8, hidden_channels=16, out_channels=4, num_layers=2)", "graph")
+pyg("pyg_transformer_conv", "gnn_conv", NN.format("TransformerConv"), "TransformerConv(8, 8, heads=2, edge_dim=4)",
+    "graph_edge_attr")
+pyg("pyg_pointnet_conv", "gnn_conv", NN.format("MLP, PointNetConv"),
+    "PointNetConv(local_nn=MLP([8 + 3, 16]), global_nn=MLP([16, 16]))", "graph_pos")
+pyg("pyg_edge_conv", "gnn_conv", NN.format("EdgeConv, MLP"), "EdgeConv(MLP([16, 16, 16]), aggr='max')", "graph")
+pyg("pyg_gine_conv", "gnn_conv", NN.format("GINEConv, MLP"), "GINEConv(MLP([8, 16, 16]), edge_dim=4)",
+    "graph_edge_attr")
+pyg("pyg_cheb_conv", "gnn_conv", NN.format("ChebConv"), "ChebConv(8, 16, K=3)", "graph")
+pyg("pyg_rgcn_conv", "gnn_conv", NN.format("RGCNConv"), "RGCNConv(8, 16, num_relations=3)", "graph_edge_type")
+pyg("pyg_gated_graph_conv", "gnn_conv", NN.format("GatedGraphConv"), "GatedGraphConv(16, num_layers=2)", "graph")
+pyg("pyg_nn_conv", "gnn_conv", NN.format("NNConv"),
+    "NNConv(8, 16, nn=torch.nn.Sequential(torch.nn.Linear(4, 128)), aggr='mean')", "graph_edge_attr")
+pyg("pyg_topk_pool", "gnn_pool", NN.format("TopKPooling"), "TopKPooling(8, ratio=0.5)", "graph_pool")
+pyg("pyg_hetero_sage", "gnn_hetero", NN.format("HeteroConv, SAGEConv"),
+    "HeteroConv({('author', 'writes', 'paper'): SAGEConv((-1, -1), 16), "
+    "('paper', 'rev_writes', 'author'): SAGEConv((-1, -1), 16), ('paper', 'cites', 'paper'): SAGEConv(-1, 16)}, "
+    "aggr='sum')", "graph_hetero")
+
+# ---- torchmetrics: metric objects, compiled and called as `metric(preds, target)` -----------------------
+# One mode (METRIC_MODES): Metric.forward updates the state and computes the batch's value.
+METRIC_MODES = ("call",)
+KINDS.update({
+    "binary": ("preds = torch.rand(16)\n"
+               "target = torch.randint(0, 2, (16,))\n", "preds, target", ""),
+    "multiclass": ("preds = torch.randn(16, 4).softmax(dim=-1)\n"
+                   "target = torch.randint(0, 4, (16,))\n", "preds, target", ""),
+    "multilabel": ("preds = torch.rand(16, 3)\n"
+                   "target = torch.randint(0, 2, (16, 3))\n", "preds, target", ""),
+    "regression": ("preds = torch.randn(16)\n"
+                   "target = preds + 0.1 * torch.randn(16)\n", "preds, target", ""),
+    "vectors": ("preds = torch.randn(8, 5)\n"
+                "target = torch.randn(8, 5)\n", "preds, target", ""),
+    "distributions": ("preds = torch.rand(8, 5).softmax(dim=-1)\n"
+                      "target = torch.rand(8, 5).softmax(dim=-1)\n", "preds, target", ""),
+    "retrieval": ("preds = torch.rand(12)\n"
+                  "target = torch.randint(0, 2, (12,)).bool()\n"
+                  "indexes = torch.tensor([0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2])\n", "preds, target, indexes=indexes", ""),
+    "images": ("preds = torch.rand(2, 3, 16, 16)\n"
+               "target = (preds + 0.05 * torch.randn(2, 3, 16, 16)).clamp(0, 1)\n", "preds, target", ""),
+    "values": ("value = torch.rand(16)\n", "value", ""),
+})
+TM = "torchmetrics"
+
+
+def tm(name: str, family: str, module: str, names: str, build: str, kind: str, note: str = "") -> None:
+    MODELS.append(Model(name, TM, family, f"from {module} import {names}", build, kind, note, METRIC_MODES))
+
+
+TMC, TMR = "torchmetrics.classification", "torchmetrics.regression"
+tm("tm_binary_accuracy", "classification", TMC, "BinaryAccuracy", "BinaryAccuracy()", "binary")
+tm("tm_multiclass_accuracy", "classification", TMC, "MulticlassAccuracy", "MulticlassAccuracy(num_classes=4)",
+   "multiclass")
+tm("tm_multiclass_f1", "classification", TMC, "MulticlassF1Score", "MulticlassF1Score(num_classes=4, average='macro')",
+   "multiclass")
+tm("tm_multiclass_auroc", "classification", TMC, "MulticlassAUROC", "MulticlassAUROC(num_classes=4)", "multiclass",
+   "thresholds=None: list states")
+tm("tm_binary_auroc_binned", "classification", TMC, "BinaryAUROC", "BinaryAUROC(thresholds=10)", "binary")
+tm("tm_multilabel_ap", "classification", TMC, "MultilabelAveragePrecision", "MultilabelAveragePrecision(num_labels=3)",
+   "multilabel")
+tm("tm_confusion_matrix", "classification", TMC, "MulticlassConfusionMatrix",
+   "MulticlassConfusionMatrix(num_classes=4)", "multiclass")
+tm("tm_calibration_error", "classification", TMC, "BinaryCalibrationError", "BinaryCalibrationError(n_bins=5)",
+   "binary")
+tm("tm_mse", "regression", TMR, "MeanSquaredError", "MeanSquaredError()", "regression")
+tm("tm_mae", "regression", TMR, "MeanAbsoluteError", "MeanAbsoluteError()", "regression")
+tm("tm_r2", "regression", TMR, "R2Score", "R2Score()", "regression")
+tm("tm_pearson", "regression", TMR, "PearsonCorrCoef", "PearsonCorrCoef()", "regression")
+tm("tm_spearman", "regression", TMR, "SpearmanCorrCoef", "SpearmanCorrCoef()", "regression")
+tm("tm_cosine", "regression", TMR, "CosineSimilarity", "CosineSimilarity(reduction='mean')", "vectors")
+tm("tm_kl_div", "regression", TMR, "KLDivergence", "KLDivergence()", "distributions")
+tm("tm_retrieval_mrr", "retrieval", "torchmetrics.retrieval", "RetrievalMRR", "RetrievalMRR()", "retrieval")
+tm("tm_retrieval_ndcg", "retrieval", "torchmetrics.retrieval", "RetrievalNormalizedDCG",
+   "RetrievalNormalizedDCG(top_k=3)", "retrieval")
+tm("tm_psnr", "image", "torchmetrics.image", "PeakSignalNoiseRatio", "PeakSignalNoiseRatio(data_range=1.0)", "images")
+tm("tm_ssim", "image", "torchmetrics.image", "StructuralSimilarityIndexMeasure",
+   "StructuralSimilarityIndexMeasure(data_range=1.0)", "images")
+tm("tm_mean", "aggregation", "torchmetrics.aggregation", "MeanMetric", "MeanMetric()", "values")
+tm("tm_collection", "collection", "torchmetrics", "MetricCollection\n"
+   "from torchmetrics.classification import MulticlassAccuracy, MulticlassPrecision, MulticlassRecall",
+   "MetricCollection([MulticlassAccuracy(num_classes=4), MulticlassPrecision(num_classes=4), "
+   "MulticlassRecall(num_classes=4)])", "multiclass", "compute groups: the three share one state")
+
+# ---- monai: medical imaging networks (2-D, 1 channel, 32x32) ---------------------------------------------
+# eval: model.eval() under torch.no_grad(); train: model.train() with gradients on, same call.
+IMG = "x = torch.randn(2, 1, 32, 32)\n"
+KINDS.update({
+    "mri": (IMG, "x", "x"),
+    "mri64": ("x = torch.randn(2, 1, 64, 64)\n", "x", "x"),
+    "mri_timestep": (IMG + "timesteps = torch.tensor([10, 20])\n", "x, timesteps", "x, timesteps"),
+})
+MN = "from monai.networks.nets import {}"
+
+
+def mn(name: str, family: str, cls: str, kwargs: str, kind: str = "mri", note: str = "") -> None:
+    MODELS.append(Model(name, "monai", family, MN.format(cls), f"{cls}({kwargs})", kind, note))
+
+
+SEG = "spatial_dims=2, in_channels=1, out_channels=2"
+mn("mn_unet", "segmentation", "UNet", f"{SEG}, channels=(4, 8, 16), strides=(2, 2), num_res_units=1")
+mn("mn_basic_unet", "segmentation", "BasicUNet", f"{SEG}, features=(4, 4, 8, 8, 16, 4)")
+mn("mn_basic_unetpp", "segmentation", "BasicUNetPlusPlus", f"{SEG}, features=(4, 4, 8, 8, 16, 4), deep_supervision=True")
+mn("mn_attention_unet", "segmentation", "AttentionUnet", f"{SEG}, channels=(4, 8, 16), strides=(2, 2)")
+mn("mn_segresnet", "segmentation", "SegResNet", f"{SEG}, init_filters=8, blocks_down=(1, 1, 2), blocks_up=(1, 1)")
+mn("mn_segresnet_vae", "segmentation", "SegResNetVAE",
+   f"input_image_size=(32, 32), {SEG}, init_filters=8, blocks_down=(1, 1, 2), blocks_up=(1, 1)",
+   note="forward returns the VAE loss too")
+mn("mn_segresnet_ds", "segmentation", "SegResNetDS", f"{SEG}, init_filters=4, blocks_down=(1, 1, 1), dsdepth=2")
+mn("mn_dynunet", "segmentation", "DynUNet", f"{SEG}, kernel_size=[3, 3, 3], strides=[1, 2, 2], "
+   "upsample_kernel_size=[2, 2], filters=[4, 8, 16], deep_supervision=True, deep_supr_num=1",
+   note="deep supervision: train returns the stacked heads")
+mn("mn_unetr", "transformer", "UNETR", "in_channels=1, out_channels=2, img_size=(32, 32), feature_size=8, "
+   "hidden_size=32, mlp_dim=64, num_heads=4, spatial_dims=2")
+mn("mn_swin_unetr", "transformer", "SwinUNETR", "in_channels=1, out_channels=2, feature_size=12, spatial_dims=2, "
+   "depths=(1, 1, 1, 1), num_heads=(1, 1, 2, 2), window_size=4", "mri64", "64x64: five halvings")
+mn("mn_vit", "transformer", "ViT", "in_channels=1, img_size=(32, 32), patch_size=(8, 8), hidden_size=32, mlp_dim=64, "
+   "num_layers=2, num_heads=4, spatial_dims=2, classification=True, num_classes=2")
+mn("mn_densenet", "classification", "DenseNet", "spatial_dims=2, in_channels=1, out_channels=2, init_features=8, "
+   "growth_rate=4, block_config=(2, 2)")
+mn("mn_resnet", "classification", "ResNet", "block='basic', layers=(1, 1, 1, 1), block_inplanes=(8, 16, 32, 64), "
+   "spatial_dims=2, n_input_channels=1, num_classes=2")
+mn("mn_efficientnet", "classification", "EfficientNetBN", "'efficientnet-b0', pretrained=False, spatial_dims=2, "
+   "in_channels=1, num_classes=2")
+mn("mn_highresnet", "segmentation", "HighResNet", f"{SEG}")
+mn("mn_autoencoder", "autoencoder", "AutoEncoder", "spatial_dims=2, in_channels=1, out_channels=1, channels=(4, 8), "
+   "strides=(2, 2)")
+mn("mn_varautoencoder", "autoencoder", "VarAutoEncoder", "spatial_dims=2, in_shape=(1, 32, 32), out_channels=1, "
+   "latent_size=4, channels=(4, 8), strides=(2, 2)", note="train: reparameterisation samples")
+mn("mn_regressor", "classification", "Regressor", "in_shape=(1, 32, 32), out_shape=(2,), channels=(4, 8), "
+   "strides=(2, 2)")
+mn("mn_diffusion_unet", "diffusion", "DiffusionModelUNet", "spatial_dims=2, in_channels=1, out_channels=1, "
+   "channels=(8, 16), attention_levels=(False, True), num_res_blocks=1, num_head_channels=8, norm_num_groups=4",
+   "mri_timestep")
+
 BY_NAME = {m.name: m for m in MODELS}
 assert len(BY_NAME) == len(MODELS), "duplicate model names"
 
-MODES = ("eval", "train")
 
 SCRIPT = '''\
 """{name} ({mode}): generated by bench/realworld/run_models.py."""
@@ -372,8 +562,27 @@ print("OK", type(out).__name__)
 '''
 
 
+METRIC_SCRIPT = '''\
+"""{name} ({mode}): generated by bench/realworld/run_models.py."""
+import torch
+{imports}
+
+torch.manual_seed(0)
+metric = {build}
+compiled = torch.compile(metric, backend="eager")
+
+{setup}out = compiled({call})
+print("OK", type(out).__name__)
+'''
+
+
 def render_script(m: Model, mode: str) -> str:
     setup, eval_call, train_call = KINDS[m.kind]
+    if mode not in m.modes:
+        raise ValueError(f"{m.name} runs in {', '.join(m.modes)}, not {mode}")
+    if m.library == TM:
+        return METRIC_SCRIPT.format(name=m.name, mode=mode, imports=m.imports, build=m.build, setup=setup,
+                                    call=eval_call)
     wrap = ""
     if m.library == "x_transformers" and mode == "train" and m.kind == "xt_decoder":
         wrap = "model = AutoregressiveWrapper(model)\n"

@@ -1,11 +1,14 @@
 """Real-world benchmark: Dynamo's graph breaks in library models vs what `fullgraph check` shows.
 
 For every model of ``models.py`` (tiny configs of transformers, x-transformers and diffusers models, built
-from a config: no download) and two modes,
+from a config: no download; torch_geometric graph networks, torchmetrics metric objects, monai networks) and
+each of its modes,
 
 * ``eval``: ``model.eval()``, the default call under ``torch.no_grad()``;
 * ``train``: ``model.train()``, gradients on, labels passed so the loss is computed in forward
-  (x-transformers decoders are wrapped in ``AutoregressiveWrapper``; diffusers models take no labels),
+  (x-transformers decoders are wrapped in ``AutoregressiveWrapper``; diffusers, monai and torch_geometric
+  models take no labels);
+* ``call`` (torchmetrics, its only mode): the compiled metric object called as ``metric(preds, target)``,
 
 the user script ``scripts/<model>_<mode>.py`` (what a user writes: build the model, ``torch.compile`` it, call
 it; generated from ``models.py`` into the git-ignored ``scripts/`` before each pass, see ``user_scripts.py``) is
@@ -34,7 +37,8 @@ The modules, one job each (this file only parses the command line and dispatches
 How to reproduce (from the repository root, after ``bash scripts/setup.sh``)::
 
     echo "torch==2.13.0" > /tmp/c.txt
-    .venv/bin/pip install -c /tmp/c.txt transformers==5.24.0 x-transformers==2.31.10 diffusers==0.42.1
+    .venv/bin/pip install -c /tmp/c.txt transformers==5.24.0 x-transformers==2.31.10 diffusers==0.42.1 \
+        torch_geometric==2.8.1 torchmetrics==1.9.0 monai==1.6.1
     OMP_NUM_THREADS=1 nice -n 10 .venv/bin/python bench/realworld/run_models.py --runtime-only  # ~36 min
     nice -n 10 .venv/bin/python bench/realworld/run_models.py --static-only   # re-score the analyzer, ~4 min
     .venv/bin/python bench/realworld/run_models.py --report-only              # re-render RESULTS.md

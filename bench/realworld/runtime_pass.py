@@ -18,7 +18,7 @@ from collections import defaultdict
 
 from common import (ENTRY, FULLGRAPH, NICE, TRUTH_JSON, VENV_PY, WORK, Sources, lib_dir, load_json, ranges,
                     rel, run, script_of, tag_of, versions, write_compact)
-from models import BY_NAME, MODES
+from models import BY_NAME
 
 
 # ==== children (run in their own processes) =======================================================
@@ -149,35 +149,35 @@ def runtime_one(name: str, mode: str, timeout: int) -> dict:
     entry = {"library": m.library, "family": m.family, "ok": ok, "exit": rc, "seconds": round(secs, 1),
              "events": len(hits), "sites": merge_sites(hits, libdir, str(script), src)}
     if not ok:
-        errs = [ln for ln in text.splitlines() if re.match(r"^\w*(Error|Exception)\b", ln)]
+        errs = [ln for ln in text.splitlines() if re.match(r"^[\w.]*(Error|Exception)\b", ln)]
         entry["error"] = (errs[-1] if errs else (text.strip().splitlines() or ["(no output)"])[-1])[:300]
     return entry
 
 
 def coverage_model(name: str, entries: dict[str, dict], timeout: int) -> None:
-    """One eager process per model runs its scripts in MODES order: the library lines each executed."""
+    """One eager process per model runs its scripts in the order of its modes: the library lines each executed."""
     m = BY_NAME[name]
     d = WORK / "runtime"
-    outs = {mode: d / f"{tag_of(name, mode)}.coverage.json" for mode in MODES}
+    outs = {mode: d / f"{tag_of(name, mode)}.coverage.json" for mode in m.modes}
     pairs = []
-    for mode in MODES:
+    for mode in m.modes:
         if outs[mode].exists():
             outs[mode].unlink()
         pairs += [str(script_of(name, mode)), str(outs[mode])]
     rc, secs = run([*NICE, str(VENV_PY), str(ENTRY), "--child-coverage", os.path.realpath(lib_dir(m.library)),
                     *pairs], d / f"{name}.coverage.log", timeout)
     for mode, e in entries.items():
-        e["coverage_seconds"] = round(secs / len(MODES), 1)
+        e["coverage_seconds"] = round(secs / len(m.modes), 1)
         if outs[mode].exists():
             e["coverage"] = {rel(k): ranges(v) for k, v in sorted(json.loads(outs[mode].read_text()).items())}
 
 
 def runtime_pass(names: list[str], timeout: int) -> None:
-    """Both modes of each model under Dynamo, then its coverage run; truth.json is rewritten after each model."""
+    """Each mode of each model under Dynamo, then its coverage run; truth.json is rewritten after each model."""
     truth = load_json(TRUTH_JSON) or {"meta": {}, "runs": {}}
     t0 = time.perf_counter()
     for k, name in enumerate(names):
-        entries = {mode: runtime_one(name, mode, timeout) for mode in MODES}
+        entries = {mode: runtime_one(name, mode, timeout) for mode in BY_NAME[name].modes}
         coverage_model(name, entries, timeout)
         for mode, e in entries.items():
             truth["runs"][f"{name}/{mode}"] = e

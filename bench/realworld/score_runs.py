@@ -12,8 +12,9 @@ Scoring (what the CLI/JSON shows):
   line) or, when it has none, the diagnostic itself.  A shown location that no Dynamo site of the same run
   accounts for (its statement or an outer frame's) is **static-only**; the eager coverage run says whether
   its statement ran for this input (then Dynamo traced it without a break: a false positive) or not;
-* **precision**: over the models Dynamo compiles with no break in both modes (*clean* models), the distinct
-  shown locations of their two scripts, per model.
+* **precision**: over the models Dynamo compiles with no break in any of their modes (*clean* models), the
+  distinct shown locations of their scripts, per model; and per library, over the *clean runs* (a model x mode
+  Dynamo compiles without a break), the distinct shown locations of each such script, per run.
 """
 from __future__ import annotations
 

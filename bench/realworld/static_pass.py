@@ -17,7 +17,7 @@ from pathlib import Path
 from common import (ENTRY, NICE, REPO, STATIC_JSON, TRUTH_JSON, VENV_PY, WORK, Sources, absolute, lib_dir, load_json,
                     rel, run, script_of, site_key, tag_of, versions, write_compact)
 from explain import analyse_miss
-from models import BY_NAME, MODES
+from models import BY_NAME
 from score_runs import score_site
 from scoring import json_line
 
@@ -168,7 +168,7 @@ def explain_misses(name: str, engine_json: str, sites: list[dict]) -> dict:
 
 
 def static_pass(names: list[str], timeout: int, explain: bool) -> None:
-    """Check both modes of each model; static.json keeps the other models' entries (a partial run)."""
+    """Check each mode of each model; static.json keeps the other models' entries (a partial run)."""
     truth = load_json(TRUTH_JSON)
     old = load_json(STATIC_JSON)
     checks = dict(old.get("checks", {})) if old else {}
@@ -180,7 +180,7 @@ def static_pass(names: list[str], timeout: int, explain: bool) -> None:
     dirty = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", "server"], cwd=str(REPO), check=False).returncode != 0
     analyzer = commit + ("+dirty" if dirty else "")  # the analyzer each entry was scored with
     for k, name in enumerate(names):
-        for mode in MODES:
+        for mode in BY_NAME[name].modes:
             key = f"{name}/{mode}"
             run_t = truth.get("runs", {}).get(key)
             sites = run_t["sites"] if explain and run_t and run_t.get("ok") and run_t["sites"] else None
