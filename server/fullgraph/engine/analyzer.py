@@ -35,6 +35,21 @@ _BUILTIN_VALS = {name: V.ref("builtins." + name) for name in _BUILTINS}
 _TERMINATORS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 
 
+def _empty_branch(it: ast.AST) -> bool | None:
+    """`X if cond else ()` (False: the else branch is the empty literal) / `() if cond else X` (True); None
+    for any other iterable."""
+    if not isinstance(it, ast.IfExp):
+        return None
+    def empty(n: ast.AST) -> bool:
+        return isinstance(n, (ast.Tuple, ast.List, ast.Set)) and not n.elts or \
+            isinstance(n, ast.Dict) and not n.keys
+    if empty(it.orelse) and not empty(it.body):
+        return False
+    if empty(it.body) and not empty(it.orelse):
+        return True
+    return None
+
+
 def _ends_with(stmts: list[ast.stmt], kinds) -> bool:
     return bool(stmts) and isinstance(stmts[-1], kinds)
 
@@ -69,6 +84,8 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
         self._loops_counted: set[int] = set()  # loops whose names _rebound has (inside a loop counted before)
         self.tensor_holders: dict[str, str] = {}
         self._with_item: ast.AST | None = None  # the context expression of the `with` being entered
+        # name -> (class, Edge.vals) of the construction it holds (`m = Metric(num_classes=3)`)
+        self.constructions: dict[str, tuple[str, tuple]] = {}
 
     # ---- set-up --------------------------------------------------------------------------------
     def analyze_module(self, body: list[ast.stmt]) -> None:
@@ -330,6 +347,8 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
                 return "U", frozenset()
             if q in V.GUARD_FUNCTIONS:
                 return "T", frozenset()
+            if q in V.FALSE_UNDER_COMPILE:
+                return "F", frozenset()
             if q.startswith(("torch.", "builtins.")):
                 return "U", frozenset()
             return "T", frozenset({q})  # true under compile if q is a guard function
@@ -456,8 +475,16 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
                     self.assign(t_, self._element_of(self._container_of(a), a), None)
             else:
                 self.assign(s.target, self._element_of(it, s.iter), None)
+            saved_conds = self.conds
+            empty = _empty_branch(s.iter)
+            if empty is not None:
+                # `for t in (a, b) if cond else ():` the body runs only when `cond` picks the items
+                body_conds, else_conds = self._branch_conds(s.iter.test)
+                self.conds = saved_conds + (else_conds if empty else body_conds)
             with self._unresumable(s):
                 self.block(s.body)
+            self.conds = saved_conds
+            with self._unresumable(s):
                 self.block(s.orelse)
             return False
         if t is ast.While:

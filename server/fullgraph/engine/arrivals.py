@@ -345,9 +345,12 @@ class Arrivals:
             return value[1]
         return _NO_VALUE
 
-    def self_attr_reader(self, fs: FunctionSummary, mod: ModuleSummary, self_q: str | None = None):
+    def self_attr_reader(self, fs: FunctionSummary, mod: ModuleSummary, self_q: str | None = None,
+                         ctor: tuple | None = None):
         """`self.<attr>` -> (value, certainty) or None, for the class of `self` (`self_q`, the walk's: a
-        subclass's class attribute wins over its base's) or else the class that defines `fs` (its MRO)."""
+        subclass's class attribute wins over its base's) or else the class that defines `fs` (its MRO).
+        `ctor` (class, Edge.vals, path): the visible construction of this very object (the compiled
+        module): an `__init__` parameter it passes, or leaves at its default, decides the attribute."""
         cls = self_q or fs.class_qualname
         lib = getattr(mod, "library", False)
 
@@ -373,6 +376,10 @@ class Arrivals:
             return None
 
         def read_value(cs: ClassSummary, cmod: ModuleSummary, value: tuple):
+            if value[0] == "init_param" and ctor is not None:
+                got = self._constructed_with(ctor, cs, cmod, value[1])
+                if got is not None:
+                    return got
             if value[0] == "init_param":
                 passed = self._ctor_passes(cs, cmod, value[1])
                 if passed is not None:  # what the constructions pass instead of the default
@@ -443,6 +450,29 @@ class Arrivals:
             return ("unknown",)
         return ("const", value) if how == C.KNOWN else ("dconst", value)
 
+    def _constructed_with(self, ctor: tuple, cs: ClassSummary, cmod: ModuleSummary, param: str) -> tuple | None:
+        """What one visible construction (class, Edge.vals, path) gives `param` of `cs.__init__`: passed, or
+        left at its default, by the construction itself when it runs that `__init__`, else through the
+        `super().__init__(...)` calls of the `__init__`s it runs (`MeanMetric(...)` -> `BaseAggregator`):
+        (value, KNOWN) when passed, (default, DEFAULT) when left alone, or None when not known."""
+        cls, vals, near = ctor
+        want = cs.methods.get("__init__")
+        init = self.r.find_method(cls, "__init__", near)
+        if init is None or want is None:
+            return None
+        fs, fmod = init
+        values, extra = _bind(fs, dict(self.resolve_fields(vals, near)), {}, {})
+        for _ in range(8):
+            if fs.qualname == want:
+                return values.get(param)
+            step = next(((e, t[0]) for e in fs.edges if e.kind == "super" and e.attr == "__init__"
+                         for t in [self.r.resolve_edge(e, fmod)] if len(t) == 1), None)
+            if step is None:
+                return None
+            e, (fs, fmod) = step
+            values, extra = _bind(fs, dict(self.resolve_fields(e.vals, fmod.path)), values, extra)
+        return None
+
     def _ctor_passes(self, cs: ClassSummary, mod: ModuleSummary, param: str, _depth: int = 0) -> tuple | None:
         """What the project's constructions of `cs` (or a subclass) pass for `__init__`'s `param`:
         None when none passes it (the default holds), (value, KNOWN) when all that do pass one
@@ -506,3 +536,31 @@ class Arrivals:
                         idx.setdefault(base, []).append(site)
             memo["constructions"] = idx
         return memo["constructions"]
+
+
+def _bind(init: FunctionSummary, passed: dict, caller: dict, extra_in: dict) -> tuple[dict, dict]:
+    """An `__init__`'s parameters as one call binds them: name -> (value, certainty) or None (not known), with
+    `caller` the calling `__init__`'s own (for what it passes on by name); and the keyword arguments its
+    **kwargs takes, for a `super().__init__(..., **kwargs)` that passes them on."""
+    def value(v: tuple) -> tuple | None:
+        if v[0] == "param":
+            return caller.get(v[1])
+        return C.known(v)
+
+    names = init.params[1:]
+    forwarded = "**" in passed
+    values: dict = {}
+    for i, name in enumerate(names):
+        v = passed.get(name, passed.get(i))
+        if v is None and forwarded and name in extra_in:
+            values[name] = extra_in[name]
+        elif v is None:
+            # left at its default: by default only (code the analysis does not follow may set it later)
+            values[name] = None if forwarded else (init.defaults[name], C.DEFAULT) if name in init.defaults else None
+        else:
+            values[name] = value(v)
+    extra = {k: value(v) for k, v in passed.items() if isinstance(k, str) and k != "**" and k not in names}
+    if forwarded:
+        extra.update((k, v) for k, v in extra_in.items() if k not in names)
+    return values, extra
+

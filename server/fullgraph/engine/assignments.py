@@ -17,6 +17,10 @@ class AssignmentsMixin:
             if v.kind == V.GUARD and self.module_level:
                 v = U  # a module constant computed at import time is not a guard (case guard_module_constant)
             self.bind(target.id, v)
+            if v.kind == V.INSTANCE and v.q and v.attr is None and isinstance(value_node, ast.Call):
+                self.constructions[target.id] = (v.q, self._passed(value_node))  # `m = Metric(num_classes=3)`
+            else:
+                self.constructions.pop(target.id, None)
         elif isinstance(target, (ast.Tuple, ast.List)):
             if v.kind == V.INSTANCE and v.q and v.attr == "factory" and \
                     not any(isinstance(e, ast.Starred) for e in target.elts):

@@ -381,7 +381,7 @@ class CallsMixin:
             decl = RootDecl(kind="function", target=tv.q, attr=None, fullgraph=fg, label=label, span=span)
         elif tv.kind == V.INSTANCE and tv.q and tv.attr is None:
             decl = RootDecl(kind="module", target=tv.q, attr=None, fullgraph=fg, label=label, span=span,
-                            training=tv.training)
+                            training=tv.training, ctor=self._construction_of(target, tv))
         elif tv.kind == V.INSTANCE and tv.q and V.factory_item(tv) is not None:
             decl = RootDecl(kind="factory", target=tv.q, attr=V.factory_item(tv) or None, fullgraph=fg, label=label,
                             span=span, training=tv.training)
@@ -407,6 +407,17 @@ class CallsMixin:
             mod.summary.roots.append(decl)
             return len(mod.summary.roots) - 1
         mod.summary.unresolved_roots.append((label, span))
+        return None
+
+    def _construction_of(self, node: ast.AST, v: Val) -> tuple | None:
+        """The Edge.vals of the visible construction of the module `node` holds: `torch.compile(Metric(...))`,
+        or a name bound to one in this function (`m = Metric(num_classes=3)`)."""
+        if isinstance(node, ast.Call):
+            return self._passed(node)
+        if isinstance(node, ast.Name):
+            got = self.constructions.get(node.id)
+            if got is not None and got[0] == v.q:
+                return got[1]
         return None
 
     def _imported_instance_call(self, node: ast.Call, how: str, q: str, method: str, args, kwargs) -> None:

@@ -74,7 +74,7 @@ def entry_env(defaults: dict[str, Any], calls: list[tuple] | None = None, params
             if v is None:  # left at its default by this call (other code may pass it: by default only)
                 options[name].append((defaults[name], DEFAULT) if name in defaults else (ANY, KNOWN))
             else:  # a value the analysis does not know: a flag may be off, a required argument is there
-                options[name].append(_known(v) or ((UNKNOWN, DEFAULT) if name in defaults else (ANY, KNOWN)))
+                options[name].append(known(v) or ((UNKNOWN, DEFAULT) if name in defaults else (ANY, KNOWN)))
     for name, opts in options.items():
         distinct = tuple(dict.fromkeys(opts))
         env[name] = distinct[0] if len(distinct) == 1 else (Choices(distinct), KNOWN)
@@ -91,7 +91,7 @@ def _by_name(vals: tuple, names: list[str]) -> dict[str, tuple]:
     return out
 
 
-def _known(v: tuple) -> tuple | None:
+def known(v: tuple) -> tuple | None:
     """(value, certainty) of a passed constant, config default ("dconst", Project.resolve_fields) or
     instance; None for anything else."""
     if v[0] == "const":
@@ -104,9 +104,11 @@ def _known(v: tuple) -> tuple | None:
 
 
 def callee_env(vals: tuple | None, caller: Env, params: list[str], is_method: bool,
-               defaults: dict[str, Any]) -> Env:
+               defaults: dict[str, Any], self_attr: Callable[[str], tuple | None] | None = None) -> Env:
     """The callee's flags at one call: what the call passes, else the callee's defaults (known: the
-    call is visible).  With `vals` None (a wrapper's `func(*args, **kwargs)`) only the mode is kept."""
+    call is visible); `self.<attr>` passed is what the caller's object holds (`self_attr`: its class's
+    `__init__` default, or what the visible constructions pass).  With `vals` None (a wrapper's
+    `func(*args, **kwargs)`) only the mode is kept."""
     env: Env = {TRAINING: caller[TRAINING]} if TRAINING in caller else {}
     if vals is None:
         return env
@@ -117,11 +119,13 @@ def callee_env(vals: tuple | None, caller: Env, params: list[str], is_method: bo
         if v is None:
             if name in defaults and "**" not in passed:  # left at its default
                 env[name] = (defaults[name], KNOWN)
-        elif _known(v) is not None:
-            env[name] = _known(v)
+        elif known(v) is not None:
+            env[name] = known(v)
         elif v[0] == "param":
             if v[1] in caller:
                 env[name] = caller[v[1]]
+        elif v[0] == "selfattr" and self_attr is not None and (got := self_attr(v[1])) is not None:
+            env[name] = got
         elif name in defaults:  # passed a value the analysis does not know: the flag may be off
             env[name] = (UNKNOWN, DEFAULT)
     return env
@@ -180,7 +184,11 @@ def _holds(got: tuple, test: str, want: bool) -> str:
         return "true"
     if value is UNKNOWN:
         return "default"  # may be off: the condition is reported
-    if isinstance(test, tuple):  # ("cmp", operator, constant)
+    if isinstance(test, tuple) and test[0] == "isinstance":
+        holds = _isinstance(value, test[1])
+        if holds is None:
+            return "true"  # nothing known of the class: assumed taken
+    elif isinstance(test, tuple):  # ("cmp", operator, constant)
         try:
             holds = _COMPARE[test[1]](value, test[2])
         except TypeError:
@@ -190,6 +198,24 @@ def _holds(got: tuple, test: str, want: bool) -> str:
     if holds == want:
         return "true"
     return "false" if how == KNOWN else "default"
+
+
+_TENSORS = ("torch.Tensor", "torch.Tensor[bool]", "torch.Tensor[sparse]")  # values.TENSOR_CLASS, MASK/SPARSE_CLASS
+
+
+def _isinstance(value: Any, cls: str) -> bool | None:
+    """`isinstance(value, cls)` for a passed value, None when it cannot be told (a subclass, say)."""
+    if isinstance(value, Instance):
+        if value.q in ("", "?"):
+            return None
+        if value.q == cls:
+            return True
+        if cls == "torch.Tensor":
+            return value.q in _TENSORS
+        return None
+    if cls == "torch.Tensor":
+        return False  # a constant (None, a number, a string) is no tensor
+    return None
 
 
 _COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
@@ -237,6 +263,9 @@ def describe(atom: tuple) -> str:
     if kind == "self" and name == "training" and test == "truth":
         return "the module is in training mode" if want else "the module is in eval mode"
     subject = f"self.{name}" if kind == "self" else name
+    if isinstance(test, tuple) and test[0] == "isinstance":
+        text = f"isinstance({subject}, {test[1].rsplit('.', 1)[-1]})"
+        return f"`{text}`" if want else f"`not ({text})`"
     if isinstance(test, tuple):  # ("cmp", operator, constant)
         text = f"{subject} {test[1]} {test[2]!r}"
         return f"`{text}`" if want else f"`not ({text})`"

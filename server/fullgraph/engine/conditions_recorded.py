@@ -59,6 +59,8 @@ class PathCondsMixin:
                 out.append((key, ("ret", desc[4:])))  # what a function returns: the project tells (Arrivals)
             elif v is not None and v.kind == V.INSTANCE and v.q and (v.attr or "").startswith("method:"):
                 out.append((key, ("field", v.q, v.attr[7:])))  # `cfg.debug`: the class's default, maybe
+            elif (flag := self._flag(a)) is not None and flag[0] == "self":
+                out.append((key, ("selfattr", flag[1])))  # `f(x, self.average)`: what the object holds
             else:
                 out.append((key, ("unknown",)))  # passed, with a value the analysis does not know
         return tuple(out)
@@ -105,6 +107,12 @@ class PathCondsMixin:
             f = self._flag(node.left)
             if f:  # `self.layerdrop > 0.0`, `mode == "train"`
                 return (*f, ("cmp", COMPARISONS[type(node.ops[0])], node.comparators[0].value), True)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance" and \
+                len(node.args) == 2 and not node.keywords and self.lookup("isinstance").kind == V.REF:
+            f = self._flag(node.args[0])
+            cls = self.resolve_dotted_node(node.args[1])
+            if f and f[0] == "param" and cls:  # `isinstance(edge_index, Tensor)`: what the call passes decides
+                return (*f, ("isinstance", cls), True)
         f = self._flag(node)
         if f:
             return (*f, "truth", True)

@@ -52,7 +52,7 @@ class FindingsPass:
         if path is None:
             self.root_cache.clear()
             return
-        for key, (_, deps, _) in list(self.root_cache.items()):
+        for key, (_, deps, *_) in list(self.root_cache.items()):
             if deps is None or path in deps:
                 del self.root_cache[key]
 
@@ -177,7 +177,7 @@ class FindingsPass:
                 deps.add(r.mod.path)
             facts[r.fs.qualname] = FrameFacts(r.fs.name, tuple(r.fs.params), r.mod.path, r.path,
                                               r.fs.comprehensions)
-            attr_of = self.walker.arr.self_attr_reader(r.fs, r.mod, r.self_q)
+            attr_of = self.walker.attr_reader(root, r)
             self._sites(r, facts[r.fs.qualname], attr_of, version, fg, ignored, reorderable)
             self._edges(r, facts[r.fs.qualname], attr_of, ctx, hooks["edge"], place)
             calls.update((e.target, r.mod.path, e.span) for e in r.fs.edges
@@ -334,4 +334,5 @@ def _suppressed(mod: ModuleSummary, f: Finding) -> bool:
 
 def _root_key(root: RootRecord) -> tuple:
     d = root.decl
-    return (root.mod.path, d.kind, d.target, d.attr, d.fullgraph, d.label, d.span, root.info, d.calls, d.training)
+    return (root.mod.path, d.kind, d.target, d.attr, d.fullgraph, d.label, d.span, root.info, d.calls, d.training,
+            d.ctor)

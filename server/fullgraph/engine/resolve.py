@@ -129,6 +129,13 @@ class Resolver:
             return r[1], r[2]
         return None
 
+    def same_class(self, a: str, b: str, near: str | None = None) -> bool:
+        """`a` and `b` name one class (a re-export and its definition)."""
+        if a == b:
+            return True
+        ca, cb = self.class_(a, near), self.class_(b, near)
+        return ca is not None and cb is not None and ca[0] is cb[0]
+
     def mro(self, class_q: str, near: str | None = None) -> list[tuple[ClassSummary, ModuleSummary]]:
         """The class and its bases (project classes only), nearest first.  Shared: do not mutate."""
         key = ("mro", class_q, near)

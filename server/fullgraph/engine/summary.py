@@ -69,7 +69,8 @@ class Edge:
 # A path-condition atom: (kind, name, test, polarity).  kind "param" (a parameter of the function,
 # not rebound before the test), "self" (an attribute of self), "data" (a test on tensor data: name is
 # its text) or "expr" (any other test: its text); test "truth" (`if flag:`), "none" (`if x is None:`)
-# or ("cmp", operator, constant) (`if self.layerdrop > 0.0:`); polarity: the test's required outcome.
+# or ("cmp", operator, constant) (`if self.layerdrop > 0.0:`) or ("isinstance", class) (`isinstance(x, Tensor)`
+# on a parameter); polarity: the test's required outcome.
 Cond = tuple
 
 
@@ -189,6 +190,8 @@ class RootDecl:
     calls: tuple = ()
     training: bool | None = None  # the module was put in train/eval mode before compiling (None: unknown)
     source: str | None = None  # the name that held the compiled module (`torch.compile(model)`: "model")
+    # the visible construction of the compiled module (`m = Metric(num_classes=3)`): its Edge.vals
+    ctor: tuple | None = None
 
 
 @dataclass

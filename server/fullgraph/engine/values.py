@@ -182,7 +182,11 @@ GUARD_FUNCTIONS = frozenset({
     "transformers.utils.import_utils.is_torchdynamo_compiling",
     "transformers.pytorch_utils.is_torchdynamo_compiling",
 })
-# NOT guards (False under torch.compile): torch.compiler.is_exporting, torch.jit.is_scripting.
+# False under torch.compile (Dynamo folds them to a constant; verified on 2.11, 2.13 and 2.15):
+# `if torch.jit.is_scripting():` is never traced, `if not torch.jit.is_tracing():` always is.
+# (NOT guards either: torch.compiler.is_exporting.)
+FALSE_UNDER_COMPILE = frozenset({"torch.jit.is_scripting", "torch.jit.is_tracing", "torch.jit._script.is_scripting",
+                                 "torch._jit_internal.is_scripting", "torch.jit._trace.is_tracing"})
 
 # ---- torch.compile and escape hatches ---------------------------------------------------------
 COMPILE = "torch.compile"

@@ -89,7 +89,7 @@ class Walker:
                     seen[(w.qualname, None)] = r.cond
                     queue.append(Reached(w, wmod, r.path + [Step(w.qualname, Location(r.mod.path, span))],
                                          C.callee_env(None, r.env, [], False, {}), r.cond, wraps=r.fs.qualname))
-            attr_of = self.arr.self_attr_reader(r.fs, r.mod, r.self_q)
+            attr_of = self.attr_reader(root, r)
             lib = getattr(r.mod, "library", False)
             for e in r.fs.edges:
                 when = self.traced_when(e, r, attr_of)
@@ -118,10 +118,18 @@ class Walker:
                             continue
                     seen[(q, recv)] = cond
                     env = C.callee_env(self.arr.resolve_fields(e.vals, r.mod.path), r.env, tfs.params, tfs.is_method,
-                                       tfs.defaults)
+                                       tfs.defaults, attr_of)
                     tfs = self.arr.with_tensor_params(tfs, tmod, env)
                     queue.append(Reached(tfs, tmod, r.path + [Step(q, Location(r.mod.path, e.span))], env, cond,
                                          self_q=recv))
+
+    def attr_reader(self, root: RootRecord, r: Reached):
+        """`self.<attr>` as the reached function reads it: for the compiled module itself, what its visible
+        construction passes (`Metric(num_classes=3)`: the other `__init__` parameters at their defaults)."""
+        d = root.decl
+        ctor = (d.target, d.ctor, root.mod.path) if d.kind == "module" and d.ctor is not None and \
+            r.self_q is not None and self.res.same_class(r.self_q, d.target, root.mod.path) else None
+        return self.arr.self_attr_reader(r.fs, r.mod, r.self_q, ctor)
 
     def traced_when(self, item, r: Reached, attr_of) -> tuple[str, ...] | None:
         """The condition under which a recorded site or call of the reached function is traced: () always,
