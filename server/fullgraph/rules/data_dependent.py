@@ -202,10 +202,10 @@ def f(x):
 class ScalarConversion(Rule):
     code = "FG303"
     name = "tensor-to-python-scalar"
-    summary = ".item()/int(t)/float(t)/.tolist() inside a plain (non-fullgraph) compiled region"
+    summary = ".item()/int(t)/float(t)/bool(t)/.tolist() inside a plain (non-fullgraph) compiled region"
     gb_codes = ("GB0124", "GB0033")
     methods = ("item", "tolist")
-    calls = ("builtins.int", "builtins.float")
+    calls = ("builtins.int", "builtins.float", "builtins.bool")
     fixes = ("capture-config", "suppress")
     what = "Finds conversions of tensor values to Python numbers in compiled code."
     why = """Without `capture_scalar_outputs`, Dynamo cannot put `.item()` in the graph ("Unsupported
@@ -228,6 +228,18 @@ def f(x):
 def f(x):
     return x * float(x.sum())  # expect: FG303
 """),
+        Example("""import torch
+
+
+def heuristic(n):
+    x = torch.tensor([n, 3.0])
+    return bool(x @ torch.tensor([2.4, 1.6]) >= 1.2)  # expect: FG303
+
+
+@torch.compile
+def f(x):
+    return x + 1, heuristic(x.shape[0])
+""", note="`bool()` of a tensor a helper computes (PyG's backend heuristic)"),
         Example("""import torch
 
 
