@@ -1276,6 +1276,58 @@ def test_a_recurrent_module_makes_dynamo_skip_the_function(tmp_path):
     assert dynamo_lines(tmp_path, "rnnskips") == {line for line, _ in expected(RNN_SKIPS)}
 
 
+LAYER_FACTORY = '''\
+import torch
+import torch.nn as nn
+
+
+class Conv(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.lin = nn.Linear(n, n)
+
+    def forward(self, x):
+        print("conv")  # expect: FG101
+        return self.lin(x)
+
+
+class Basic(nn.Module):
+    def __init__(self, n, layers=2):
+        super().__init__()
+        self.convs = nn.ModuleList()
+        self.norms = nn.ModuleList()
+        for _ in range(layers):
+            self.convs.append(self.init_conv(n))
+            self.norms.append(nn.LayerNorm(n))
+
+    def init_conv(self, n):
+        raise NotImplementedError
+
+    def forward(self, x):
+        for i, (conv, norm) in enumerate(zip(self.convs, self.norms)):
+            x = norm(conv(x))
+        return x
+
+
+class Net(Basic):
+    def init_conv(self, n):
+        return Conv(n)
+
+
+def main():
+    return torch.compile(Net(4))(torch.randn(2, 4))
+'''
+
+
+def test_layers_made_by_a_method_the_subclass_overrides(tmp_path):
+    """`self.convs.append(self.init_conv(...))` in a base class, `init_conv` overridden by the compiled
+    subclass, the layers called in `for i, (conv, norm) in enumerate(zip(self.convs, self.norms))` (PyG's
+    BasicGNN): the walk reaches the subclass's layer."""
+    findings = check_code(LAYER_FACTORY, tmp_path, name="layers")
+    assert {(f.span.start.line + 1, f.code) for f in findings if not f.condition} == expected(LAYER_FACTORY)
+    assert dynamo_lines(tmp_path, "layers") == {line for line, _ in expected(LAYER_FACTORY)}
+
+
 NUMPY_DRAWS = '''\
 import numpy as np
 import torch

@@ -462,7 +462,16 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
                 for a in s.iter.args:
                     if isinstance(a, ast.Name):
                         self._iterate_hook(a, self.lookup(a.id), how)
-            if wrapper == "builtins.enumerate" and len(s.iter.args) == 1 and isinstance(s.target, ast.Tuple) and \
+            inner = s.iter.args[0] if wrapper == "builtins.enumerate" and len(s.iter.args) == 1 else None
+            if isinstance(inner, ast.Call) and self.resolve_dotted_node(inner.func) == "builtins.zip" and \
+                    isinstance(s.target, ast.Tuple) and len(s.target.elts) == 2 and \
+                    isinstance(s.target.elts[1], ast.Tuple) and not inner.keywords and \
+                    len(s.target.elts[1].elts) == len(inner.args):
+                # for i, (conv, norm) in enumerate(zip(self.convs, self.norms)): each an element of its own
+                self.assign(s.target.elts[0], U, None)
+                for t_, a in zip(s.target.elts[1].elts, inner.args):
+                    self.assign(t_, self._element_of(self._container_of(a), a), None)
+            elif wrapper == "builtins.enumerate" and len(s.iter.args) == 1 and isinstance(s.target, ast.Tuple) and \
                     len(s.target.elts) == 2:
                 # for i, layer in enumerate(self.layers): the second name is an element of the container
                 self.assign(s.target.elts[0], U, None)

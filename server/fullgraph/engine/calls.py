@@ -409,6 +409,13 @@ class CallsMixin:
         mod.summary.unresolved_roots.append((label, span))
         return None
 
+    def _self_method_call(self, node: ast.AST) -> str | None:
+        """The method name of `self.<name>(...)`, else None."""
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                isinstance(node.func.value, ast.Name) and self.lookup(node.func.value.id).kind == V.SELF:
+            return node.func.attr
+        return None
+
     def _construction_of(self, node: ast.AST, v: Val) -> tuple | None:
         """The Edge.vals of the visible construction of the module `node` holds: `torch.compile(Metric(...))`,
         or a name bound to one in this function (`m = Metric(num_classes=3)`)."""
@@ -480,6 +487,13 @@ class CallsMixin:
             cs = mod.summary.classes.get(self.cls)
             if cs is not None:
                 add_elements(cs, recv.attr, [args[-1].q])
+        elif k == V.SELFATTR and recv.q and recv.q == self.cls and recv.attr and method in ("append", "insert") \
+                and node.args and (made := self._self_method_call(node.args[-1])) is not None:
+            # self.convs.append(self.init_conv(...)): what the method returns, on the class of the
+            # instance (a subclass overrides init_conv), is resolved where the container is iterated
+            cs = mod.summary.classes.get(self.cls)
+            if cs is not None:
+                add_elements(cs, recv.attr, [V.SELF_MADE + made])
         if method in V.HOOK_METHODS and args:
             hv = args[0]
             target = None

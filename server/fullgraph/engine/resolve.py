@@ -462,6 +462,11 @@ class Resolver:
             if k == "item_call":
                 types += [t for t in self.attr_types(e.target, e.attr or "", near) if t not in types]
             for t in types:
+                if t.startswith(V.SELF_MADE):  # made by a method of the instance's class (`self.init_conv(...)`)
+                    m = self.find_method(e.target, t[len(V.SELF_MADE):], near)
+                    made = self.returned_class(m[0], m[1], None) if m is not None else None
+                    out.extend(x for x in (self.module_call(*made) if made else []) if x not in out)
+                    continue
                 out.extend(self.module_call(t, near))
             if k == "attr_call" and not types:
                 # self.fn = some_function; self.fn(x)

@@ -318,6 +318,7 @@ def canonical(q: str) -> str:
 
 
 # nn.Module methods that return the module itself (`torch.compile(Net().to(device).eval())`)
+SELF_MADE = "@self."  # a container element made by a method of self (ClassSummary.containers: "@self.init_conv")
 MODE_KEY = "@training"  # in a compiled object's call's Edge.vals: the module's mode at that call
 MODULE_SELF_METHODS = frozenset({"eval", "train", "to", "cuda", "cpu", "half", "float", "double", "bfloat16",
                                  "requires_grad_", "share_memory", "to_empty", "apply", "xpu", "mtia",
