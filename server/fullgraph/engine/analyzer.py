@@ -627,7 +627,9 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
         if body_ran and else_ran and not body_stops and not else_stops and not (body_dead or else_dead):
             self._join_module_choice(before, after_body)
         if body_stops and not else_stops:
-            if body_err:  # `if bad_input: raise ...` validates: no feature switch for what follows
+            if body_err or _ends_with(s.body, ast.Return):
+                # `if bad_input: raise ...` validates, `if n == 0: return mask` leaves early on an edge
+                # case: no feature switch for what follows
                 else_conds = tuple(a for a in else_conds if a[0] != "expr")
             # after `if <tensor test>: return`, the rest is the usual path, not a data condition
             else_conds = tuple(a for a in else_conds if a[0] != "data")
