@@ -35,6 +35,12 @@ _BUILTIN_VALS = {name: V.ref("builtins." + name) for name in _BUILTINS}
 _TERMINATORS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 
 
+def _count_edge_case(test: ast.AST) -> bool:
+    """`n == 0`, `len(spans) < 1`: a comparison of a value with a number."""
+    return isinstance(test, ast.Compare) and len(test.ops) == 1 and \
+        isinstance(test.comparators[0], ast.Constant) and type(test.comparators[0].value) in (int, float)
+
+
 def _empty_branch(it: ast.AST) -> bool | None:
     """`X if cond else ()` (False: the else branch is the empty literal) / `() if cond else X` (True); None
     for any other iterable."""
@@ -627,9 +633,10 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
         if body_ran and else_ran and not body_stops and not else_stops and not (body_dead or else_dead):
             self._join_module_choice(before, after_body)
         if body_stops and not else_stops:
-            if body_err or _ends_with(s.body, ast.Return):
+            if body_err or _ends_with(s.body, ast.Return) and _count_edge_case(s.test):
                 # `if bad_input: raise ...` validates, `if n == 0: return mask` leaves early on an edge
-                # case: no feature switch for what follows
+                # case of a count: no feature switch for what follows (`if hasattr(self, "_x"): return`
+                # is one: it stays a condition)
                 else_conds = tuple(a for a in else_conds if a[0] != "expr")
             # after `if <tensor test>: return`, the rest is the usual path, not a data condition
             else_conds = tuple(a for a in else_conds if a[0] != "data")
