@@ -148,3 +148,23 @@ def test_the_editor_setting_reaches_the_configuration(tmp_path):
     ls.root = str(tmp_path)
     ls.apply_editor_settings({"extraPaths": ["third_party/foo"], "torchVersion": ""})
     assert ls.config.extra_paths == ["third_party/foo"]
+
+
+def test_a_package_installed_in_a_venv_inside_the_project_is_not_analysed_unless_followed(tmp_path, capsys,
+                                                                                           monkeypatch):
+    """`.venv/` inside the project (the usual layout): its site-packages hold installed packages.  Checking
+    one of them (`fullgraph check .venv/.../site-packages/torch`) must not load the others it imports as
+    code to analyse: an installed package is analysed only when followed."""
+    site = tmp_path / ".venv" / "lib" / "python3.11" / "site-packages"
+    for pkg in ("fg_pkg_a", "fg_pkg_b"):
+        (site / pkg).mkdir(parents=True)
+        (site / pkg / "__init__.py").write_text("")
+    (site / "fg_pkg_b" / "layers.py").write_text(LIB)
+    (site / "fg_pkg_a" / "train.py").write_text(SCRIPT.format(edit="", lib="fg_pkg_b"))
+    (tmp_path / "pyproject.toml").write_text("")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.chdir(tmp_path)
+    code, out, err = check(capsys, site / "fg_pkg_a")
+    assert code == 0 and "No graph breaks found" in out, out + err
+    code, out, err = check(capsys, site / "fg_pkg_a", "--follow", "fg_pkg_b")
+    assert code == 1 and "graph break inside fg_pkg_b" in out, out + err

@@ -284,12 +284,19 @@ class Workspace:
             return None
         ahead, behind = self.search_path_of(mod)
         found = self.finder.find(name, ahead)
+        root = os.path.realpath(self.config.project_root) if self.config.project_root else None
         if found is None:
-            root = os.path.realpath(self.config.project_root) if self.config.project_root else None
             if self.finder.installed(name.partition(".")[0], root):
                 return None  # the standard library's or an installed package's (followed ones load by name)
             found = self.finder.find(name, ahead + behind)
-        return os.path.realpath(found) if found else None
+        if found is None:
+            return None
+        found = os.path.realpath(found)
+        if found not in self.project.modules and self.finder.installed(name.partition(".")[0], root):
+            # found beside a checked package that lives among the installed ones (`fullgraph check
+            # site-packages/torch`): an installed package is analysed only when followed
+            return None
+        return found
 
     def imports_not_found(self) -> list[tuple[str, str]]:
         """(module name, importing file) for the imports of the project's modules that name neither a module

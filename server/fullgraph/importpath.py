@@ -11,6 +11,8 @@ import os
 import sys
 from importlib.machinery import PathFinder
 
+_SITE_DIRS = ("site-packages", "dist-packages")
+
 
 class ModuleFinder:
     """Python's path finder with a memo: (search path, dotted name) -> the module's source file.
@@ -34,9 +36,12 @@ class ModuleFinder:
             if self.interpreter is None:
                 here = os.path.realpath(os.getcwd())
                 inside = (project.rstrip(os.sep) + os.sep) if project else None
+                # (a virtual environment inside the project, `.venv/lib/python3.11/site-packages`, is installed
+                # code all the same)
                 self.interpreter = tuple(
                     p for p in (os.path.realpath(e) for e in sys.path if e)
-                    if p != here and p != project and not (inside and p.startswith(inside)) and os.path.isdir(p))
+                    if p != here and p != project and os.path.isdir(p) and
+                    not (inside and p.startswith(inside) and os.path.basename(p) not in _SITE_DIRS))
             hit = top in sys.builtin_module_names or self._spec(top, self.interpreter) is not None
             self._installed[top] = hit
         return hit
