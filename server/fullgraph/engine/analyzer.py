@@ -475,8 +475,7 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
                     len(s.target.elts[1].elts) == len(inner.args):
                 # for i, (conv, norm) in enumerate(zip(self.convs, self.norms)): each an element of its own
                 self.assign(s.target.elts[0], U, None)
-                for t_, a in zip(s.target.elts[1].elts, inner.args):
-                    self.assign(t_, self._element_of(self._container_of(a), a), None)
+                self._assign_elements(s.target.elts[1].elts, inner.args)
             elif wrapper == "builtins.enumerate" and len(s.iter.args) == 1 and isinstance(s.target, ast.Tuple) and \
                     len(s.target.elts) == 2:
                 # for i, layer in enumerate(self.layers): the second name is an element of the container
@@ -486,8 +485,7 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
             elif wrapper == "builtins.zip" and isinstance(s.target, ast.Tuple) and not s.iter.keywords and \
                     len(s.iter.args) == len(s.target.elts):
                 # for b, s in zip(boxes, scores): each name is an element of its sequence
-                for t_, a in zip(s.target.elts, s.iter.args):
-                    self.assign(t_, self._element_of(self._container_of(a), a), None)
+                self._assign_elements(s.target.elts, s.iter.args)
             else:
                 self.assign(s.target, self._element_of(it, s.iter), None)
             saved_conds = self.conds
@@ -498,8 +496,7 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
                 self.conds = saved_conds + (else_conds if empty else body_conds)
             with self._unresumable(s):
                 self.block(s.body)
-            self.conds = saved_conds
-            with self._unresumable(s):
+                self.conds = saved_conds
                 self.block(s.orelse)
             return False
         if t is ast.While:
@@ -655,6 +652,11 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
             self.dead_if = self._with_dead(atoms)
             return False
         return body_stops and else_stops and bool(s.orelse)
+
+    def _assign_elements(self, targets: list[ast.expr], seqs: list[ast.expr]) -> None:
+        """`for (a, b) in zip(xs, ys)`: each target is an element of its sequence."""
+        for t_, a in zip(targets, seqs):
+            self.assign(t_, self._element_of(self._container_of(a), a), None)
 
     def _join_module_choice(self, before: dict, after_body: dict) -> None:
         """`if sparse: model = SpGAT(...) else: model = GAT(...)`: after the `if`, `model` is either

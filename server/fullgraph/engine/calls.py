@@ -597,8 +597,7 @@ class CallsMixin:
         base = node.func.value if isinstance(node.func, ast.Attribute) else None
         if isinstance(base, ast.Name) and self.lookup(base.id) == recv:
             self.bind(base.id, moded)
-            if method in ("eval", "train"):
-                self._mode_of_twin(base.id, recv, training)
+            self._mode_of_twin(base.id, recv, training)
         return moded
 
     def _mode_of_twin(self, name: str, recv: Val, training: bool) -> None:

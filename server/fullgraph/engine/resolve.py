@@ -399,8 +399,13 @@ class Resolver:
         (Dynamo's to judge), nor a call a rule knows."""
         if e.kind != "call" or getattr(mod, "library", False) or self.resolve_edge(e, mod):
             return False
-        return self.lookup(e.target, mod.path) is None and self.rules.call_rules(e.target) is None and \
-            e.target.partition(".")[0] not in _DYNAMO_OWN and not e.target.endswith(".apply")
+        return self.lookup(e.target, mod.path) is None and self._unknown_callee(e.target) and \
+            not e.target.endswith(".apply")
+
+    def _unknown_callee(self, q: str) -> bool:
+        """A call target nobody judges: no rule knows it, and it is not the standard library's, NumPy's or
+        einops' (Dynamo's to judge: trace tables, torch._numpy, its einops support)."""
+        return self.rules.call_rules(q) is None and q.partition(".")[0] not in _DYNAMO_OWN
 
     def _resolve_edge(self, e: Edge, mod: ModuleSummary) -> list[tuple[FunctionSummary, ModuleSummary]]:
         near = mod.path
@@ -413,9 +418,7 @@ class Resolver:
                         self.is_autograd_function(parent, near):
                     m = self.find_method(parent, "forward", near)
                     return [m] if m else []
-                if self.rules.call_rules(e.target) is None and e.target.partition(".")[0] not in _DYNAMO_OWN:
-                    # known breaks are reported, and the standard library, NumPy and einops are Dynamo's
-                    # to judge (trace tables, torch._numpy, its einops support): not "unresolved"
+                if self._unknown_callee(e.target):  # (a known break is reported, not "unresolved")
                     self.unresolved_calls[e.target] = self.unresolved_calls.get(e.target, 0) + 1
                 return []
             if r[0] == "function":
