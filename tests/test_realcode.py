@@ -1301,14 +1301,23 @@ def main():
 
 
 def test_a_recurrent_module_makes_dynamo_skip_the_function(tmp_path):
-    """Dynamo meets an nn.GRU when it loads `self.gru`, where it cannot resume: it skips the function
-    ("Failed to handle graph break gracefully").  Compiled as the root, nothing after it is traced; called
-    from compiled code, the function is still inlined up to its first break on the path taken, so the
-    other branch's first break is logged and the one after it is not."""
+    """Up to torch 2.14 Dynamo meets an nn.GRU when it loads `self.gru`, where it cannot resume: it skips
+    the function ("Failed to handle graph break gracefully").  Compiled as the root, nothing after it is
+    traced; called from compiled code, the function is still inlined up to its first break on the path
+    taken, so the other branch's first break is logged and the one after it is not.  From 2.15 it resumes
+    after the call: every break is logged (the test runs with the installed torch: CI's 2.13, and the
+    cached 2.15 venv on demand)."""
+    from fullgraph.rules.opaque import RNN_RESUMES_SINCE
+    from fullgraph.torchinfo import TorchVersion
+
+    torch = pytest.importorskip("torch")
+    after_skip = {(16, "FG101"), (31, "FG101")}  # behind an earlier break on the same path
+    resumes = not TorchVersion.parse(torch.__version__.split("+")[0]) < RNN_RESUMES_SINCE
     findings = check_code(RNN_SKIPS, tmp_path, name="rnnskips")
-    assert {(f.span.start.line + 1, f.code) for f in findings if not f.condition} == expected(RNN_SKIPS)
-    assert {(f.span.start.line + 1, f.code) for f in findings if f.condition} == {(16, "FG101"), (31, "FG101")}
-    assert dynamo_lines(tmp_path, "rnnskips") == {line for line, _ in expected(RNN_SKIPS)}
+    shown = {(f.span.start.line + 1, f.code) for f in findings if not f.condition}
+    assert shown == expected(RNN_SKIPS) | (after_skip if resumes else set())
+    assert {(f.span.start.line + 1, f.code) for f in findings if f.condition} == (set() if resumes else after_skip)
+    assert dynamo_lines(tmp_path, "rnnskips") == {line for line, _ in shown}
 
 
 LAYER_FACTORY = '''\

@@ -5,7 +5,12 @@ import ast
 
 from ..engine import values as V
 from .. import tracetable
+from ..torchinfo import TorchVersion
 from .base import Example, Placed, Report, Rule
+
+# Up to 2.14 Dynamo meets a recurrent module when it loads it (`self.gru`), where it cannot resume, and
+# skips the whole function; 2.15 resumes after the call (tests/test_realcode.py, run in both venvs)
+RNN_RESUMES_SINCE = TorchVersion(2, 15, 0)
 
 
 class ExplicitGraphBreak(Rule):
@@ -449,11 +454,11 @@ def f(x):
         """Calling a recurrent module held where only the project can tell its class (`self.lstm(x)`)."""
         for t in ev.called_torch_modules():
             if t in V.RNN_MODULES:
-                # Dynamo meets the module when it loads it (`self.gru`), not at a call it could resume
-                # after: it gives up on the whole function ("Failed to handle graph break gracefully")
+                # before 2.15 Dynamo meets the module when it loads it (`self.gru`), not at a call it could
+                # resume after: it gives up on the whole function ("Failed to handle graph break gracefully")
                 yield Placed(f"`{ev.edge.text}(...)` calls a `{t.rsplit('.', 1)[1]}` module, which Dynamo does not "
                              "trace (unless torch._dynamo.config.allow_rnn = True)", data={"module": t},
-                             resumable=False)
+                             resumable=not ev.ctx.version < RNN_RESUMES_SINCE)
 
 
 # torch operators without a fake (meta) implementation on torch 2.13: Dynamo cannot compute their
