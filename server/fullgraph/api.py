@@ -190,6 +190,9 @@ class Workspace:
         self.finder = ModuleFinder()
         self._imports: dict[tuple[str, str], str | None] = {}  # (name, importing path) -> file found
         self._search_paths: dict[tuple, tuple[str, ...]] = {}
+        self._realpaths: dict[str, str] = {}  # file found by an import -> with its links resolved
+        self._root_key: str | None = None
+        self._root_real: str | None = None
         self._found: set[str] = set()  # files loaded because an import found them (outside the checked files)
         self._follow: dict[str, str] | None = None
         self._library_bytes: dict[str, bytes] = {}  # followed files read for _library_may_define
@@ -278,20 +281,30 @@ class Workspace:
             self.project.contents.add_name(name, mod)  # for what is resolved later by name alone
         return mod
 
+    def _real_root(self) -> str | None:
+        """The project root with its symbolic links resolved (computed once per root)."""
+        r = self.config.project_root
+        if r != self._root_key:
+            self._root_key, self._root_real = r, os.path.realpath(r) if r else None
+        return self._root_real
+
     def _find_import(self, name: str, near: str) -> str | None:
         mod = self.project.modules.get(near)
         if mod is None or (getattr(mod, "library", False) and near not in self._found):
             return None
         ahead, behind = self.search_path_of(mod)
         found = self.finder.find(name, ahead)
-        root = os.path.realpath(self.config.project_root) if self.config.project_root else None
+        root = self._real_root()
         if found is None:
             if self.finder.installed(name.partition(".")[0], root):
                 return None  # the standard library's or an installed package's (followed ones load by name)
             found = self.finder.find(name, ahead + behind)
         if found is None:
             return None
-        found = os.path.realpath(found)
+        real = self._realpaths.get(found)
+        if real is None:
+            real = self._realpaths[found] = os.path.realpath(found)
+        found = real
         if found not in self.project.modules and self.finder.installed(name.partition(".")[0], root):
             # found beside a checked package that lives among the installed ones (`fullgraph check
             # site-packages/torch`): an installed package is analysed only when followed
@@ -301,7 +314,7 @@ class Workspace:
     def imports_not_found(self) -> list[tuple[str, str]]:
         """(module name, importing file) for the imports of the project's modules that name neither a module
         of the project, nor a file on the importing module's search path, nor an installed module."""
-        root = os.path.realpath(self.config.project_root) if self.config.project_root else None
+        root = self._real_root()
         by_name = self.project.contents.by_name
 
         def found(name: str, near: str) -> bool:
@@ -329,7 +342,7 @@ class Workspace:
         key = (mod.path, mod.name, is_pkg, tuple(mod.sys_path))
         hit = self._search_paths.get(key)
         if hit is None:
-            root = os.path.realpath(self.config.project_root) if self.config.project_root else None
+            root = self._real_root()
             roots = [os.path.join(root, d) for d in self.config.src] if root and self.config.src else \
                 [root, os.path.join(root, "src")] if root else []
             extra = [os.path.join(root or os.getcwd(), os.path.expanduser(d)) for d in self.config.extra_paths]

@@ -662,10 +662,11 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
         """`if sparse: model = SpGAT(...) else: model = GAT(...)`: after the `if`, `model` is either
         class (the walk takes both, as for a container of them).  Only objects of known classes are
         joined; any other value keeps the last branch's (the analysis walks the branches in turn)."""
-        for name in set(after_body) | set(self.env):
+        for name, in_else in self.env.items():
             old = before.get(name)
             in_body = after_body.get(name, old)
-            in_else = self.env.get(name)
+            if in_body is old and in_else is old:
+                continue  # neither branch assigned it
             if in_else is after_body.get(name):  # the else branch did not assign it
                 in_else = old
             if in_body is None or in_else is None or in_body == in_else:

@@ -26,6 +26,8 @@ class PathCondsMixin:
     def _passed(self, node: ast.Call) -> tuple:
         """Edge.vals: the constants, own parameters and instances of project or torch classes a call
         passes; ("**", ("star",)) when *args/**kwargs may pass more."""
+        if not node.args and not node.keywords:
+            return ()
         out = []
         items = [*enumerate(node.args), *((kw.arg, kw.value) for kw in node.keywords)]
         vals = self._call_vals if self._call_vals is not None and self._call_vals[0] is node else None

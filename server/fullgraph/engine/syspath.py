@@ -13,15 +13,18 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 
 _PATH_FUNCS = {"os.path.dirname", "os.path.abspath", "os.path.realpath", "os.path.normpath", "os.path.join",
                "os.path.expanduser", "os.fspath", "os.getcwd", "pathlib.Path", "pathlib.PurePath",
                "pathlib.Path.cwd", "str"}
 
+_EDIT_CALL = re.compile(r"path\s*\.\s*(?:insert|append|extend)\s*\(")
+
 
 def sys_path_edits(tree: ast.Module, path: str, text: str) -> list[tuple[int, str]]:
-    if "path" not in text and "addsitedir" not in text:
-        return []
+    if "addsitedir" not in text and "from sys import" not in text and not _EDIT_CALL.search(text):
+        return []  # no `<...>path.insert/append/extend(` anywhere: nothing to read
     return _Edits(os.path.abspath(path)).run(tree)
 
 
