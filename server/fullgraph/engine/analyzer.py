@@ -407,9 +407,13 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
             if self.module_level and isinstance(s.value, ast.Dict) and s.value.values:
                 fns = [self.resolve_dotted_node(x) for x in s.value.values]
                 if all(fns):  # LOSS_MAPPING = {"ForCausalLM": ForCausalLMLoss, ...}
+                    keyed = all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in s.value.keys)
                     for target in s.targets:
                         if isinstance(target, ast.Name):
                             self.mod.summary.registries[target.id] = tuple(dict.fromkeys(fns))
+                            if keyed:
+                                self.mod.summary.registry_keys[target.id] = tuple(
+                                    (k.value, f) for k, f in zip(s.value.keys, fns))
             return False
         if t is ast.AnnAssign:
             v = self.value(s.value) if s.value is not None else U

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 
 from . import conditions_evaluated as C
 from . import values as V
+from .consteval import UNKNOWN
+from .derived import init_value
 from .incremental import moved_function
 from .module import ModuleAnalyzer
 from .resolve import Resolver
@@ -367,6 +369,11 @@ class Arrivals:
             for cs, cmod in self.r.mro(cls, mod.path):
                 if attr in cs.values:
                     value = cs.values[attr]
+                    if value == ("unknown",) and self_q is not None and \
+                            (derived := init_value(self, cs, cmod, attr, self_q)) is not UNKNOWN:
+                        # computed in `__init__` from what is known there: the class's name
+                        # (`loss_type` from `self.__class__.__name__`), until the user sets another
+                        return derived, C.DEFAULT
                     if value == ("unknown",) and lib and cs.init_values.get(attr, value) != value:
                         # a library's attribute that a method changes (`_freeze_parameters()`): what
                         # `__init__` sets holds until the user calls it

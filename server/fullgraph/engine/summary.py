@@ -232,6 +232,8 @@ class ModuleSummary:
     hooks: list[tuple[tuple, tuple]] = field(default_factory=list)
     unresolved_roots: list[tuple[str, Span]] = field(default_factory=list)
     registries: dict[str, tuple[str, ...]] = field(default_factory=dict)  # module-level dicts of functions
+    # those whose keys are all strings: name -> ((key, function qualname), ...) in the dict's order
+    registry_keys: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
     syntax_error: tuple[str, Span] | None = None
     suppressions: dict[int, frozenset | None] = field(default_factory=dict)  # line -> codes (None: all)
     line_count: int = 0

@@ -14,6 +14,7 @@ from ..positions import Span
 from . import conditions_evaluated as C
 from . import values as V
 from .arrivals import Arrivals
+from .derived import returned_entries
 from .resolve import Resolver
 from .roots import RootRecord
 from .summary import Edge, FunctionSummary, ModuleSummary
@@ -98,6 +99,7 @@ class Walker:
                 picked = {f.qualname for f, _ in self.res.registry_targets(e, r.mod)} \
                     if e.kind in ("factory_call", "registry_call") else \
                     {f.qualname for f, _ in self.res.property_results(e, r.mod)} if e.kind == "method" else ()
+                decided = self._property_entries(e, r, attr_of) if picked and e.kind == "method" else None
                 if unfollowed is not None and e.kind == "method" and e.attr:
                     self._unfollowed(self._self_class(e, r), e.attr, r.mod.path, r.mod.path, e.span, unfollowed)
                 for tfs, tmod, recv in self._dispatch(e, r):
@@ -107,8 +109,11 @@ class Walker:
                     if tfs.compiled is not None and q != r.fs.qualname:
                         continue  # another compiled region: its own root covers it
                     # one of a registry's functions: inside a library the lookup's key (configuration)
-                    # selects which, a condition like any other unknown test there (conditions_evaluated.evaluate)
-                    chosen = (f"`{e.text}` is `{tfs.name}`",) if q in picked and lib else ()
+                    # selects which, a condition like any other unknown test there (conditions_evaluated.evaluate),
+                    # unless the key is known (the loss a transformers model's class name selects)
+                    if decided is not None and q in picked and q not in decided:
+                        continue
+                    chosen = (f"`{e.text}` is `{tfs.name}`",) if q in picked and lib and decided is None else ()
                     cond = C.merge(C.merge(r.cond, when), chosen)
                     if (q, recv) in seen:
                         # reached before: walked again only when this path needs less (the first path
@@ -122,6 +127,17 @@ class Walker:
                     tfs = self.arr.with_tensor_params(tfs, tmod, env)
                     queue.append(Reached(tfs, tmod, r.path + [Step(q, Location(r.mod.path, e.span))], env, cond,
                                          self_q=recv))
+
+    def _property_entries(self, e: Edge, r: Reached, attr_of) -> frozenset | None:
+        """The registry functions a property read by a `self.<name>(...)` call returns for this object,
+        when its code and what the object holds tell (engine/derived.py); None when not known."""
+        cls = self._self_class(e, r) or e.target
+        m = self.res.find_method(cls, e.attr or "", r.mod.path)
+        if m is None:
+            return None
+        got = returned_entries(self.arr, m[0], m[1], r.self_q, attr_of)
+        known = {f.qualname for f, _ in self.res.property_results(e, r.mod)}
+        return (got & known) or None if got else None
 
     def attr_reader(self, root: RootRecord, r: Reached):
         """`self.<attr>` as the reached function reads it: for the compiled module itself, what its visible

@@ -1,0 +1,99 @@
+"""Values the project derives by evaluating a function's code (engine/consteval.py) with what it knows:
+an attribute `__init__` computes from the class's name, the registry entries a property returns.
+
+Used by Arrivals (`self.<attr>` readers) and the walk (which of a registry's functions a
+`self.loss_function(...)` call runs).  Memoised in the contents' per-generation memo.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+from typing import Any, Callable
+
+from . import consteval as E
+from .summary import ClassSummary, FunctionSummary, ModuleSummary
+
+_BUILTINS = frozenset(dir(builtins))
+
+
+def _node(arr, fs: FunctionSummary, mod: ModuleSummary) -> ast.FunctionDef | None:
+    if arr.source_of is None:
+        return None
+    text = arr.source_of(mod.path)
+    if text is None:
+        return None
+    tree = arr.tree_of(mod.path, text) if arr.tree_of is not None else None
+    if tree is None:
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            return None
+    return E.function_node(tree, fs.name, fs.span.start.line)
+
+
+def global_reader(arr, mod: ModuleSummary) -> Callable[[str], Any]:
+    """A module-level name of `mod` as the evaluator sees it: a registry (by its keys), a module imported
+    by its own name (`re`), a builtin the module does not rebind; anything else UNKNOWN."""
+    def read(name: str) -> Any:
+        if name in mod.registry_keys:
+            return E.Registry(mod.registry_keys[name])
+        b = mod.bindings.get(name)
+        if b is None:
+            return E.BUILTIN if name in _BUILTINS and not mod.star_imports else E.UNKNOWN
+        if b[0] != "ref" or not b[1]:
+            return E.UNKNOWN
+        q = b[1]
+        if arr.c.module(q, mod.path) is None and "." not in q:
+            return E.Module(q)  # `import re`: a module outside the project, known by its name
+        owner, _, attr = q.rpartition(".")
+        omod = arr.c.module(owner, mod.path) if owner else None
+        if omod is None and owner and arr.c.module_loader is not None:
+            arr.r.lookup(q, mod.path)  # loads a followed library's module
+            omod = arr.c.module(owner, mod.path)
+        if omod is not None and attr in omod.registry_keys:
+            return E.Registry(omod.registry_keys[attr])
+        return E.UNKNOWN
+    return read
+
+
+def _plain(v: Any) -> bool:
+    return v is None or isinstance(v, (str, int, float, bool))
+
+
+def init_value(arr, cs: ClassSummary, cmod: ModuleSummary, attr: str, self_q: str | None) -> Any:
+    """`self.<attr>` as the `__init__` of class `cs` leaves it, for an instance of class `self_q`
+    (its name is what `self.__class__.__name__` reads): a constant, or E.UNKNOWN."""
+    init = cmod.functions.get(f"{cs.qualname}.__init__")
+    if init is None:
+        return E.UNKNOWN
+    key = ("init_value", cs.qualname, cmod.path, attr, self_q)
+    memo = arr.c.memo
+    if key not in memo:
+        node = _node(arr, init, cmod)
+        value = E.UNKNOWN
+        if node is not None:
+            name = self_q.rpartition(".")[2] if self_q else None
+            ev = E.Evaluator(name, lambda a: E.UNKNOWN, global_reader(arr, cmod))
+            value = ev.attrs_after(node).get(attr, E.UNKNOWN)
+        memo[key] = value if _plain(value) else E.UNKNOWN
+    return memo[key]
+
+
+def returned_entries(arr, fs: FunctionSummary, mod: ModuleSummary, self_q: str | None,
+                     attr_of: Callable[[str], tuple | None]) -> frozenset | None:
+    """The registry functions (qualnames) a property like `loss_function` returns for an instance of
+    `self_q`, its `self.<attr>` read by `attr_of`; None when which entry is not known."""
+    node = _node(arr, fs, mod)
+    if node is None:
+        return None
+
+    def self_attr(a: str) -> Any:
+        got = attr_of(a)
+        return got[0] if got is not None and _plain(got[0]) else E.UNKNOWN
+
+    ev = E.Evaluator(self_q.rpartition(".")[2] if self_q else None, self_attr, global_reader(arr, mod))
+    ev.run(node)
+    if any(v is E.ANY_ENTRY for v in ev.returned):
+        return None
+    entries = frozenset(v for v in ev.returned if isinstance(v, str))
+    return entries or None
