@@ -185,6 +185,12 @@ class Evaluator:
                 if t is (isinstance(e.op, ast.Or)):
                     return last
             return last
+        if isinstance(e, ast.IfExp):
+            t = self.truth(e.test, env)
+            if t is None:
+                a, b = self.expr(e.body, env), self.expr(e.orelse, env)
+                return a if _same(a, b) else UNKNOWN
+            return self.expr(e.body if t else e.orelse, env)
         if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
             t = self.truth(e.operand, env)
             return UNKNOWN if t is None else not t
