@@ -70,6 +70,45 @@ def test_calls_that_could_not_be_followed_are_counted_and_listed(tmp_path):
         [("somewhere_else.helper", 10)]
 
 
+def test_calls_of_values_made_at_run_time_are_counted(tmp_path):
+    """`fn = getattr(self, name); fn(x)` (torchmetrics' MetricCollection calls its metrics this way): what
+    the call runs is not known, so "No graph breaks found" says the walk stopped there; the same call on
+    a path a flag keeps off by default is not counted."""
+    (tmp_path / "m.py").write_text(dedent('''
+        import torch
+        import torch.nn as nn
+
+
+        class Collection(nn.Module):
+            def __init__(self, method="double", debug=False):
+                super().__init__()
+                self.method = method
+                self.debug = debug
+
+            def double(self, x):
+                return x * 2
+
+            def forward(self, x):
+                fn = getattr(self, self.method)
+                if self.debug:
+                    hook = getattr(self, "on_debug")
+                    hook(x)
+                return fn(x)
+
+
+        compiled = torch.compile(Collection())
+        '''))
+    r = run("check", tmp_path)
+    assert r.returncode == 0
+    assert "No graph breaks found in 1 file checked; 1 call from compiled code could not be followed; " \
+           "-v lists them" in r.stdout
+    r = run("check", tmp_path, "-v")
+    assert f"    fn at {tmp_path / 'm.py'}:19 (a value made at run time)" in r.stderr
+    doc = json.loads(run("check", tmp_path, "--format", "json").stdout)
+    assert [(u["call"], u["range"]["start"]["line"], u["why"]) for u in doc["unfollowed_calls"]] == \
+        [("fn", 18, "a value made at run time")]
+
+
 def test_json_schema(tmp_path):
     (tmp_path / "m.py").write_text(PRINT_MOD)
     r = run("check", tmp_path, "--format", "json")

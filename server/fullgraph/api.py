@@ -46,7 +46,7 @@ class CheckResult:
     torch_source: str
     warnings: list[str] = field(default_factory=list)
     unresolved_roots: list[tuple[str, str, Span, str]] = field(default_factory=list)  # Project.unresolved_roots
-    unfollowed_calls: list[tuple[str, str, Span]] = field(default_factory=list)  # Project.unfollowed_calls
+    unfollowed_calls: list[tuple[str, str, Span, str]] = field(default_factory=list)  # Project.unfollowed_calls
 
     def to_json(self) -> dict:
         return {
@@ -57,8 +57,9 @@ class CheckResult:
             "diagnostics": [f.to_json() for f in self.findings],
             "unresolved_roots": [{"label": label, "path": path, "range": span.to_json(), "reason": why}
                                  for label, path, span, why in self.unresolved_roots],
-            "unfollowed_calls": [{"call": name, "path": path, "range": span.to_json()}
-                                 for name, path, span in self.unfollowed_calls],
+            "unfollowed_calls": [{"call": name, "path": path, "range": span.to_json(),
+                                  "why": "a value made at run time" if why else "not in the analysed code"}
+                                 for name, path, span, why in self.unfollowed_calls],
         }
 
 
@@ -375,11 +376,12 @@ class Workspace:
             out.append(Finding(path=path, code=rule.code, name=rule.name, severity=INFO, span=span,
                                message=f"fullgraph could not follow `{label}` ({what}); the graph breaks behind it "
                                        "are not checked", url=rule.url()))
-        for name, path, span in self.project.unfollowed_calls():
+        for name, path, span, why in self.project.unfollowed_calls():
             if path in want:
+                what = "a value made at run time: what it calls is not known" if why else \
+                    "not in the analysed code; the `follow` setting analyses an installed package"
                 out.append(Finding(path=path, code=rule.code, name=rule.name, severity=INFO, span=span,
-                                   message=f"fullgraph could not follow `{name}` from compiled code (not in the "
-                                           "analysed code; the `follow` setting analyses an installed package); "
+                                   message=f"fullgraph could not follow `{name}` from compiled code ({what}); "
                                            "the graph breaks behind it are not checked", url=rule.url()))
         return out
 

@@ -257,11 +257,12 @@ def _print_unresolved(ws, result) -> None:
         for name, path in missing:
             print(f"    {name} (imported by {path})", file=sys.stderr)
     if result.unfollowed_calls:
-        print("fullgraph: calls from compiled code that could not be followed (not in the analysed code; "
-              "`--follow PACKAGE` analyses an installed package):", file=sys.stderr)
-        for name, path, span in result.unfollowed_calls:
-            print(f"    {name} at {path}:{span.start.line + 1}", file=sys.stderr)
-    user = {name for name, _, _ in result.unfollowed_calls}
+        print("fullgraph: calls from compiled code that could not be followed (not in the analysed code: "
+              "`--follow PACKAGE` analyses an installed package; or a value made at run time):", file=sys.stderr)
+        for name, path, span, why in result.unfollowed_calls:
+            print(f"    {name} at {path}:{span.start.line + 1}{' (a value made at run time)' if why else ''}",
+                  file=sys.stderr)
+    user = {name for name, _, _, _ in result.unfollowed_calls}
     top = sorted(((name, n) for name, n in proj.unresolved_calls.items() if name not in user),
                  key=lambda kv: -kv[1])[:30]
     if top:

@@ -190,6 +190,10 @@ class CallsMixin:
         ref = self._param_ref(func.id) if k == V.UNKNOWN and isinstance(func, ast.Name) else None
         if ref:
             self.edge("param_call", ref, None, node, *kinds.get())  # the caller tells what it is
+        elif k == V.UNKNOWN and isinstance(func, ast.Name) and self.fs is not None and \
+                func.id in self.env and func.id not in self.fs.params:
+            # what it calls is not known
+            self.fs.unknown_calls.append((func.id, self.mod.span(node), self.conds, self.dead_if))
         return U
 
     def _closure_args(self, node: ast.Call, passed: tuple) -> tuple:

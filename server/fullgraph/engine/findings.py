@@ -31,6 +31,14 @@ from .walk_events import EdgeEvent, FrameEvent, Placed, ReachedEvent, RootEvent,
 _NOT_CALLS = ("tensor_hook", "outside_ctx")
 
 
+@dataclasses.dataclass(frozen=True)
+class _Recorded:
+    """A recorded call's place in its function's branches (as Site/Edge hold them), for Walker.traced_when."""
+
+    conds: tuple
+    dead_if: tuple
+
+
 class FindingsPass:
     def __init__(self, contents: Contents, resolver: Resolver, walker: Walker, rules: RuleSet, config: Config):
         self.c = contents
@@ -44,7 +52,7 @@ class FindingsPass:
         self.root_cache: dict[tuple, tuple[list[Finding], frozenset[str] | None, frozenset, list[Unfollowed]]] = {}
         # what the last all_findings' walks could not follow: the calls in user code (name, path, span),
         # and the replaced methods they called (Walker.reach)
-        self.unfollowed_calls: list[tuple[str, str, Span]] = []
+        self.unfollowed_calls: list[tuple[str, str, Span, str]] = []
         self.unfollowed: list[tuple[RootRecord, Unfollowed]] = []
 
     def forget(self, path: str | None) -> None:
@@ -59,7 +67,7 @@ class FindingsPass:
     def all_findings(self, roots: list[RootRecord]) -> list[Finding]:
         version = self.config.torch()
         best: dict[tuple, Finding] = {}
-        calls: set[tuple[str, str, Span]] = set()
+        calls: set[tuple[str, str, Span, str]] = set()
         self.unfollowed = []
         for root in roots:
             if not root.entries or root.info is None:
@@ -77,9 +85,10 @@ class FindingsPass:
                     continue  # e.g. capture_scalar_outputs = True, set in this root's program
                 _keep_best(best, f)
         self._library_echoes(best)
-        first: dict[str, tuple[str, str, Span]] = {}
+        first: dict[tuple[str, str], tuple[str, str, Span, str]] = {}
         for u in sorted(calls, key=lambda u: (u[1], u[2], u[0])):
-            first.setdefault(u[0], u)  # each name once, at its first place
+            # each name once, at its first place (a local's name: once per file)
+            first.setdefault((u[0], u[1] if u[3] else ""), u)
         self.unfollowed_calls = sorted(first.values(), key=lambda u: (u[1], u[2], u[0]))
         return sorted(best.values(), key=Finding.sort_key)
 
@@ -141,7 +150,7 @@ class FindingsPass:
         """The findings one root reaches, the modules they were read from (None: from all), the calls in
         user code its walk could not follow, and the replaced methods it could not follow."""
         found: dict[tuple, Finding] = {}
-        calls: set[tuple[str, str, Span]] = set()
+        calls: set[tuple[str, str, Span, str]] = set()
         deps: set[str] | None = {root.mod.path}
 
         def read_everywhere() -> None:
@@ -180,8 +189,11 @@ class FindingsPass:
             attr_of = self.walker.attr_reader(root, r)
             self._sites(r, facts[r.fs.qualname], attr_of, version, fg, ignored, reorderable)
             self._edges(r, facts[r.fs.qualname], attr_of, ctx, hooks["edge"], place)
-            calls.update((e.target, r.mod.path, e.span) for e in r.fs.edges
-                              if self.res.unfollowed(e, r.mod) and self.walker.traced_when(e, r, attr_of) is not None)
+            calls.update((e.target, r.mod.path, e.span, "") for e in r.fs.edges
+                         if self.res.unfollowed(e, r.mod) and self.walker.traced_when(e, r, attr_of) is not None)
+            if not r.cond:  # (on a conditional path: not counted, like the path's breaks by default)
+                calls.update((name, r.mod.path, span, "value") for name, span, conds, dead in r.fs.unknown_calls
+                             if self.walker.traced_when(_Recorded(conds, dead), r, attr_of) == ())
             ev = ReachedEvent(r, ctx)
             for rule in hooks["reached"]:
                 for p in rule.at_reached(ev):

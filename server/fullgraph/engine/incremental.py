@@ -265,6 +265,7 @@ def moved_function(fs: FunctionSummary, d: int) -> FunctionSummary:
     new.wrapped_by = [(q, called, _span(s, d)) for q, called, s in fs.wrapped_by]
     new.comprehensions = [(_span(s, d), names) for s, names in fs.comprehensions]
     new.effects = [(_span(s, d), text) for s, text in fs.effects]
+    new.unknown_calls = [(name, _span(s, d), conds, dead) for name, s, conds, dead in fs.unknown_calls]
     return new
 
 

@@ -105,10 +105,11 @@ class Project:
     def unresolved_calls(self) -> dict[str, int]:
         return self.resolver.unresolved_calls
 
-    def unfollowed_calls(self) -> list[tuple[str, str, Span]]:
-        """Calls from compiled code in the user's own modules that the walk could not follow (the name is
-        not found in the analysed code: an installed package not followed, a dynamic import): (name,
-        path, span of its first place), by place."""
+    def unfollowed_calls(self) -> list[tuple[str, str, Span, str]]:
+        """Calls from compiled code that the walk could not follow: in the user's own modules, a name not
+        found in the analysed code (an installed package not followed, a dynamic import), why ""; anywhere
+        on the walk, a local whose value is made at run time (`for k, m in self.items(): m(x)`), why
+        "value": (name, path, span of its first place, why), by place."""
         self.findings(())  # (the walks of this generation find them)
         return list(self._pass.unfollowed_calls)
 

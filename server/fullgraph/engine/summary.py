@@ -128,6 +128,10 @@ class FunctionSummary:
     # (span, the names their bodies read).  Before Python 3.12 each is a frame of its own, which
     # Dynamo compiles separately when it runs the function uncompiled (project.py, FG405)
     comprehensions: list[tuple[Span, frozenset]] = field(default_factory=list)
+    # calls of a local whose value the analysis cannot tell (`for k, m in self.items(): m(x)`,
+    # `fn = getattr(obj, name); fn(x)`): (the callee as written, span of the call, conds, dead_if) with
+    # conds and dead_if as Site's
+    unknown_calls: list[tuple[str, Span, tuple, tuple]] = field(default_factory=list)
     # statements that change what the function did not make (`self.grads = g`, `LOG["k"] = v`,
     # `self.seen.append(g)`): (statement span, its first line's text).  A side effect Dynamo cannot
     # trace when the function runs as a tensor hook (project.py, FG506)
