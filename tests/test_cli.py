@@ -106,7 +106,7 @@ def test_calls_of_values_made_at_run_time_are_counted(tmp_path):
     assert f"    fn at {tmp_path / 'm.py'}:19 (a value made at run time)" in r.stderr
     doc = json.loads(run("check", tmp_path, "--format", "json").stdout)
     assert [(u["call"], u["range"]["start"]["line"], u["why"]) for u in doc["unfollowed_calls"]] == \
-        [("fn", 18, "a value made at run time")]
+        [("fn", 19, "a value made at run time")]
 
 
 def test_json_schema(tmp_path):
