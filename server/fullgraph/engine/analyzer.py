@@ -472,26 +472,7 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
                 for a in s.iter.args:
                     if isinstance(a, ast.Name):
                         self._iterate_hook(a, self.lookup(a.id), how)
-            inner = s.iter.args[0] if wrapper == "builtins.enumerate" and len(s.iter.args) == 1 else None
-            if isinstance(inner, ast.Call) and self.resolve_dotted_node(inner.func) == "builtins.zip" and \
-                    isinstance(s.target, ast.Tuple) and len(s.target.elts) == 2 and \
-                    isinstance(s.target.elts[1], ast.Tuple) and not inner.keywords and \
-                    len(s.target.elts[1].elts) == len(inner.args):
-                # for i, (conv, norm) in enumerate(zip(self.convs, self.norms)): each an element of its own
-                self.assign(s.target.elts[0], U, None)
-                self._assign_elements(s.target.elts[1].elts, inner.args)
-            elif wrapper == "builtins.enumerate" and len(s.iter.args) == 1 and isinstance(s.target, ast.Tuple) and \
-                    len(s.target.elts) == 2:
-                # for i, layer in enumerate(self.layers): the second name is an element of the container
-                self.assign(s.target.elts[0], U, None)
-                self.assign(s.target.elts[1], self._element_of(self._container_of(s.iter.args[0]), s.iter.args[0]),
-                            None)
-            elif wrapper == "builtins.zip" and isinstance(s.target, ast.Tuple) and not s.iter.keywords and \
-                    len(s.iter.args) == len(s.target.elts):
-                # for b, s in zip(boxes, scores): each name is an element of its sequence
-                self._assign_elements(s.target.elts, s.iter.args)
-            else:
-                self.assign(s.target, self._element_of(it, s.iter), None)
+            self.assign_loop_target(s.target, s.iter, it, wrapper)
             saved_conds = self.conds
             empty = _empty_branch(s.iter)
             if empty is not None:
@@ -656,6 +637,30 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
             self.dead_if = self._with_dead(atoms)
             return False
         return body_stops and else_stops and bool(s.orelse)
+
+    def assign_loop_target(self, target: ast.expr, iter_node: ast.expr, it: Val, wrapper: str | None) -> None:
+        """The names a `for` (statement or comprehension) binds, from what it iterates (`it`, the value of
+        `iter_node`; `wrapper` the enumerate/zip it is called through)."""
+        args = iter_node.args if isinstance(iter_node, ast.Call) else []
+        inner = args[0] if wrapper == "builtins.enumerate" and len(args) == 1 else None
+        if isinstance(inner, ast.Call) and self.resolve_dotted_node(inner.func) == "builtins.zip" and \
+                isinstance(target, ast.Tuple) and len(target.elts) == 2 and \
+                isinstance(target.elts[1], ast.Tuple) and not inner.keywords and \
+                len(target.elts[1].elts) == len(inner.args):
+            # for i, (conv, norm) in enumerate(zip(self.convs, self.norms)): each an element of its own
+            self.assign(target.elts[0], U, None)
+            self._assign_elements(target.elts[1].elts, inner.args)
+        elif wrapper == "builtins.enumerate" and len(args) == 1 and isinstance(target, ast.Tuple) and \
+                len(target.elts) == 2:
+            # for i, layer in enumerate(self.layers): the second name is an element of the container
+            self.assign(target.elts[0], U, None)
+            self.assign(target.elts[1], self._element_of(self._container_of(args[0]), args[0]), None)
+        elif wrapper == "builtins.zip" and isinstance(target, ast.Tuple) and not iter_node.keywords and \
+                len(args) == len(target.elts):
+            # for b, s in zip(boxes, scores): each name is an element of its sequence
+            self._assign_elements(target.elts, args)
+        else:
+            self.assign(target, self._element_of(it, iter_node), None)
 
     def _assign_elements(self, targets: list[ast.expr], seqs: list[ast.expr]) -> None:
         """`for (a, b) in zip(xs, ys)`: each target is an element of its sequence."""

@@ -234,7 +234,8 @@ class ExpressionsMixin:
         elem_vals: list[Val] = []
         for gen in node.generators:
             it = self.value(gen.iter)
-            self.assign(gen.target, self._element_of(it, gen.iter), None)
+            wrapper = self.resolve_dotted_node(gen.iter.func) if isinstance(gen.iter, ast.Call) else None
+            self.assign_loop_target(gen.target, gen.iter, it, wrapper)
             for cond in gen.ifs:
                 self.cond(cond)
         if isinstance(node, ast.DictComp):
