@@ -9,7 +9,7 @@ import textwrap
 import pytest
 from fullgraph.api import Workspace
 from fullgraph.config import Config
-from harness import dynamo_lines
+from harness import check_code, dynamo_lines, expected
 
 NET = '''\
 import torch
@@ -108,3 +108,47 @@ def test_mode_at_each_call_decides_the_path(name, tmp_path):
     if name != "default_mode":  # (no mode set anywhere: the eval path is held as conditional)
         assert {f.span.start.line + 1 for f in res.findings} == shown  # nothing held as conditional
     assert dynamo_lines(tmp_path, f"modes.{name}") == shown
+
+
+VISIBLE_CALLS = '''\
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+
+    def forward(self, x, labels=None):
+        out = self.proj(x)
+        if labels is not None:
+            print("loss")  {expect}
+            out = out.sum() + labels.sum()
+        return out
+
+
+def run(fn):
+    return fn(torch.randn(2, 4))
+
+
+def main():
+    compiled = torch.compile(Model())
+    {call}
+'''
+
+
+@pytest.mark.parametrize("call, shown, conditional", [
+    ("return compiled(torch.randn(2, 4))", False, False),  # the only call passes no labels: never traced
+    ("return compiled(torch.randn(2, 4), labels=torch.ones(2))", True, False),
+    ("return run(compiled)", False, True),  # handed on: other calls may pass labels (by default only)
+])
+def test_the_visible_calls_decide_the_arguments_they_leave_out(tmp_path, call, shown, conditional):
+    """Calls of the compiled object that are all its calls (its name is only called) fix what they do not
+    pass to its default: `labels=None`, so the `if labels is not None:` branch is not on the path at all."""
+    code = VISIBLE_CALLS.format(call=call, expect="# expect: FG101" if shown else "")
+    findings = check_code(code, tmp_path, name="visible")
+    assert {(f.span.start.line + 1, f.code) for f in findings if not f.condition} == expected(code)
+    assert bool([f for f in findings if f.condition]) == conditional
+    pytest.importorskip("torch")
+    assert dynamo_lines(tmp_path, "visible") == {line for line, _ in expected(code)}

@@ -239,6 +239,19 @@ class Arrivals:
             return [self._enclosing_params(self.resolve_fields(c, root.mod.path)) for c in root.decl.calls]
         return self._calls_of(fs)
 
+    def calls_complete(self, root: RootRecord) -> bool:
+        """Are the root's visible calls all the calls of the compiled object?  Its name is only called
+        where it is bound (RootDecl.calls_complete), and when that name is module-level, no other module
+        imports the module (and may call it from there)."""
+        d = root.decl
+        if not d.calls or not d.calls_complete:
+            return False
+        if d.binding is None:
+            return True
+        name = root.mod.name
+        return not any(m is not root.mod and (name in m.imports or any(i.startswith(name + ".") for i in m.imports))
+                       for m in list(self.c.modules.values()))
+
     def _enclosing_params(self, vals: tuple) -> tuple:
         """Edge.vals with ("param", "<function>:<name>") (a parameter of the function around the call:
         CallsMixin._closure_args) read as what every call of that function passes it: a constant, an instance

@@ -11,12 +11,36 @@ from .summary import ClassSummary, add_elements, add_replacement, set_value
 from .values import U, Val
 
 
+def _only_called(scope: ast.AST, name: str) -> bool:
+    """Is `name` read in `scope` (its nested functions included) only as the function of a call, and
+    bound only once?"""
+    called: set[int] = set()
+    loads = stores = 0
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name:
+            called.add(id(node.func))
+        elif isinstance(node, ast.Name) and node.id == name and id(node) not in called:
+            if isinstance(node.ctx, ast.Load):
+                loads += 1
+            else:
+                stores += 1
+        elif isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            return False
+    return stores == 1 and loads == 0 and bool(called)
+
+
 class AssignmentsMixin:
     def assign(self, target: ast.AST, v: Val, value_node: ast.AST | None) -> None:
         if isinstance(target, ast.Name):
             if v.kind == V.GUARD and self.module_level:
                 v = U  # a module constant computed at import time is not a guard (case guard_module_constant)
             self.bind(target.id, v)
+            if v.kind == V.COMPILED and v.q and v.q.isdigit() and isinstance(value_node, ast.Call) and \
+                    int(v.q) < len(self.mod.summary.roots):
+                # `compiled = torch.compile(model)`: are its visible calls all its calls?
+                decl = self.mod.summary.roots[int(v.q)]
+                decl.calls_complete = _only_called(self.node, target.id)
+                decl.binding = target.id if self.module_level else None
             if v.kind == V.INSTANCE and v.q and v.attr is None and isinstance(value_node, ast.Call):
                 self.constructions[target.id] = (v.q, self._passed(value_node))  # `m = Metric(num_classes=3)`
             else:

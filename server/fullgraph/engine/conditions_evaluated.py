@@ -50,11 +50,12 @@ UNKNOWN = Instance("?")  # a flag set from a value the analysis does not know (a
 
 
 def entry_env(defaults: dict[str, Any], calls: list[tuple] | None = None, params: list[str] = (),
-              is_method: bool = False, positional: int = 0, annotated=frozenset()) -> Env:
+              is_method: bool = False, positional: int = 0, annotated=frozenset(), complete: bool = False) -> Env:
     """A compiled root's parameters: their defaults, by default only (the user may pass another
     value); with the user's visible calls of the compiled object (`calls`: their Edge.vals), a
     parameter every call passes the same constant or instance to has that value, one that some call
-    passes otherwise is unknown (the path is then assumed taken).  With no visible call, a positional
+    passes otherwise is unknown (the path is then assumed taken); when those calls are all there are
+    (`complete`), a parameter a call leaves alone has its default for certain.  With no visible call, a positional
     parameter without default or annotation is what callers of compiled code pass most: a tensor."""
     env: Env = {name: (value, DEFAULT) for name, value in defaults.items()}
     names = list(params[1:] if is_method else params)
@@ -72,7 +73,8 @@ def entry_env(defaults: dict[str, Any], calls: list[tuple] | None = None, params
             if v is None and "**" in passed:  # `compiled(**inputs)`: it may be passed
                 v = ("unknown",)
             if v is None:  # left at its default by this call (other code may pass it: by default only)
-                options[name].append((defaults[name], DEFAULT) if name in defaults else (ANY, KNOWN))
+                options[name].append((defaults[name], KNOWN if complete else DEFAULT) if name in defaults
+                                     else (ANY, KNOWN))
             else:  # a value the analysis does not know: a flag may be off, a required argument is there
                 options[name].append(known(v) or ((UNKNOWN, DEFAULT) if name in defaults else (ANY, KNOWN)))
     for name, opts in options.items():

@@ -196,6 +196,11 @@ class RootDecl:
     source: str | None = None  # the name that held the compiled module (`torch.compile(model)`: "model")
     # the visible construction of the compiled module (`m = Metric(num_classes=3)`): its Edge.vals
     ctor: tuple | None = None
+    # the visible calls are all there are: the compiled object is held by a name that the code only calls
+    # (never passes, returns, stores or rebinds); `binding` is that name when it is module-level (another
+    # module importing it may call it too: the project tells)
+    calls_complete: bool = False
+    binding: str | None = None
 
 
 @dataclass
