@@ -6,6 +6,8 @@
     .venv/bin/python tests/recompiles/collect.py --cases bench/modules/recompiles \\
         --out bench/modules/recompiles/truth-2.13.0.json            # the realistic modules
     .venv/bin/python tests/recompiles/collect.py --only scalar_arg  # cases whose name contains this (merged)
+    .venv/bin/python tests/recompiles/collect.py --diff tests/recompiles/verdicts-2.13.0.json \
+        tests/recompiles/verdicts-2.15.0.json                       # markdown table of the cases that differ
 
 Each case file is run in a fresh subprocess of the given interpreter (`nice -n 10`, OMP_NUM_THREADS=1, one
 at a time) by this same file in child mode (`collect.py --child CASE`):
@@ -189,6 +191,46 @@ def _same(a, b) -> bool:
     return a == b
 
 
+# ---- diff of two collections -----------------------------------------------------------------------
+def _short(c: dict) -> str:
+    if not c["recompiling"]:
+        return "0"
+    return f"{c['recompiles']}" + (" (limit)" if c["hit_limit"] else "")
+
+
+def diff_table(a_path: str, b_path: str) -> str:
+    """Markdown rows for the cases whose recompile count, limit or reasons differ between two collections."""
+    with open(a_path) as f:
+        a = json.load(f)
+    with open(b_path) as f:
+        b = json.load(f)
+    av, bv = ({c["case"]: c for c in d["cases"]} for d in (a, b))
+    ta, tb = a["torch_version"].split("+")[0], b["torch_version"].split("+")[0]
+    rows = [f"| case | marks | {ta} | {tb} | what changed |", "|---|---|---|---|---|"]
+    for k in sorted(set(av) | set(bv)):
+        x, y = av.get(k), bv.get(k)
+        if x is None or y is None:
+            rows.append(f"| {k} | | {_short(x) if x else '-'} | {_short(y) if y else '-'} | only in one |")
+            continue
+        what = []
+        if (x["recompiles"], x["hit_limit"]) != (y["recompiles"], y["hit_limit"]):
+            what.append("count")
+        if [_strip(r) for r in x["reasons"][:1]] != [_strip(r) for r in y["reasons"][:1]]:
+            what.append(f"first reason: `{_strip(y['reasons'][0]) if y['reasons'] else '-'}`")
+        if x["unique_graphs"] != y["unique_graphs"]:
+            what.append(f"graphs compiled {x['unique_graphs']} -> {y['unique_graphs']}")
+        if x["equal"] != y["equal"]:
+            what.append(f"equal {x['equal']} -> {y['equal']}")
+        if what:
+            rows.append(f"| {k} | {', '.join(x['kinds']) or '-'} | {_short(x)} | {_short(y)} | {'; '.join(what)} |")
+    return "\n".join(rows) if len(rows) > 2 else "(no differences)"
+
+
+def _strip(reason: str) -> str:
+    """A reason's guard without the source comment, for comparing releases."""
+    return reason.split("  #")[0].replace("|", "\\|")
+
+
 # ---- parent -----------------------------------------------------------------------------------------
 def run_case(python: str, path: str, timeout: float) -> dict:
     env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", TORCHINDUCTOR_COMPILE_THREADS="1")
@@ -256,8 +298,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", help="JSON file (default: verdicts-<torch version>.json next to this file)")
     ap.add_argument("--only", nargs="*", help="only cases whose file name contains one of these; merged into --out")
     ap.add_argument("--timeout", type=float, default=300.0)
+    ap.add_argument("--diff", nargs=2, metavar=("OLD", "NEW"), help="print the cases that differ between two JSON files")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
+    if a.diff:
+        print(diff_table(*a.diff))
+        return 0
     if a.child:
         _child(os.path.abspath(a.child))
         return 0

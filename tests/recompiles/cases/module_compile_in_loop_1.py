@@ -1,4 +1,4 @@
-"""Near-miss: model.compile() is called at the start of every epoch on the same module."""
+"""Near-miss: model.compile() at the start of every epoch on the same nn.Sequential (on 2.13 Dynamo skips it: nothing compiles)."""
 import torch
 import torch.nn as nn
 
