@@ -1,0 +1,22 @@
+"""Default dynamic=None, sequence length varies per batch (a tokenized dataset without padding to max)."""
+import torch
+
+
+def attention_pool(h, q):
+    scores = torch.softmax(h @ q, dim=0)
+    return (scores[:, None] * h).sum(0)
+
+
+def main():
+    torch.manual_seed(0)
+    fn = torch.compile(attention_pool, backend="eager")
+    q = torch.randn(16)
+    outs = []
+    for seq in (20, 24, 17, 31, 12, 40, 9, 25):
+        h = torch.randn(seq, 16)  # recompile: dynamic-dim-unmarked
+        outs.append(fn(h, q))
+    return outs
+
+
+if __name__ == "__main__":
+    main()
