@@ -83,7 +83,7 @@ def test_every_break_recorded_at_the_right_place(multi):
         ("train.py", 40, 5, 20, "GB0059"),   # fullgraph=True: raised, caught by the script
         ("train.py", 46, 8, 14, None),       # fullgraph=True data-dependent guard: UserError, no GB code
     }
-    assert record["version"] == 1 and record["source"] == "live"
+    assert record["version"] == 2 and record["source"] == "live"
     assert record["torch_version"].startswith("2.13")
     assert record["command"] == [PY, "train.py"] and record["exit_code"] == 0
     assert record["started"].endswith("Z") and record["finished"] >= record["started"]
@@ -151,7 +151,7 @@ def test_output_streams_unchanged_and_report_after(multi):
                                "helpers.py:8:5: warning GB0059 Failed to trace builtin operator")
     assert "Found 10 graph breaks (2 errors, 8 warnings) in 2 files checked" in r.stdout
     assert "call path: step -> scale" in r.stdout
-    assert "fullgraph: recorded 10 graph breaks from 1 Python process to .fullgraph/breaks.json" in r.stderr
+    assert "fullgraph: recorded 10 graph breaks and 10 recompiles from 1 Python process to .fullgraph/breaks.json" in r.stderr
 
 
 def test_files_hashed_and_nothing_else_written(multi):
@@ -172,19 +172,31 @@ def test_formats_from_the_record(multi):
     assert d["range"] == {"start": {"line": 26, "column": 8}, "end": {"line": 26, "column": 20}}
     assert d["url"].endswith("gb/gb0170.html") and d["hints"] and d["stack"][-1]["line"] == 26
     assert j["exit_code"] == 0 and j["command"][-1] == "train.py"
+    # step() is called again with a 2-d input: it, its resume functions and the helpers compiled as
+    # frames of their own recompile (Dynamo's "tensor 'x' rank mismatch"), listed beside the breaks
+    rc = {(Path(r["path"]).name, r["range"]["start"]["line"]): r for r in j["recompiles"]}
+    assert set(rc) == {("train.py", 20), ("helpers.py", 7), ("helpers.py", 12)}
+    step = rc[("train.py", 20)]
+    assert step["code"] == "Recompile" and step["severity"] == "warning" and step["origin"] == "runtime"
+    assert step["guard"] == "tensor 'x' rank mismatch. expected 1, actual 2"
+    assert step["target"] == {"kind": "argument", "name": "x", "expr": "x"} and step["site"] == "parameter"
+    assert step["count"] == 7 and step["resumed"] == 6 and not step["limit_hit"]
+    assert step["call_site"] == {"path": str(proj / "train.py"), "line": 66, "function": "main"}
 
     sarif = json.loads(fullgraph("trace", "--show", "--format", "sarif", cwd=proj).stdout)
     run = sarif["runs"][0]
     rules = run["tool"]["driver"]["rules"]
-    assert len(run["results"]) == 10
+    assert len(run["results"]) == 13
     for res in run["results"]:
         assert rules[res["ruleIndex"]]["id"] == res["ruleId"]
+    assert [r["level"] for r in run["results"] if r["ruleId"] == "Recompile"] == ["warning"] * 3
     assert {"GB0170", "UserError"} <= {r["id"] for r in rules}
 
     gh = fullgraph("trace", "--show", "--format", "github", cwd=proj).stdout.splitlines()
     assert "::error title=GB0059 Failed to trace builtin operator,file=train.py,line=40,col=5,endLine=40," \
            "endColumn=20::" in "\n".join(gh)
-    assert len(gh) == 10
+    assert len(gh) == 13
+    assert sum(ln.startswith("::warning title=Recompile Recompilation,") for ln in gh) == 3
 
 
 # ---- exits and crashes ------------------------------------------------------------------------------
