@@ -16,7 +16,13 @@ import warnings
 
 import pytest
 
-from .pytest_settings import GraphBreakWarning, Marker, RecompileMarker, RecompileWarning, Settings
+from .pytest_settings import (
+    GraphBreakWarning,
+    Marker,
+    RecompileMarker,
+    RecompileWarning,
+    Settings,
+)
 
 _MARKER = pytest.StashKey[Marker]()
 _RC_MARKER = pytest.StashKey[RecompileMarker]()
@@ -158,7 +164,12 @@ class GraphBreaks:
 
     def _check_recompiles(self, item, record, base: str) -> str | None:
         """Warn about the test's recompiles, or return the failure text (--recompiles=fail, over max)."""
-        from .trace.verdict import LIBRARY, judge_recompiles, recompile_failure_text, recompile_warning_text
+        from .trace.verdict import (
+            LIBRARY,
+            judge_recompiles,
+            recompile_failure_text,
+            recompile_warning_text,
+        )
 
         marker = item.stash.get(_RC_MARKER, RecompileMarker(enabled=False))
         if not marker.enabled or not record.recompiles:

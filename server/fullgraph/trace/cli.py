@@ -163,24 +163,21 @@ def _print_record(record, args, record_path: str) -> None:
         out = format_text(findings, len(record.files), record.torch_version or "unknown",
                           "recorded at run time", base=os.getcwd(), color=color)
         if record.recompiles:
-            out += "\n" + _recompiles_text(record, recompiles, color)
+            out += "\n" + _recompiles_text(record, color)
     if out:
         print(out, flush=True)
 
 
-def _recompiles_text(record, findings, color: bool) -> str:
+def _recompiles_text(record, color: bool) -> str:
     """The recompiles after the breaks: each at its site, with the guards, the compiled function and
     where it was called from; then one line of totals."""
     from ..output import finding_lines
-    from .record import recompile_lines
+    from .record import read_text, recompile_finding, recompile_lines
 
     base = os.getcwd()
-    by_finding = sorted(record.recompiles, key=lambda r: (r.path, r.line, r.code))
     lines = [f"\nRecompiles observed at run time ({len(record.recompiles)}):"]
-    for f in findings:
-        r = next(x for x in by_finding if x.path == f.path and x.line == f.span.start.line + 1
-                 and x.guard == f.data.get("guard") and x.frame == f.data.get("frame"))
-        lines.extend(finding_lines(f, base, color)[:1])
+    for r in record.recompiles:  # sorted by site, like the findings
+        lines.extend(finding_lines(recompile_finding(r, read_text(r.path)), base, color)[:1])
         lines.extend(recompile_lines(r, base))
     total = sum(r.count for r in record.recompiles)
     functions = {(r.frame.get("path"), r.frame.get("line"), r.function) for r in record.recompiles}

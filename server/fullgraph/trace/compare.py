@@ -21,7 +21,15 @@ import os
 from dataclasses import dataclass, field
 
 from ..model import Finding
-from .record import Break, Recompile, Record, norm_path, read_text, recompile_message, sha1_file
+from .record import (
+    Break,
+    Recompile,
+    Record,
+    norm_path,
+    read_text,
+    recompile_message,
+    sha1_file,
+)
 
 NOT_GRAPH_BREAKS = ("FG001", "FG002")  # syntax error / unreadable file
 
