@@ -529,3 +529,29 @@ def test_merging_records_keeps_other_files_recompiles(tmp_path):
     assert [r.path for r in merged.recompiles] == [str(a), str(b)]
     both = merge_records([Record(recompiles=[rc(a)]), Record(recompiles=[rc(a, "lr == 0.2", 2)])])
     assert [(r.count, r.guards) for r in both.recompiles] == [(3, ["lr == 0.1", "lr == 0.2"])]
+
+
+def test_compare_lists_recompiles_with_the_recompile_rule_at_their_line(tmp_path):
+    """An FG6xx finding (a recompile hazard) is matched with a recompile, never counted against the breaks."""
+    from fullgraph.model import Finding
+    from fullgraph.positions import Span
+    from fullgraph.trace.compare import compare, format_comparison_text
+    from fullgraph.trace.record import Recompile
+
+    p = tmp_path / "t.py"
+    p.write_text(RC_SRC)
+
+    def finding(line, code):
+        return Finding(path=str(p), code=code, name="float-argument", message="a float argument recompiles",
+                       severity="warning", span=Span.of(line - 1, 4, line - 1, 17))
+
+    rc = Recompile(path=str(p), line=5, function="step", frame={"path": str(p), "line": 4, "function": "step"},
+                   guard="lr == 0.1", guards=["lr == 0.1"], site="stack")
+    record = Record(files={str(p): hashlib.sha1(p.read_bytes()).hexdigest()}, recompiles=[rc])
+    c = compare(record, [finding(4, "FG601"), finding(10, "FG602")])
+    assert [(r.line, f.code) for r, f in c.recompiles] == [(5, "FG601")]  # at the compiled function's line
+    assert [f.code for f in c.recompiles_unconfirmed] == ["FG602"] and not c.unconfirmed and not c.missed
+    text = format_comparison_text(c, record, str(tmp_path / "breaks.json"), str(tmp_path))
+    assert "  t.py:5:1: Recompile step recompiled 1 time: guard `lr == 0.1` failed  ==  FG601 float-argument " \
+           "at line 4" in text
+    assert "0 of 0 runtime breaks found statically" in text
