@@ -188,8 +188,9 @@ class Recorder(logging.Handler):
             if name == "recompile_reasons":
                 line["caller"] = _caller_of_compiled_frame()
             self._line(line)
-            # recompile reasons come as JSON (a list of strings): their quotes are escaped
-            self._hash_paths(_payload_paths(payload.replace('\\"', '"') if isinstance(payload, str) else payload))
+            if name == "recompile_reasons" and isinstance(payload, str):  # JSON (a list): quotes escaped
+                payload = payload.replace('\\"', '"')
+            self._hash_paths(_payload_paths(payload))
             return
         if kind == "dynamo_start":
             self._out()
