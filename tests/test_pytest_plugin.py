@@ -310,6 +310,93 @@ def test_project_code_outside_a_tests_rootdir_counts(pytester):
                                  "      tests/test_model.py:6 in test_model", "      src/model.py:7 in f"])
 
 
+# ---- recompiles (--recompiles) ---------------------------------------------------------------------------------
+RC_TESTS = textwrap.dedent('''\
+    import pytest
+    import torch
+
+
+    def step(x, lr):
+        return x * lr
+
+
+    def scale(x, lr):
+        return x * lr
+
+
+    compiled_step = torch.compile(step, backend="eager")
+
+
+    def test_float_rate():
+        for lr in (0.1, 0.2, 0.3):
+            compiled_step(torch.ones(3), lr)
+
+
+    def test_tensor_rate():
+        compiled_scale = torch.compile(scale, backend="eager")
+        for lr in (0.1, 0.2, 0.3):
+            compiled_scale(torch.ones(3), torch.tensor(lr))
+
+
+    @pytest.mark.recompiles(max=1)
+    def test_float_rate_accepted():
+        for lr in (0.1, 0.2, 0.3):
+            compiled_step(torch.ones(3), lr)
+''')
+
+
+@needs_torch
+def test_recompiles_fail_with_the_guard_and_the_place(pytester):
+    """A compiled function called with changing Python floats recompiles (`lr == 0.1` failed): the test fails
+    with Dynamo's guard and the line; the same rate as a tensor (the near miss) does not recompile."""
+    pytester.makepyfile(test_rc=RC_TESTS)
+    result = pytester.runpytest_subprocess("--recompiles=fail", "-rA", *ARGS)
+    got = outcomes(result)
+    assert got == {"test_float_rate": "FAILED", "test_tensor_rate": "PASSED",
+                   "test_float_rate_accepted": "PASSED"}, result.stdout.str()
+    src = RC_TESTS
+    result.stdout.fnmatch_lines([
+        "*_ test_float_rate _*",
+        "fullgraph: 1 recompile in project code (--recompiles=fail):",
+        f"test_rc.py:{line_of(src, 'return x * lr')}:5: warning Recompile step recompiled 1 time: guard "
+        "`lr == 0.1` failed",
+        "    guarded value: argument `lr` of step",
+        f"    compiled function: step at test_rc.py:{line_of(src, 'def step')}",
+        f"    called from: test_rc.py:{line_of(src, 'compiled_step(torch.ones(3), lr)')} in test_float_rate",
+        "Accept recompiles with @pytest.mark.recompiles(max=N)*",
+    ])
+    out = result.stdout.str()
+    assert "fullgraph: graph breaks" not in out  # --graph-breaks is off: only the recompile check ran
+    site = line_of(src, "return x * lr")
+    result.stdout.fnmatch_lines(["*= fullgraph: recompiles =*",
+                                 f"test_rc.py::test_float_rate  *1  test_rc.py:{site} step: lr == 0.1 (project)",
+                                 "2 recompiles in 2 of 3 checked tests*"])
+    record = json.loads((pytester.path / ".fullgraph" / "breaks.json").read_text())
+    assert [(r["line"], r["guard"], r["count"]) for r in record["recompiles"]] == [(site, "lr == 0.1", 2)]
+
+
+@needs_torch
+def test_recompiles_warn_by_default_when_the_graph_break_check_is_on(pytester):
+    """Not set: --graph-breaks=fail checks recompiles too, as warnings (an existing suite does not start
+    failing); [tool.fullgraph] recompiles = "fail" makes them fail, and --recompiles=off wins over it."""
+    pytester.makepyfile(test_rc=RC_TESTS)
+    result = pytester.runpytest_subprocess("--graph-breaks=fail", *ARGS)
+    result.assert_outcomes(passed=3, warnings=1)
+    result.stdout.fnmatch_lines([
+        f"*RecompileWarning: recompile Recompile step recompiled 1 time: guard `lr == 0.1` failed at "
+        f"test_rc.py:{line_of(RC_TESTS, 'return x * lr')}",
+        "*= fullgraph: recompiles =*",
+        "*= fullgraph: graph breaks =*",
+        "no graph breaks in 3 checked tests*",
+    ])
+    pytester.makepyprojecttoml('[tool.fullgraph]\nrecompiles = "fail"\n')
+    result = pytester.runpytest_subprocess(*ARGS)
+    result.assert_outcomes(passed=2, failed=1)
+    result = pytester.runpytest_subprocess("--recompiles=off", *ARGS)
+    result.assert_outcomes(passed=3)
+    assert "fullgraph: recompiles" not in result.stdout.str()
+
+
 # ---- bad input: a clear message, not a traceback (no torch runs: the plugin stops at configure) -------------
 @pytest.mark.parametrize("args, message", [
     (["--graph-breaks=maybe"], "ERROR: --graph-breaks: unknown value 'maybe'; use one of: fail, warn, off"),
@@ -318,6 +405,7 @@ def test_project_code_outside_a_tests_rootdir_counts(pytester):
     (["--graph-breaks=fail", "--graph-breaks-baseline", "bad.json"], "ERROR: baseline *bad.json is not valid JSON*"),
     (["--graph-breaks-update-baseline"], "ERROR: --graph-breaks-update-baseline needs --graph-breaks-baseline FILE"),
     (["--graph-breaks=warn", "--graph-breaks-baseline", "adir"], "ERROR: cannot read baseline *adir: Is a directory"),
+    (["--recompiles=sometimes"], "ERROR: --recompiles: unknown value 'sometimes'; use one of: fail, warn, off"),
 ])
 def test_bad_options(pytester, args, message):
     pytester.makepyfile(test_x="def test_x():\n    pass\n")
@@ -340,6 +428,14 @@ def test_bad_ini_value_and_marker(pytester):
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--graph-breaks=fail")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*@pytest.mark.graph_breaks: unknown argument alow (allow=*, max=N)"])
+    pytester.makepyfile(test_x="import pytest\n@pytest.mark.recompiles(allow=['x'])\ndef test_x():\n    pass\n")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--recompiles=fail")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*@pytest.mark.recompiles: unknown argument allow (max=N)"])
+    pytester.makeini("[pytest]\nrecompiles = never\n")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: recompiles (ini): unknown value 'never'; use one of: fail, warn, off"])
 
 
 # ---- the plugin costs nothing when unused ------------------------------------------------------------------

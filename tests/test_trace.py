@@ -83,7 +83,7 @@ def test_every_break_recorded_at_the_right_place(multi):
         ("train.py", 40, 5, 20, "GB0059"),   # fullgraph=True: raised, caught by the script
         ("train.py", 46, 8, 14, None),       # fullgraph=True data-dependent guard: UserError, no GB code
     }
-    assert record["version"] == 1 and record["source"] == "live"
+    assert record["version"] == 2 and record["source"] == "live"
     assert record["torch_version"].startswith("2.13")
     assert record["command"] == [PY, "train.py"] and record["exit_code"] == 0
     assert record["started"].endswith("Z") and record["finished"] >= record["started"]
@@ -151,7 +151,7 @@ def test_output_streams_unchanged_and_report_after(multi):
                                "helpers.py:8:5: warning GB0059 Failed to trace builtin operator")
     assert "Found 10 graph breaks (2 errors, 8 warnings) in 2 files checked" in r.stdout
     assert "call path: step -> scale" in r.stdout
-    assert "fullgraph: recorded 10 graph breaks from 1 Python process to .fullgraph/breaks.json" in r.stderr
+    assert "fullgraph: recorded 10 graph breaks and 10 recompiles from 1 Python process to .fullgraph/breaks.json" in r.stderr
 
 
 def test_files_hashed_and_nothing_else_written(multi):
@@ -172,19 +172,31 @@ def test_formats_from_the_record(multi):
     assert d["range"] == {"start": {"line": 26, "column": 8}, "end": {"line": 26, "column": 20}}
     assert d["url"].endswith("gb/gb0170.html") and d["hints"] and d["stack"][-1]["line"] == 26
     assert j["exit_code"] == 0 and j["command"][-1] == "train.py"
+    # step() is called again with a 2-d input: it, its resume functions and the helpers compiled as
+    # frames of their own recompile (Dynamo's "tensor 'x' rank mismatch"), listed beside the breaks
+    rc = {(Path(r["path"]).name, r["range"]["start"]["line"]): r for r in j["recompiles"]}
+    assert set(rc) == {("train.py", 20), ("helpers.py", 7), ("helpers.py", 12)}
+    step = rc[("train.py", 20)]
+    assert step["code"] == "Recompile" and step["severity"] == "warning" and step["origin"] == "runtime"
+    assert step["guard"] == "tensor 'x' rank mismatch. expected 1, actual 2"
+    assert step["target"] == {"kind": "argument", "name": "x", "expr": "x"} and step["site"] == "parameter"
+    assert step["count"] == 7 and step["resumed"] == 6 and not step["limit_hit"]
+    assert step["call_site"] == {"path": str(proj / "train.py"), "line": 66, "function": "main"}
 
     sarif = json.loads(fullgraph("trace", "--show", "--format", "sarif", cwd=proj).stdout)
     run = sarif["runs"][0]
     rules = run["tool"]["driver"]["rules"]
-    assert len(run["results"]) == 10
+    assert len(run["results"]) == 13
     for res in run["results"]:
         assert rules[res["ruleIndex"]]["id"] == res["ruleId"]
+    assert [r["level"] for r in run["results"] if r["ruleId"] == "Recompile"] == ["warning"] * 3
     assert {"GB0170", "UserError"} <= {r["id"] for r in rules}
 
     gh = fullgraph("trace", "--show", "--format", "github", cwd=proj).stdout.splitlines()
     assert "::error title=GB0059 Failed to trace builtin operator,file=train.py,line=40,col=5,endLine=40," \
            "endColumn=20::" in "\n".join(gh)
-    assert len(gh) == 10
+    assert len(gh) == 13
+    assert sum(ln.startswith("::warning title=Recompile Recompilation,") for ln in gh) == 3
 
 
 # ---- exits and crashes ------------------------------------------------------------------------------
@@ -412,3 +424,95 @@ def test_signals_reach_the_command_and_the_record_is_written(tmp_path, sig, stat
     record = json.loads((tmp_path / "r.json").read_text())
     assert record["exit_code"] == status
     assert [(b["line"], b["gb_code"]) for b in record["breaks"]] == [(7, "GB0059")]
+
+
+# ---- recompiles beside the breaks -----------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def recompiles(tmp_path_factory):
+    """train.py recompiles without a graph break: a float argument once, a module's int attribute up to the
+    recompile limit (3); a tensor argument (the near miss) does not recompile."""
+    base = tmp_path_factory.mktemp("recompiles")
+    proj = copy_fixture("recompiles", base / "proj")
+    (proj / "pyproject.toml").write_text("[project]\nname = 'rc'\n")
+    r = fullgraph("trace", "--", PY, "train.py", cwd=proj)
+    logged = subprocess.run([PY, "train.py"], cwd=proj, env=_env(TORCH_LOGS="recompiles"), capture_output=True,
+                            text=True, timeout=300, check=False)
+    (base / "stderr.txt").write_text(logged.stderr)
+    imported = fullgraph("trace", "--from-log", base / "stderr.txt", "--out", base / "text.json", cwd=proj)
+    assert imported.returncode == 0, imported.stderr
+    return proj, r, json.loads((proj / ".fullgraph" / "breaks.json").read_text()), \
+        json.loads((base / "text.json").read_text())
+
+
+def test_recompiles_recorded_with_reason_and_line(recompiles):
+    proj, r, record, _ = recompiles
+    assert r.returncode == 0, r.stderr
+    assert "fullgraph: recorded 0 graph breaks and 4 recompiles from 1 Python process" in r.stderr
+    assert record["version"] == 2 and record["breaks"] == []
+    src = (proj / "train.py").read_text()
+    rc = {(Path(x["path"]).name, x["line"]): x for x in record["recompiles"]}
+    lr_line, calls_line = line_of(src, "return x * lr"), line_of(src, "self.calls += 1")
+    assert set(rc) == {("train.py", lr_line), ("train.py", calls_line)}  # scale() with a tensor: none
+    lr = rc[("train.py", lr_line)]
+    assert lr["function"] == "step" and lr["frame"] == {"path": str(proj / "train.py"),
+                                                         "line": line_of(src, "def step"), "function": "step"}
+    assert lr["guard"] == "lr == 0.1" and lr["site"] == "stack" and lr["count"] == 1 and not lr["limit_hit"]
+    assert lr["target"] == {"kind": "argument", "name": "lr", "expr": "lr"}
+    assert lr["call_site"] == {"path": str(proj / "train.py"), "line": line_of(src, "compiled(torch.ones(3), lr)"),
+                               "function": "main"}
+    calls = rc[("train.py", calls_line)]
+    assert calls["function"] == "forward" and calls["target"] == {"kind": "attribute", "name": "calls",
+                                                                   "expr": "self.calls"}
+    assert calls["guards"] == ["self.calls == 0", "self.calls == 1", "self.calls == 2"]
+    assert calls["count"] == 3 and calls["limit_hit"] and calls["limit"] == {"name": "recompile_limit", "value": 3}
+    assert "allow_unspec_int_on_nn_module" in calls["hint"]
+    assert str(proj / "train.py") in record["files"]
+
+
+def test_recompiles_shown_and_compared(recompiles):
+    proj, r, _, _ = recompiles
+    src = (proj / "train.py").read_text()
+    lr_line = line_of(src, "return x * lr")
+    assert f"train.py:{lr_line}:5: warning Recompile step recompiled 1 time: guard `lr == 0.1` failed" in r.stdout
+    assert "    guarded value: argument `lr` of step" in r.stdout
+    assert (f"train.py:{line_of(src, 'self.calls += 1')}:9: warning GB0039 forward recompiled 3 times: guard "
+            "`self.calls == 0` ... `self.calls == 2` failed; hit recompile_limit (3): new inputs run without "
+            "compiling (eager) from then on") in r.stdout
+    assert "4 recompiles of 2 compiled functions; 1 hit the recompile limit (run eagerly from then on)." in r.stdout
+    c = fullgraph("trace", "--compare", "--format", "json", cwd=proj)
+    assert c.returncode == 0, c.stderr
+    cj = json.loads(c.stdout)
+    assert [(x["runtime"]["line"], x["runtime"]["guard"]) for x in cj["recompiles"]] == [
+        (lr_line, "lr == 0.1"), (line_of(src, "self.calls += 1"), "self.calls == 0")]
+    text = fullgraph("trace", "--compare", cwd=proj).stdout
+    assert "Recompiles observed at run time (2):" in text
+
+
+def test_recompiles_from_a_torch_logs_text_log_match_the_live_capture(recompiles):
+    _, _, live, text = recompiles
+
+    def facts(rec):
+        return [(x["path"], x["line"], x["function"], x["frame"], x["guards"], x["target"], x["site"], x["count"],
+                 x["limit_hit"], x["limit"]) for x in rec["recompiles"]]
+
+    assert text["source"] == "torch_logs" and facts(text) == facts(live)
+
+
+def test_record_api_looks_recompiles_up_by_line(recompiles):
+    from fullgraph.trace.record import load_record, recompile_findings
+
+    proj, _, _, _ = recompiles
+    record = load_record(str(proj / ".fullgraph" / "breaks.json"))
+    src = (proj / "train.py").read_text()
+    path = str(proj / "train.py")
+    assert [x.guard for x in record.recompiles_at(path, line_of(src, "return x * lr"))] == ["lr == 0.1"]
+    assert [x.guard for x in record.recompiles_at(path, line_of(src, "def forward"))] == ["self.calls == 0"]
+    assert record.recompiles_at(path, line_of(src, "def scale")) == []
+    found = recompile_findings(record, path, src)
+    assert [(f.code, f.severity, f.origin) for f in found] == [("Recompile", "warning", "runtime"),
+                                                               ("GB0039", "warning", "runtime")]
+    assert recompile_findings(record, path, src + "\n# edited\n") == []  # lines may have moved
+
+
+def line_of(text: str, needle: str) -> int:
+    return next(i for i, ln in enumerate(text.splitlines(), 1) if needle in ln)

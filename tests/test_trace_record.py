@@ -404,3 +404,154 @@ def test_break_whose_root_is_library_code_has_a_path():
               root={"path": lib, "line": 225, "function": "wrapper", "fullgraph": False})
     steps = _steps(b)
     assert [s.qualname for s in steps] == ["wrapper", "inner"]
+
+
+# ---- recompiles ------------------------------------------------------------------------------------------
+RC_SRC = textwrap.dedent('''\
+    import torch
+
+
+    def step(x, lr):
+        return x * lr
+
+
+    class Counter(torch.nn.Module):
+        def forward(self, x):
+            self.calls += 1
+            return x * self.calls
+''')
+
+
+def test_a_version_1_record_without_recompiles_still_loads(tmp_path):
+    p, r = make_record(tmp_path)
+    old = r.to_json()
+    old["version"] = 1
+    del old["recompiles"]
+    path = tmp_path / "breaks.json"
+    path.write_text(json.dumps(old))
+    back = load_record(str(path))
+    assert back is not None and back.recompiles == [] and len(back.breaks) == 1
+    assert back.to_json()["version"] == 2  # written again, it is a version 2 record
+    assert len(runtime_findings(back, str(p), SRC)) == 1
+
+
+def test_guard_failures_as_dynamo_words_them():
+    from fullgraph.trace.parse import parse_guard_failure
+
+    g = parse_guard_failure('0/1: self.step == 3                                  # self.step += 1  # '
+                            'mp/t.py:28 in forward (HINT: torch.compile considers integer attributes of the '
+                            'nn.Module to be static. Or (this).)\nUser stack trace:\n  File "/tmp/t.py", line 28, '
+                            'in forward\n    self.step += 1')
+    assert (g.entry, g.guard, g.subject) == ("0/1", "self.step == 3", "self.step")
+    assert g.hint.startswith("torch.compile considers") and g.hint.endswith("Or (this).")
+    assert [(f.path, f.line, f.function) for f in g.frames] == [("/tmp/t.py", 28, "forward")]
+    cases = {
+        "0/0: tensor 'x' size mismatch at index 0. expected 3, actual 4": "x",
+        "0/5: GLOBAL_STATE changed: grad_mode ": None,
+        "0/2: ___check_type_id(xs, 140528641733440), type=<class 'list'>  # y = len(xs)  # t.py:6 in f": "xs",
+        "0/4: G['FLAG'] == True                    # if FLAG:  # t.py:5 in f": "G['FLAG']",
+        "0/2: len(xs) == 2                         # y = y + len(xs)  # t.py:6 in f": "xs",
+        "L['self'].step == 3": "L['self'].step",
+        "0/3: mode == 'a'                          # if mode == \"a\":  # t.py:7 in f": "mode",
+    }
+    assert {t: parse_guard_failure(t).subject for t in cases} == cases
+    assert parse_guard_failure("0/3: mode == 'a'    # if mode == \"a\":  # t.py:7 in f").guard == "mode == 'a'"
+
+
+TEXT_LOG = textwrap.dedent('''\
+    V1202 13:38:58.832000 4932 torch/_dynamo/guards.py:5396] [0/1] [__recompiles] Recompiling function step in {p}:4
+    V1202 13:38:58.832000 4932 torch/_dynamo/guards.py:5396] [0/1] [__recompiles]     triggered by the following guard failure(s):
+    V1202 13:38:58.832000 4932 torch/_dynamo/guards.py:5396] [0/1] [__recompiles]     - 0/0: lr == 0.1                    # return x * lr  # t.py:5 in step
+    V1202 13:38:58.832000 4932 torch/_dynamo/guards.py:5396] [0/1] [__recompiles]     - User stack trace:
+    V1202 13:38:58.832000 4932 torch/_dynamo/guards.py:5396] [0/1] [__recompiles]     -   File "{p}", line 5, in step
+    V1202 13:38:58.832000 4932 torch/_dynamo/guards.py:5396] [0/1] [__recompiles]     -     return x * lr
+    step done
+    W1202 13:38:10.878000 4932 torch/_dynamo/convert_frame.py:1994] [1/8] torch._dynamo hit config.recompile_limit (8)
+    W1202 13:38:10.878000 4932 torch/_dynamo/convert_frame.py:1994] [1/8]    function: 'forward' ({p}:9)
+    W1202 13:38:10.878000 4932 torch/_dynamo/convert_frame.py:1994] [1/8]    last reason: 1/7: self.calls == 7          # self.calls += 1  # t.py:10 in forward
+    W1202 13:38:10.878000 4932 torch/_dynamo/convert_frame.py:1994] [1/8] User stack trace:
+    W1202 13:38:10.878000 4932 torch/_dynamo/convert_frame.py:1994] [1/8]   File "{p}", line 10, in forward
+    W1202 13:38:10.878000 4932 torch/_dynamo/convert_frame.py:1994] [1/8]     self.calls += 1
+    W1202 13:38:10.878000 4932 torch/_dynamo/convert_frame.py:1994] [1/8] To log all recompilation reasons, use TORCH_LOGS="recompiles".
+''')
+
+
+def test_recompiles_from_a_text_log_and_the_limit_warning(tmp_path):
+    """TORCH_LOGS=recompiles records, and the limit warning Dynamo prints without TORCH_LOGS (its last
+    reason; the limit says how many recompiles there were)."""
+    p = tmp_path / "t.py"
+    p.write_text(RC_SRC)
+    procs = parse_text_log(TEXT_LOG.format(p=p))
+    record = build_record(procs, source="torch_logs", use_static_roots=True)
+    got = [(r.line, r.function, r.frame["line"], r.guard, r.target, r.site, r.count, r.limit_hit, r.limit)
+           for r in record.recompiles]
+    assert got == [
+        (5, "step", 4, "lr == 0.1", {"kind": "argument", "name": "lr", "expr": "lr"}, "stack", 1, False, None),
+        (10, "forward", 9, "self.calls == 7", {"kind": "attribute", "name": "calls", "expr": "self.calls"},
+         "stack", 8, True, {"name": "recompile_limit", "value": 8}),
+    ]
+    assert record.breaks == [] and str(p) in record.files
+
+
+def test_a_tensor_guard_points_at_the_parameter_and_resume_functions_count_with_their_function(tmp_path):
+    p = tmp_path / "t.py"
+    p.write_text(RC_SRC)
+    proc = Process(pid=1)
+    proc.strings = {0: str(p)}
+    start = {"dynamo_start": {"stack": [{"line": 4, "name": "step", "filename": 0}]}}
+    resume = {"dynamo_start": {"stack": [{"line": 5, "name": "torch_dynamo_resume_in_step_at_5", "filename": 0}]}}
+    proc.feed_event(dict(start, frame_id=0, frame_compile_id=0), None)
+    for fid, ev in ((0, start), (1, resume)):
+        proc.feed_event({"artifact": {"name": "recompile_reasons"}, "frame_id": fid, "frame_compile_id": 1},
+                        "0/0: tensor 'x' size mismatch at index 0. expected 3, actual 4")
+        proc.feed_event(dict(ev, frame_id=fid, frame_compile_id=1), None)
+    [r] = build_record([proc], source="live").recompiles
+    assert (r.path, r.line, r.site, r.function, r.count, r.resumed) == (str(p), 4, "parameter", "step", 2, 1)
+    assert r.target == {"kind": "argument", "name": "x", "expr": "x"}
+
+
+def test_merging_records_keeps_other_files_recompiles(tmp_path):
+    from fullgraph.trace.pertest import merge_records
+    from fullgraph.trace.record import Recompile, merge_into_file
+
+    def rc(path, guard="lr == 0.1", count=1):
+        return Recompile(path=str(path), line=5, function="step", frame={"path": str(path), "line": 4,
+                                                                         "function": "step"},
+                         guard=guard, guards=[guard], target={"kind": "argument", "name": "lr", "expr": "lr"},
+                         count=count)
+
+    a, b = tmp_path / "a.py", tmp_path / "b.py"
+    a.write_text(RC_SRC)
+    b.write_text(RC_SRC)
+    out = tmp_path / "breaks.json"
+    merge_into_file(Record(files={str(a): "1"}, recompiles=[rc(a)]), str(out))
+    merged = merge_into_file(Record(files={str(b): "2"}, recompiles=[rc(b)]), str(out))
+    assert [r.path for r in merged.recompiles] == [str(a), str(b)]
+    both = merge_records([Record(recompiles=[rc(a)]), Record(recompiles=[rc(a, "lr == 0.2", 2)])])
+    assert [(r.count, r.guards) for r in both.recompiles] == [(3, ["lr == 0.1", "lr == 0.2"])]
+
+
+def test_compare_lists_recompiles_with_the_recompile_rule_at_their_line(tmp_path):
+    """An FG6xx finding (a recompile hazard) is matched with a recompile, never counted against the breaks."""
+    from fullgraph.model import Finding
+    from fullgraph.positions import Span
+    from fullgraph.trace.compare import compare, format_comparison_text
+    from fullgraph.trace.record import Recompile
+
+    p = tmp_path / "t.py"
+    p.write_text(RC_SRC)
+
+    def finding(line, code):
+        return Finding(path=str(p), code=code, name="float-argument", message="a float argument recompiles",
+                       severity="warning", span=Span.of(line - 1, 4, line - 1, 17))
+
+    rc = Recompile(path=str(p), line=5, function="step", frame={"path": str(p), "line": 4, "function": "step"},
+                   guard="lr == 0.1", guards=["lr == 0.1"], site="stack")
+    record = Record(files={str(p): hashlib.sha1(p.read_bytes()).hexdigest()}, recompiles=[rc])
+    c = compare(record, [finding(4, "FG601"), finding(10, "FG602")])
+    assert [(r.line, f.code) for r, f in c.recompiles] == [(5, "FG601")]  # at the compiled function's line
+    assert [f.code for f in c.recompiles_unconfirmed] == ["FG602"] and not c.unconfirmed and not c.missed
+    text = format_comparison_text(c, record, str(tmp_path / "breaks.json"), str(tmp_path))
+    assert "  t.py:5:1: Recompile step recompiled 1 time: guard `lr == 0.1` failed  ==  FG601 float-argument " \
+           "at line 4" in text
+    assert "0 of 0 runtime breaks found statically" in text

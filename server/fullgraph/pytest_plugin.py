@@ -3,6 +3,7 @@
     pytest --graph-breaks=fail            # or graph_breaks = "fail" in [tool.pytest.ini_options]
     pytest --graph-breaks=warn --graph-breaks-include transformers
     pytest --graph-breaks=fail --graph-breaks-baseline .fullgraph/baseline.json [--graph-breaks-update-baseline]
+    pytest --recompiles=fail              # or recompiles = "fail"; unset: warn when --graph-breaks is on
     pytest -p no:fullgraph                # do not load the plugin at all
 
 With the option on, every graph break Dynamo meets during a test (setup, call and teardown) is
@@ -12,6 +13,13 @@ breaks of what it runs.  At the end of the call a break in project code fails th
 text `fullgraph trace` prints for it; breaks in installed packages are warnings
 (`fullgraph.trace.verdict` decides).  A summary table closes the run and the breaks are merged
 into ``.fullgraph/breaks.json``, where the editor shows them.
+
+``--recompiles`` does the same for recompilations (a guard failed and Dynamo compiled a frame again):
+the same capture counts them per test, and a recompile in project code fails the test (``fail``) or
+warns (``warn``) with Dynamo's guard failure and the line that reads the guarded value.  Not set
+anywhere, it follows ``--graph-breaks`` but never fails: ``warn`` when the graph-break check is on,
+``off`` when it is off (a one-time recompile, e.g. a second input shape, is often harmless, and a
+suite that passed with ``--graph-breaks=fail`` must not start failing).
 
 This module is imported by every pytest run in an environment where fullgraph is installed, so it
 holds only the options, the settings and the fixture, and imports nothing but the standard library
@@ -25,13 +33,20 @@ import sys
 
 import pytest
 
-from .pytest_settings import GraphBreakWarning, Marker, Settings  # noqa: F401  (GraphBreakWarning: public here)
+from .pytest_settings import (  # noqa: F401  (the warnings: public here)
+    GraphBreakWarning,
+    Marker,
+    RecompileWarning,
+    Settings,
+)
 
 MODES = ("fail", "warn", "off")
 PLUGIN_NAME = "fullgraph-graph-breaks"
 MARKER = ("graph_breaks(enabled=True, *, allow=(), max=0): fullgraph's graph-break check for this test: "
           "graph_breaks(False) skips it; allow=[codes] accepts breaks with these GB/FG codes; max=N accepts "
           "up to N breaks")
+RECOMPILES_MARKER = ("recompiles(enabled=True, *, max=0): fullgraph's recompile check for this test: recompiles(False) "
+                     "skips it; max=N accepts up to N recompiles")
 
 
 _FIXTURE_CAPTURE = pytest.StashKey[object]()
@@ -52,7 +67,13 @@ def pytest_addoption(parser):
     group.addoption("--graph-breaks-update-baseline", dest="graph_breaks_update_baseline", action="store_true",
                     help="write the breaks of this run to the --graph-breaks-baseline FILE (no test fails "
                          "for a graph break)")
+    group.addoption("--recompiles", dest="recompiles", default=None, metavar="fail|warn|off",
+                    help="fail tests in which Dynamo recompiles project code (a guard failed), report the "
+                         "recompiles as warnings (warn), or do nothing (off); default: warn when "
+                         "--graph-breaks is fail or warn, else off")
     parser.addini("graph_breaks", "fullgraph: fail | warn | off (default off)", default=None)
+    parser.addini("recompiles", "fullgraph: fail | warn | off (default: warn when graph_breaks is on, else off)",
+                  default=None)
     parser.addini("graph_breaks_include", "fullgraph: installed packages whose breaks count", type="args",
                   default=[])
     parser.addini("graph_breaks_baseline", "fullgraph: baseline file (relative to the rootdir)", default=None)
@@ -98,6 +119,7 @@ def read_settings(config) -> Settings:
     elif config.getini("graph_breaks_baseline") or tool.get("graph-breaks-baseline"):
         s.baseline = os.path.join(str(config.rootpath),
                                   config.getini("graph_breaks_baseline") or str(tool["graph-breaks-baseline"]))
+    s.recompiles = _recompiles_mode(config, s.mode, tool)
     s.update_baseline = bool(opt.graph_breaks_update_baseline)
     if s.update_baseline and not s.baseline:
         raise pytest.UsageError("--graph-breaks-update-baseline needs --graph-breaks-baseline FILE")
@@ -107,10 +129,27 @@ def read_settings(config) -> Settings:
     return s
 
 
+def _recompiles_mode(config, breaks_mode: str, tool: dict) -> str:
+    """--recompiles, else the ini option, else [tool.fullgraph] recompiles, else warn if the graph-break
+    check is on (fail or warn) and off if it is off."""
+    opt = getattr(config.option, "recompiles", None)
+    ini_mode = config.getini("recompiles")
+    if opt is None and not ini_mode and not tool:
+        tool = _pyproject_settings(config)
+    mode = opt or ini_mode or tool.get("recompiles")
+    if mode is None:
+        return "off" if breaks_mode == "off" else "warn"
+    origin = "--recompiles" if opt else "recompiles (ini)" if ini_mode else "[tool.fullgraph] recompiles"
+    if not isinstance(mode, str) or mode.strip().lower() not in MODES:
+        raise pytest.UsageError(f"{origin}: unknown value {mode!r}; use one of: {', '.join(MODES)}")
+    return mode.strip().lower()
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", MARKER)
+    config.addinivalue_line("markers", RECOMPILES_MARKER)
     settings = read_settings(config)
-    if settings.mode != "off":
+    if settings.mode != "off" or settings.recompiles != "off":
         from .pytest_check import GraphBreaks
 
         config.pluginmanager.register(GraphBreaks(config, settings), PLUGIN_NAME)

@@ -11,7 +11,9 @@ What it does: it adds one ``logging.Handler`` to the ``torch.__trace`` logger, t
 ``TORCH_TRACE`` / tlparse.  ``torch._logging.trace_structured`` emits there whenever the logger has
 a handler, so from then on Dynamo reports to us every graph break (``dynamo_graph_break_reason``,
 not de-duplicated), every failed frame compile including ``fullgraph=True`` errors (``dynamo_error``
-and ``compilation_metrics``), and the stack of every compiled frame (``dynamo_start``).  torch's
+and ``compilation_metrics``), every recompilation with its guard failures (``recompile_reasons``,
+emitted whatever ``TORCH_LOGS`` says; a recompile-limit hit is a failed compile), and the stack of
+every compiled frame (``dynamo_start``).  torch's
 own log configuration (``TORCH_LOGS``, ``torch._logging.set_logs``) only removes torch's handlers,
 never ours, and leaves ``torch.__trace`` at DEBUG, so user code cannot switch the capture off by
 accident.
@@ -32,7 +34,7 @@ import time
 ENV_PARTS = "FULLGRAPH_TRACE_PARTS"
 TRACE_LOGGER = "torch.__trace"
 
-_ARTIFACTS = ("dynamo_graph_break_reason", "dynamo_error")
+_ARTIFACTS = ("dynamo_graph_break_reason", "dynamo_error", "recompile_reasons")
 _METRICS = ("compile_id", "co_name", "co_filename", "co_firstlineno", "fail_type", "fail_reason",
             "fail_user_frame_filename", "fail_user_frame_lineno")
 _GRAPH_FILE_MARK = "# File: "
@@ -58,6 +60,26 @@ def _fullgraph_of_current_compile():
             except Exception:
                 return None
             return value if isinstance(value, bool) else None
+        f = f.f_back
+    return None
+
+
+def _caller_of_compiled_frame():
+    """{"path", "line", "function"} of the frame that called the code Dynamo is compiling again (the
+    compiled frame is not on the stack yet: Dynamo's callback runs before it), or None.  The first
+    frame outward that is neither torch's nor the standard library's (logging, contextlib, ...)."""
+    try:
+        f = sys._getframe(2)
+    except ValueError:
+        return None
+    torch_dir = _torch_dir()
+    std = os.path.dirname(os.__file__) + os.sep
+    here = os.path.abspath(__file__)
+    while f is not None:
+        path = f.f_code.co_filename
+        std_lib = path.startswith(std) and "site-packages" not in path and "dist-packages" not in path
+        if not (torch_dir and path.startswith(torch_dir)) and not std_lib and os.path.abspath(path) != here:
+            return {"path": path, "line": f.f_lineno, "function": f.f_code.co_name}
         f = f.f_back
     return None
 
@@ -162,8 +184,12 @@ class Recorder(logging.Handler):
             if name not in _ARTIFACTS:
                 return
             self._out()
-            self._line({"meta": meta, "payload": payload if isinstance(payload, str) else None,
-                        "time": time.time()})
+            line = {"meta": meta, "payload": payload if isinstance(payload, str) else None, "time": time.time()}
+            if name == "recompile_reasons":
+                line["caller"] = _caller_of_compiled_frame()
+            self._line(line)
+            if name == "recompile_reasons" and isinstance(payload, str):  # JSON (a list): quotes escaped
+                payload = payload.replace('\\"', '"')
             self._hash_paths(_payload_paths(payload))
             return
         if kind == "dynamo_start":

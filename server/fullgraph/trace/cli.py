@@ -9,7 +9,7 @@ from pathlib import Path
 
 EPILOG = """\
 modes:
-  fullgraph trace [--out FILE] [--format F] -- COMMAND...   run COMMAND, record every graph break
+  fullgraph trace [--out FILE] [--format F] -- COMMAND...   run COMMAND, record every graph break and recompile
   fullgraph trace --from-log PATH [--out FILE]              import a TORCH_LOGS text log / TORCH_TRACE dir
   fullgraph trace --compare [--record FILE] [PATHS]         runtime record vs static analysis
   fullgraph trace --show [--record FILE]                    print a record
@@ -17,6 +17,9 @@ modes:
 The record goes to .fullgraph/breaks.json in the project root (the nearest directory with
 pyproject.toml or .git) unless --out is given.  Findings carry Dynamo's GB code (e.g. GB0059) as
 their code, or, for errors without one (data-dependent guards), Dynamo's exception class (UserError).
+Recompiles (a guard failed and Dynamo compiled the frame again) are listed after the breaks, with
+the failing guard, at the line that reads the guarded value; code Recompile, or GB0039 when the
+frame hit the recompile limit.  --from-log reads TORCH_LOGS="graph_breaks,recompiles" logs.
 Exit status: the command's own (128+N if a signal N ended it); 2 for usage errors.
 """
 
@@ -34,7 +37,7 @@ def add_subcommand(subparsers) -> None:
     t.add_argument("--compare", action="store_true", help="compare a record with the static analysis of PATHS")
     t.add_argument("--record", type=Path, help="record to read (--compare, --show)")
     t.add_argument("--from-log", type=Path, metavar="PATH",
-                   help="import a TORCH_LOGS=graph_breaks text log or a TORCH_TRACE directory")
+                   help="import a TORCH_LOGS=graph_breaks,recompiles text log or a TORCH_TRACE directory")
     t.add_argument("--show", action="store_true", help="print an existing record")
     t.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     t.add_argument("args", nargs="*", metavar="COMMAND | PATHS",
@@ -71,8 +74,7 @@ def cmd_trace(args) -> int:
             raise UsageError(str(e)) from None
         out = str(args.out or default_record_path())
         save_record(record, out)
-        _note(f"imported {len(record.breaks)} graph break{'s' if len(record.breaks) != 1 else ''} "
-              f"from {args.from_log} to {_rel(out)}")
+        _note(f"imported {_counts(record)} from {args.from_log} to {_rel(out)}")
         _print_record(record, args, out)
         return EXIT_CLEAN
     if args.record:
@@ -88,14 +90,22 @@ def cmd_trace(args) -> int:
         print(f"fullgraph: error: command not found: {e}", file=sys.stderr)
         return 127
     save_record(record, out)
-    n = len(record.breaks)
-    _note(f"recorded {n} graph break{'s' if n != 1 else ''} from {hooked} Python process"
+    _note(f"recorded {_counts(record)} from {hooked} Python process"
           f"{'es' if hooked != 1 else ''} to {_rel(out)}")
     if hooked == 0:
         _note("warning: no Python process of the command loaded the capture hook (not Python, or started "
               "with -I/-E/-S, or with a cleared environment); nothing was recorded")
     _print_record(record, args, out)
     return status
+
+
+def _counts(record) -> str:
+    n = len(record.breaks)
+    text = f"{n} graph break{'s' if n != 1 else ''}"
+    r = sum(x.count for x in record.recompiles)
+    if r:
+        text += f" and {r} recompile{'s' if r != 1 else ''}"
+    return text
 
 
 def _note(msg: str) -> None:
@@ -113,8 +123,9 @@ def _rel(path: str) -> str:
 class _TraceResult:
     """What `fullgraph.output.format_json` prints for a record (the `check` schema, plus the run)."""
 
-    def __init__(self, record, findings, record_path):
+    def __init__(self, record, findings, record_path, recompiles=()):
         self.record, self.findings, self.record_path = record, findings, record_path
+        self.recompiles = list(recompiles)
 
     def to_json(self) -> dict:
         from .. import __version__
@@ -125,6 +136,8 @@ class _TraceResult:
             "files_checked": len(self.record.files),
             "diagnostics": [dict(f.to_json(), hints=f.data.get("hints", []), stack=f.data.get("stack", []),
                                  count=f.data.get("count", 1)) for f in self.findings],
+            "recompiles": [dict(f.to_json(), **{k: v for k, v in f.data.items() if k != "kind"})
+                           for f in self.recompiles],
             "record": os.path.abspath(self.record_path),
             "command": self.record.command,
             "exit_code": self.record.exit_code,
@@ -134,21 +147,45 @@ class _TraceResult:
 
 def _print_record(record, args, record_path: str) -> None:
     from ..output import format_github, format_json, format_sarif, format_text
-    from .record import findings_of
+    from .record import all_recompile_findings, findings_of
 
     findings = findings_of(record)
+    recompiles = all_recompile_findings(record)
     if args.format == "json":
-        out = format_json(_TraceResult(record, findings, record_path))
+        out = format_json(_TraceResult(record, findings, record_path, recompiles))
     elif args.format == "sarif":
-        out = _sarif_with_runtime_rules(format_sarif(findings, base=os.getcwd()), findings)
+        both = findings + recompiles
+        out = _sarif_with_runtime_rules(format_sarif(both, base=os.getcwd()), both)
     elif args.format == "github":
-        out = format_github(findings, base=os.getcwd())
+        out = format_github(findings + recompiles, base=os.getcwd())
     else:
         color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
         out = format_text(findings, len(record.files), record.torch_version or "unknown",
                           "recorded at run time", base=os.getcwd(), color=color)
+        if record.recompiles:
+            out += "\n" + _recompiles_text(record, color)
     if out:
         print(out, flush=True)
+
+
+def _recompiles_text(record, color: bool) -> str:
+    """The recompiles after the breaks: each at its site, with the guards, the compiled function and
+    where it was called from; then one line of totals."""
+    from ..output import finding_lines
+    from .record import read_text, recompile_finding, recompile_lines
+
+    base = os.getcwd()
+    lines = [f"\nRecompiles observed at run time ({len(record.recompiles)}):"]
+    for r in record.recompiles:  # sorted by site, like the findings
+        lines.extend(finding_lines(recompile_finding(r, read_text(r.path)), base, color)[:1])
+        lines.extend(recompile_lines(r, base))
+    total = sum(r.count for r in record.recompiles)
+    functions = {(r.frame.get("path"), r.frame.get("line"), r.function) for r in record.recompiles}
+    limited = sum(1 for r in record.recompiles if r.limit_hit)
+    lines.append(f"{total} recompile{'s' if total != 1 else ''} of {len(functions)} compiled function"
+                 f"{'s' if len(functions) != 1 else ''}"
+                 + (f"; {limited} hit the recompile limit (run eagerly from then on)" if limited else "") + ".")
+    return "\n".join(lines)
 
 
 def _sarif_with_runtime_rules(text: str, findings) -> str:
@@ -163,7 +200,9 @@ def _sarif_with_runtime_rules(text: str, findings) -> str:
             rules.append({
                 "id": f.code, "name": f.name,
                 "shortDescription": {"text": f.name},
-                "fullDescription": {"text": (f.data.get("explanation") or f.name).strip()},
+                "fullDescription": {"text": (f.data.get("explanation") or (
+                    "A guard of every earlier compile failed, so Dynamo compiled the frame again"
+                    if f.data.get("kind") == "recompile" else f.name)).strip()},
                 **({"helpUri": f.url} if f.url else {}),
                 "properties": {"origin": "runtime", "gb_codes": list(f.gb_codes)},
                 "defaultConfiguration": {"level": "warning"},
@@ -173,6 +212,11 @@ def _sarif_with_runtime_rules(text: str, findings) -> str:
         res.setdefault("properties", {})["origin"] = "runtime"
         res["properties"]["hints"] = f.data.get("hints", [])
         res["properties"]["count"] = f.data.get("count", 1)
+        if f.data.get("kind") == "recompile":
+            res["level"] = "warning"
+            res["properties"].update(kind="recompile", guard=f.data.get("guard"), guards=f.data.get("guards"),
+                                     target=f.data.get("target"), limit_hit=f.data.get("limit_hit"),
+                                     frame=f.data.get("frame"), call_site=f.data.get("call_site"))
     return json.dumps(doc, indent=2, ensure_ascii=False)
 
 

@@ -24,16 +24,20 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from .parse import (
+    ENTRY_RE,
     Frame,
+    GuardFailure,
     Message,
     is_library_path,
     last_exception,
     original_function,
     parse_frames,
+    parse_guard_failure,
     parse_message,
     section,
+    subject_parts,
 )
-from .record import Break, Record, sha1_file
+from .record import Break, Recompile, Record, recompile_sort_key, sha1_file
 
 USER_TRACEBACK = "User code traceback:"
 SKIP_TRACEBACK = "The graph break occurred in the following user code:"
@@ -51,6 +55,54 @@ class Hit:
     compile_key: tuple | None = None  # (pid, frame_id, frame_compile_id)
     frame_loc: tuple[str, int] | None = None  # Dynamo's "in user code at FILE:LINE"
     fallback: tuple[str, int] | None = None  # where to point when there is no stack at all
+
+
+@dataclass
+class RecompileHit:
+    """One recompilation: Dynamo's guard-failure reasons (one per cache entry, newest first)."""
+
+    reasons: list[str]
+    compile_key: tuple | None = None  # (pid, frame_id, frame_compile_id)
+    frame: tuple[str, int, str] | None = None  # (co_filename, co_firstlineno, co_name), when the log says
+    limit: dict | None = None  # {"name", "value"}: this compile hit the recompile limit
+    caller: Frame | None = None  # the frame that called the compiled code (live capture)
+
+
+_LIMIT_GB_TYPE = "Dynamo recompile limit exceeded"
+_LIMIT_EXC = "FailOnRecompileLimitHit"
+_LIMIT_TYPE_RE = re.compile(r"Limit type: (\w+)|exceeding the (\w+) cache size limit|hit config\.(\w+)")
+_LIMIT_VALUE_RE = re.compile(r"currently set to (\d+)|hit config\.\w+ \((\d+)\)")
+
+
+def limit_of(text: str) -> dict:
+    """{"name": "recompile_limit", "value": 8} from Dynamo's limit message (value None if not given)."""
+    name = value = None
+    m = _LIMIT_TYPE_RE.search(text or "")
+    if m:
+        name = next(g for g in m.groups() if g)
+    m = _LIMIT_VALUE_RE.search(text or "")
+    if m:
+        value = int(next(g for g in m.groups() if g))
+    return {"name": name or "recompile_limit", "value": value}
+
+
+def _is_limit(text: str, exc_class: str | None = None) -> bool:
+    return (exc_class or "").endswith(_LIMIT_EXC) or _LIMIT_GB_TYPE in (text or "")
+
+
+def reasons_of_payload(payload: str | None) -> list[str]:
+    """A ``recompile_reasons`` payload: one reason as plain text, several as a JSON list."""
+    if not payload:
+        return []
+    text = payload.strip()
+    if text.startswith("["):
+        try:
+            value = json.loads(text)
+        except ValueError:
+            value = None
+        if isinstance(value, list):
+            return [str(v) for v in value if isinstance(v, str)]
+    return [payload]
 
 
 @dataclass
@@ -76,9 +128,14 @@ class Process:
     hits: list[Hit] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)
     touched: set[str] = field(default_factory=set)
+    recompiles: list[RecompileHit] = field(default_factory=list)
+    limits: dict[tuple, dict] = field(default_factory=dict)  # compile key -> its recompile limit hit
+    stacks: dict[tuple, list[Frame]] = field(default_factory=dict)  # compile key -> dynamo_start stack
+    by_frame: dict[tuple, tuple] = field(default_factory=dict)  # (pid, frame_id) -> the latest compile key
 
     # ---- structured trace events ---------------------------------------------------------------
-    def feed_event(self, meta: dict, payload: str | None, fullgraph: bool | None = None) -> None:
+    def feed_event(self, meta: dict, payload: str | None, fullgraph: bool | None = None,
+                   caller: dict | None = None) -> None:
         if not isinstance(meta, dict) or not meta:
             return
         kind = next(iter(meta))
@@ -98,6 +155,14 @@ class Process:
                 self.compiles[key] = Compile(path=path, function=orig, line=int(top.get("line") or 0),
                                              fullgraph=fullgraph, resume=orig != name)
                 self.touched.add(path)
+                self.by_frame[(self.pid, meta.get("frame_id"))] = key
+                frames = []
+                for fr in stack:
+                    fn = fr.get("filename")
+                    frames.append(Frame(path=self._abs(self.strings.get(fn, str(fn)) if isinstance(fn, int)
+                                                       else str(fn)),
+                                        line=int(fr.get("line") or 0), function=str(fr.get("name") or "")))
+                self.stacks[key] = frames
         elif kind == "artifact":
             name = (meta.get("artifact") or {}).get("name")
             if name == "dynamo_graph_break_reason" and payload:
@@ -110,8 +175,21 @@ class Process:
                     hit.fullgraph = c.fullgraph if c is not None and c.fullgraph is not None else False
                     self.broke.add(key)
                     self._add(hit)
+            elif name == "recompile_reasons":
+                call = None
+                if isinstance(caller, dict) and isinstance(caller.get("path"), str) and \
+                        isinstance(caller.get("line"), int):
+                    call = Frame(path=self._abs(caller["path"]), line=caller["line"],
+                                 function=str(caller.get("function") or ""))
+                self.recompiles.append(RecompileHit(reasons=reasons_of_payload(payload), compile_key=key,
+                                                    caller=call))
             elif name == "dynamo_error" and payload:
                 if key in self.broke or key in self.failed:
+                    return
+                exc_class, _ = last_exception(payload)
+                if _is_limit(payload, exc_class):  # a recompile beyond the limit, not a graph break
+                    self.failed.add(key)
+                    self.limits[key] = limit_of(payload) if key not in self.limits else self.limits[key]
                     return
                 hit = error_hit(payload)
                 if hit is not None:
@@ -126,6 +204,12 @@ class Process:
             m = meta.get("compilation_metrics") or {}
             if m.get("co_filename"):
                 self.touched.add(self._abs(str(m["co_filename"])))
+            if m.get("fail_type") and _is_limit(str(m.get("fail_reason") or ""), str(m.get("fail_type"))):
+                self.failed.add(key)
+                found = limit_of(str(m.get("fail_reason") or ""))
+                if key not in self.limits or found.get("value") is not None:
+                    self.limits[key] = found
+                return
             if not m.get("fail_type") or key in self.broke or key in self.failed:
                 return
             if not _is_dynamo_exception(str(m.get("fail_type"))):
@@ -297,7 +381,7 @@ def process_from_part_file(path: str) -> Process:
             elif "touched" in obj:
                 proc.touched.update(p for p in obj["touched"] or [] if isinstance(p, str))
             elif "meta" in obj:
-                proc.feed_event(obj["meta"], obj.get("payload"), obj.get("fullgraph"))
+                proc.feed_event(obj["meta"], obj.get("payload"), obj.get("fullgraph"), obj.get("caller"))
     return proc
 
 
@@ -307,44 +391,63 @@ _LOG_PREFIX = re.compile(r"^(?P<lvl>[VIWEDC])(?P<date>\d{4}) (?P<time>[\d:.]+)\s
 
 
 def parse_text_log(text: str) -> list[Process]:
-    """Processes (by pid) of a TORCH_LOGS="graph_breaks" log (stderr capture)."""
+    """Processes (by pid) of a TORCH_LOGS="graph_breaks,recompiles" log (stderr capture).  The warning
+    Dynamo prints when a frame hits the recompile limit is read too (it is printed without TORCH_LOGS)."""
     procs: dict[int | None, Process] = {}
-    records: list[tuple[int | None, str, str]] = []  # (pid, kind, text)
+    records: list[tuple[int | None, str, str, str | None]] = []  # (pid, kind, text, compile id "0/1")
     cur_key = None
+    cur_kind = None
     cur: list[str] = []
     plain: list[str] = []
 
     def flush_record():
-        nonlocal cur_key, cur
+        nonlocal cur_key, cur, cur_kind
         if cur_key is not None:
-            records.append((cur_key[0], "log", "\n".join(cur)))
-        cur_key, cur = None, []
+            body = "\n".join(cur)
+            if cur_kind == "other" and body.lstrip().startswith("torch._dynamo hit config."):
+                records.append((cur_key[0], "limit", body, cur_key[3]))
+            elif cur_kind != "other":
+                records.append((cur_key[0], cur_kind, body, cur_key[3]))
+        cur_key, cur, cur_kind = None, [], None
 
     def flush_plain():
         nonlocal plain
         if plain:
-            records.append((None, "plain", "\n".join(plain)))
+            records.append((None, "plain", "\n".join(plain), None))
         plain = []
 
     for raw in text.splitlines():
         m = _LOG_PREFIX.match(raw)
-        if m and m.group("art") == "__graph_breaks":
-            flush_plain()
+        if m:
+            kind = {"__graph_breaks": "log", "__recompiles": "recompiles"}.get(m.group("art") or "", "other")
+            if kind != "other":
+                flush_plain()
             key = (int(m.group("pid")), m.group("time"), m.group("src"), m.group("cid"))
-            if key != cur_key:
+            if key != cur_key or kind != cur_kind:
                 flush_record()
-                cur_key = key
+                cur_key, cur_kind = key, kind
             cur.append(m.group("text"))
-        elif m:
-            flush_record()
         else:
             flush_record()
             plain.append(raw)
     flush_record()
     flush_plain()
 
-    for pid, kind, body in records:
+    for pid, kind, body, cid in records:
         proc = procs.setdefault(pid, Process(pid=pid))
+        if kind in ("recompiles", "limit"):
+            hit = recompile_log_hit(body, kind)
+            if hit is None:
+                continue
+            key = (pid, *_compile_id(cid))
+            hit.compile_key = key
+            prev = next((h for h in proc.recompiles if h.compile_key == key), None)
+            if prev is not None:  # the limit warning after its "Recompiling function" record
+                prev.limit = prev.limit or hit.limit
+                prev.frame = prev.frame or hit.frame
+            else:
+                proc.recompiles.append(hit)
+            continue
         if kind == "log":
             if body.lstrip().startswith("Graph break (user stack suppressed"):
                 hit = graph_break_hit(body)
@@ -369,7 +472,53 @@ def parse_text_log(text: str) -> list[Process]:
                 if hit is not None:
                     hit.fullgraph = True  # it propagated to the top: fullgraph=True (or error_on_graph_break)
                     proc.hits.append(hit)
-    return [p for p in procs.values() if p.hits]
+    return [p for p in procs.values() if p.hits or p.recompiles]
+
+
+_RECOMPILING_RE = re.compile(r"^\s*Recompiling function (?P<fn>\S+) in (?P<path>.+):(?P<line>\d+)\s*$")
+_LIMIT_FUNCTION_RE = re.compile(r"^\s*function: '(?P<fn>[^']+)' \((?P<path>.+):(?P<line>\d+)\)\s*$")
+
+
+def _compile_id(cid: str | None) -> tuple:
+    m = re.match(r"^(?:!\d+/)?(\d+)/(\d+)", cid or "")
+    return (int(m.group(1)), int(m.group(2))) if m else (None, None)
+
+
+def recompile_log_hit(body: str, kind: str) -> RecompileHit | None:
+    """A TORCH_LOGS=recompiles record ("Recompiling function f in p.py:3" and its "- " guard failures),
+    or Dynamo's recompile-limit warning (its "last reason" is the reason)."""
+    lines = body.splitlines()
+    if not lines:
+        return None
+    if kind == "recompiles":
+        m = _RECOMPILING_RE.match(lines[0])
+        if not m:
+            return None
+        reasons: list[list[str]] = []
+        for ln in lines[1:]:
+            item = ln.strip()
+            if not item.startswith("- ") and item != "-":
+                continue
+            item = ln.lstrip()[2:]
+            if ENTRY_RE.match(item) or not reasons:
+                reasons.append([item])
+            else:
+                reasons[-1].append(item)
+        return RecompileHit(reasons=["\n".join(r) for r in reasons],
+                            frame=(m.group("path"), int(m.group("line")), m.group("fn")))
+    frame = None
+    reason: list[str] = []
+    for ln in lines[1:]:
+        fm = _LIMIT_FUNCTION_RE.match(ln)
+        if fm:
+            frame = (fm.group("path"), int(fm.group("line")), fm.group("fn"))
+        elif ln.strip().startswith("last reason:"):
+            reason = [ln.strip()[len("last reason:"):].strip()]
+        elif ln.strip().startswith(("To log all recompilation", "To diagnose recompilation")):
+            break
+        elif reason:
+            reason.append(ln)
+    return RecompileHit(reasons=["\n".join(reason)] if reason else [], frame=frame, limit=limit_of(lines[0]))
 
 
 def _split_tracebacks(text: str) -> list[str]:
@@ -472,6 +621,9 @@ def build_record(procs: list[Process], *, source: str, command: list[str] | None
             wanted.add(_real(b.root["path"]))
     for p in procs:
         wanted.update(_real(t) for t in p.touched)
+    recompiles = _recompiles(procs, sources)
+    for r in recompiles:
+        wanted.update(_real(x) for x in (r.path, r.frame.get("path")) if x)
     stale = {_real(b.path) for b in merged.values() if b.column is None and b.stack and sources.mismatch(b)}
     for rp in sorted(wanted):
         if is_library_path(rp) or rp in conflict:
@@ -486,7 +638,122 @@ def build_record(procs: list[Process], *, source: str, command: list[str] | None
     breaks.sort(key=lambda b: (b.path, b.line, b.column or 0, b.gb_type))
     torch_version = next((p.torch_version for p in procs if p.torch_version), None)
     return Record(command=list(command or []), exit_code=exit_code, started=started, finished=finished,
-                  torch_version=torch_version, files=files, breaks=breaks, source=source)
+                  torch_version=torch_version, files=files, breaks=breaks, source=source, recompiles=recompiles)
+
+
+_MAX_GUARDS = 10
+_VALUES_RE = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:e[-+]?\d+)?|'[^']*'|\"[^\"]*\"|<[^>]*>")
+
+
+def _recompiles(procs: list[Process], sources: _SourceCache) -> list[Recompile]:
+    """Recompile hits -> Recompiles: one per compiled function, guard site and guarded value (the same
+    guard failing with other values, `self.step == 0`, `self.step == 1`, ..., counts up)."""
+    merged: dict[tuple, Recompile] = {}
+
+    def fold(old: Recompile, r: Recompile) -> None:
+        old.count += r.count
+        old.resumed += r.resumed
+        for g in r.guards:
+            if g not in old.guards and len(old.guards) < _MAX_GUARDS:
+                old.guards.append(g)
+        if r.limit_hit:
+            old.limit_hit, old.limit = True, r.limit
+        if old.call_site is None:
+            old.call_site = r.call_site
+        if old.fullgraph is None:
+            old.fullgraph = r.fullgraph
+
+    for p in procs:
+        for h in p.recompiles:
+            r = _make_recompile(p, h, sources)
+            if r is None:
+                continue
+            function = (_real(r.frame["path"]), r.frame.get("line"), r.function)
+            if r.resumed:  # the code after a graph break: one entry per function, whatever the guard
+                key = (*function, "resume")
+            else:
+                shape = (r.target or {}).get("expr") or _VALUES_RE.sub("?", r.guard)
+                key = (*function, _real(r.path), r.line, shape)
+            if key in merged:
+                fold(merged[key], r)
+            else:
+                merged[key] = r
+    # a resume function recompiles because its function did (the same new input): count it there
+    for key in [k for k in merged if k[-1] == "resume"]:
+        main = next((r for k, r in merged.items() if k[:3] == key[:3] and k[-1] != "resume"), None)
+        if main is not None:
+            fold(main, merged.pop(key))
+    for r in merged.values():  # a log with only the limit warning: the limit says how many there were
+        lim = r.limit or {}
+        if r.limit_hit and lim.get("name") == "recompile_limit" and isinstance(lim.get("value"), int):
+            r.count = max(r.count, lim["value"])
+    return sorted(merged.values(), key=recompile_sort_key)
+
+
+def _make_recompile(p: Process, h: RecompileHit, sources: _SourceCache) -> Recompile | None:
+    key = h.compile_key
+    c = p.compiles.get(key) if key else None
+    stack = p.stacks.get(key, []) if key else []
+    if c is None and key is not None:  # a compile that never started (the limit hit): the frame's last one
+        prev = p.by_frame.get((key[0], key[1]))
+        c = p.compiles.get(prev) if prev else None
+        stack = p.stacks.get(prev, []) if prev else []
+    if c is not None:
+        first = sources.first_line(_real(c.path), c.function, c.line) if c.resume or c.line else None
+        frame = {"path": _real(c.path), "line": first or c.line, "function": c.function}
+    elif h.frame is not None:
+        path = p._abs(h.frame[0])
+        frame = {"path": _real(path), "line": h.frame[1], "function": original_function(h.frame[2])}
+    else:
+        return None
+    failures = [parse_guard_failure(t) for t in h.reasons if t.strip()]
+    first = failures[0] if failures else GuardFailure(guard="unknown guard (Dynamo found no reason)", text="")
+    params = sources.params(frame["path"], frame["function"], frame["line"])
+    target = _target(first, params)
+    user = [fr for fr in first.frames if not is_library_path(fr.path)]
+    if user:
+        site, path, line = "stack", _real(p._abs(user[-1].path)), user[-1].line
+    elif target and target.get("kind") in ("argument", "attribute") and target.get("root") in params:
+        site, path, line = "parameter", frame["path"], params[target["root"]]
+    else:
+        site, path, line = "function", frame["path"], frame["line"]
+    if target:
+        target.pop("root", None)
+    resume = c is not None and c.resume
+    callers = [] if resume else [h.caller] if h.caller is not None and not is_library_path(h.caller.path) else \
+        [fr for fr in stack[:-1] if not is_library_path(fr.path)]
+    call_site = {"path": _real(callers[-1].path), "line": callers[-1].line,
+                 "function": original_function(callers[-1].function)} if callers else None
+    limit = h.limit or (p.limits.get(key) if key else None)
+    return Recompile(path=path, line=line, function=frame["function"], frame=frame, guard=first.guard,
+                     reason=first.text, guards=[first.guard], hint=first.hint, site=site, target=target,
+                     stack=[{"path": _real(p._abs(fr.path)), "line": fr.line, "function": fr.function}
+                            for fr in first.frames],
+                     call_site=call_site, count=1, limit_hit=limit is not None, limit=limit,
+                     fullgraph=c.fullgraph if c is not None else None, resumed=1 if resume else 0)
+
+
+def _target(g: GuardFailure, params: dict[str, int]) -> dict | None:
+    """What the guard checks: an argument of the compiled function, an attribute of one, a global..."""
+    if g.guard.startswith("GLOBAL_STATE"):
+        return {"kind": "global_state", "name": g.guard.split(":", 1)[-1].strip() or None, "expr": None}
+    if not g.subject:
+        return None
+    scope, root, path = subject_parts(g.subject)
+    if not root or root.startswith("___"):  # a value on Dynamo's stack ("___stack0"): no name in the source
+        return None
+    expr = root + "".join(x if x.startswith("[") else "." + x for x in path)
+    if scope == "G":
+        return {"kind": "global", "name": root, "expr": expr, "root": root}
+    if root in params or (scope == "L" and not params):
+        if path:
+            attrs = [x for x in path if not x.startswith("[")]
+            return {"kind": "attribute", "name": attrs[-1] if attrs else root, "expr": expr, "root": root}
+        return {"kind": "argument", "name": root, "expr": expr, "root": root}
+    if path and root == "self":
+        attrs = [x for x in path if not x.startswith("[")]
+        return {"kind": "attribute", "name": attrs[-1] if attrs else root, "expr": expr, "root": root}
+    return {"kind": "name", "name": root, "expr": expr, "root": root}
 
 
 def _make_break(h: Hit, compiled, static_roots: RootResolver | None, fg_resolver: RootResolver | None,
@@ -632,6 +899,24 @@ class _SourceCache:
 
     def printed_mismatch(self, path: str) -> bool:
         return path in self._bad
+
+    def params(self, path: str, name: str, first: int | None) -> dict[str, int]:
+        """{parameter: line} of the function `name` whose definition starts at `first` (its
+        co_firstlineno: the first decorator's line); {} when the file has no such function."""
+        tree = self._tree(path)
+        if tree is None:
+            return {}
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and \
+                    getattr(node, "name", "<lambda>") == name:
+                start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+                if first is not None and first not in (start, node.lineno):
+                    continue
+                a = node.args
+                args = [*a.posonlyargs, *a.args, *([a.vararg] if a.vararg else []), *a.kwonlyargs,
+                        *([a.kwarg] if a.kwarg else [])]
+                return {x.arg: x.lineno for x in args}
+        return {}
 
     def first_line(self, path: str, name: str, line: int) -> int | None:
         """co_firstlineno of the innermost function `name` whose body contains `line`."""

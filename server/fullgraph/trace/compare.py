@@ -9,6 +9,11 @@
 
 Files whose content changed since the capture are not compared (their lines may have moved); they
 are listed as stale.
+
+Recompiles are listed beside the breaks (``recompiles``), each with the static finding of a
+recompilation rule (FG6xx: recompile hazards, not graph breaks) at its site, in the same statement,
+or at the compiled function's first line, when there is one; FG6xx findings in files that ran that
+no recompile matches are ``recompiles_unconfirmed``.  Neither is part of the break counts.
 """
 from __future__ import annotations
 
@@ -17,9 +22,18 @@ import os
 from dataclasses import dataclass, field
 
 from ..model import Finding
-from .record import Break, Record, norm_path, read_text, sha1_file
+from .record import (
+    Break,
+    Recompile,
+    Record,
+    norm_path,
+    read_text,
+    recompile_message,
+    sha1_file,
+)
 
 NOT_GRAPH_BREAKS = ("FG001", "FG002")  # syntax error / unreadable file
+RECOMPILE_RULES = "FG6"  # code prefix of the static rules about recompiles
 
 
 @dataclass
@@ -29,6 +43,8 @@ class Comparison:
     unconfirmed: list[Finding] = field(default_factory=list)
     stale_files: list[str] = field(default_factory=list)
     not_run: int = 0
+    recompiles: list[tuple[Recompile, Finding | None]] = field(default_factory=list)
+    recompiles_unconfirmed: list[Finding] = field(default_factory=list)
 
     def to_json(self, record_path: str | None = None) -> dict:
         return {
@@ -38,6 +54,9 @@ class Comparison:
             "unconfirmed": [f.to_json() for f in self.unconfirmed],
             "stale_files": list(self.stale_files),
             "not_run": self.not_run,
+            "recompiles": [{"runtime": r.to_json(), "static": f.to_json() if f is not None else None}
+                           for r, f in self.recompiles],
+            "recompiles_unconfirmed": [f.to_json() for f in self.recompiles_unconfirmed],
             "summary": {"runtime_breaks": len(self.found) + len(self.missed), "found": len(self.found),
                         "missed": len(self.missed), "unconfirmed": len(self.unconfirmed)},
         }
@@ -54,7 +73,7 @@ def compare(record: Record, static: list[Finding]) -> Comparison:
             current[key] = sha1_file(path)
         return recorded is not None and recorded == current[key]
 
-    statics = [f for f in static if f.code not in NOT_GRAPH_BREAKS]
+    statics = [f for f in static if f.code not in NOT_GRAPH_BREAKS and not f.code.startswith(RECOMPILE_RULES)]
     by_file: dict[str, list[Finding]] = {}
     for f in statics:
         by_file.setdefault(norm_path(f.path), []).append(f)
@@ -87,6 +106,25 @@ def compare(record: Record, static: list[Finding]) -> Comparison:
             stale.add(f.path)
         else:
             out.not_run += 1
+    recompile_rules = [f for f in static if f.code.startswith(RECOMPILE_RULES)]
+    for r in record.recompiles:
+        if not fresh(r.path):
+            stale.add(r.path)
+            continue
+        key = norm_path(r.path)
+        hit = None
+        for f in recompile_rules:
+            fl = f.span.start.line + 1
+            fkey = norm_path(f.path)
+            if fkey == key and (fl in r.lines() or stmts.same(key, fl, r.line)) or \
+                    fkey == norm_path(r.frame.get("path", "")) and fl == r.frame.get("line"):
+                hit = f
+                break
+        out.recompiles.append((r, hit))
+    seen = {id(f) for _, f in out.recompiles if f is not None}
+    for f in recompile_rules:
+        if id(f) not in seen and norm_path(f.path) in ran and fresh(f.path):
+            out.recompiles_unconfirmed.append(f)
     out.stale_files = sorted(stale)
     return out
 
@@ -158,6 +196,16 @@ def format_comparison_text(c: Comparison, record: Record, record_path: str, base
     if c.stale_files:
         lines.append(f"\nNot compared, changed since the capture ({len(c.stale_files)}):")
         lines.extend(f"  {rel(p)}" for p in c.stale_files)
+    if c.recompiles:
+        lines.append(f"\nRecompiles observed at run time ({len(c.recompiles)}):")
+        for r, f in c.recompiles:
+            static = f"  ==  {f.code} {f.name} at line {f.span.start.line + 1}" if f is not None \
+                else "  (no static finding)"
+            lines.append(f"  {loc(r.path, r.line, None)}: {r.code} {recompile_message(r)}{static}")
+    if c.recompiles_unconfirmed:
+        lines.append(f"\nRecompile findings Dynamo did not confirm, in files that ran ({len(c.recompiles_unconfirmed)}):")
+        for f in c.recompiles_unconfirmed:
+            lines.append(f"  {loc(f.path, f.span.start.line + 1, f.span.start.col + 1)}: {f.code} {f.message}")
     total = len(c.found) + len(c.missed)
     pct = f" ({100 * len(c.found) // total}%)" if total else ""
     lines.append(f"\n{len(c.found)} of {total} runtime break{'s' if total != 1 else ''} found statically{pct}; "

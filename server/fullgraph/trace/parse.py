@@ -329,3 +329,87 @@ def original_function(name: str) -> str:
         if not m:
             return name
         name = m.group("name")
+
+
+# ---- recompilation reasons ------------------------------------------------------------------------------
+# One guard failure, as `torch._dynamo.guards.get_guard_fail_reason` words it (2.13 to 2.15):
+#
+#     0/1: lr == 0.1                       # return x * lr  # src/t.py:22 in step (HINT: ...)
+#     User stack trace:
+#       File "/abs/src/t.py", line 22, in step
+#         return x * lr
+#
+# "0/1" is the cache entry whose guards failed; the first line is the failing guard, then (for guards
+# made from user code) the source line and a shortened "file:line in function", and Dynamo's hint;
+# the "User stack trace" (when Dynamo kept one) is where the guarded value was used.  Tensor guards
+# read "tensor 'x' size mismatch at index 0. expected 3, actual 4"; global state "GLOBAL_STATE
+# changed: grad_mode".
+ENTRY_RE = re.compile(r"^\s*(\d+/\d+): ")
+_USER_STACK = "User stack trace:"
+_HINT_RE = re.compile(r"\s*\(HINT: (?P<hint>.*)\)\s*$")
+_COMMENT_RE = re.compile(r"\s{2,}# .*$|\s+# (?=.*# \S+:\d+ in \S+).*$")
+_TENSOR_RE = re.compile(r"^tensor '(?P<name>[^']+)' (?P<what>.+)$")
+_CHECK_CALL_RE = re.compile(r"^(?:not )?___\w+\((?P<expr>[^,()]+(?:\([^()]*\))?[^,()]*)[,)]")
+_LEN_RE = re.compile(r"^len\((?P<expr>.+?)\) ?(?:==|!=|<=|>=|<|>) ")
+_CMP_RE = re.compile(r"^(?P<expr>[\w.\[\]'\"]+?) (?:==|!=|is not|is|<=|>=|<|>|in|not in) ")
+_TYPE_RE = re.compile(r"^type\((?P<expr>.+?)\) ?(?:==|is) ")
+_SOURCE_RE = re.compile(r"^(?P<scope>[LG])\[['\"](?P<name>[^'\"]+)['\"]\]")
+_ACCESS_RE = re.compile(r"\.(\w+)|\[([^\]]*)\]")
+
+
+@dataclass
+class GuardFailure:
+    guard: str  # the failing guard as Dynamo prints it, e.g. "lr == 0.1" or "tensor 'x' size mismatch ..."
+    text: str  # the whole reason without the cache entry id (guard, source comment, hint, user stack)
+    entry: str | None = None  # "0/1": the cache entry whose guard failed
+    hint: str = ""
+    frames: list[Frame] = field(default_factory=list)  # Dynamo's "User stack trace" (outermost first)
+    subject: str | None = None  # the guarded value in Python syntax: "lr", "self.step", "G['FLAG']"
+
+
+def parse_guard_failure(text: str) -> GuardFailure:
+    """One reason of a ``recompile_reasons`` payload or a TORCH_LOGS=recompiles record."""
+    text = text.replace("\r\n", "\n").strip("\n")
+    m = ENTRY_RE.match(text)
+    entry = m.group(1) if m else None
+    body = text[m.end():] if m else text.lstrip()
+    head, _, rest = body.partition("\n")
+    frames = parse_frames(rest.split(_USER_STACK, 1)[1]) if _USER_STACK in rest else []
+    hint = ""
+    hm = _HINT_RE.search(head)
+    if hm:
+        hint = hm.group("hint").strip()
+        head = head[:hm.start()]
+    guard = _COMMENT_RE.sub("", head).strip()
+    return GuardFailure(guard=guard, text=body.strip(), entry=entry, hint=hint, frames=frames,
+                        subject=guard_subject(guard))
+
+
+def guard_subject(guard: str) -> str | None:
+    """The value a guard checks, as Dynamo names it ("lr", "self.step", "G['FLAG']", "L['x'].shape[0]"),
+    or None (global state, or a guard whose layout is not known)."""
+    for rx in (_TENSOR_RE, _LEN_RE, _TYPE_RE, _CHECK_CALL_RE, _CMP_RE):
+        m = rx.match(guard)
+        if m:
+            expr = (m.group("name") if rx is _TENSOR_RE else m.group("expr")).strip()
+            return expr or None
+    return None
+
+
+def subject_parts(expr: str) -> tuple[str | None, str, list[str]]:
+    """("G" | "L" | None, root name, attribute/key path) of a guard subject:
+    "G['FLAG']" -> ("G", "FLAG", []); "L['self'].step" -> ("L", "self", ["step"]); "self.step" ->
+    (None, "self", ["step"]); "len(xs)" is not a subject (the caller strips it)."""
+    scope = None
+    m = _SOURCE_RE.match(expr)
+    if m:
+        scope, root, rest = m.group("scope"), m.group("name"), expr[m.end():]
+    else:
+        m = re.match(r"^[A-Za-z_]\w*", expr)
+        if not m:
+            return None, "", []
+        root, rest = m.group(0), expr[m.end():]
+    path = []
+    for am in _ACCESS_RE.finditer(rest):
+        path.append(am.group(1) if am.group(1) is not None else f"[{am.group(2)}]")
+    return scope, root, path

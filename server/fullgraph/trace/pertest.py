@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from . import _hook
 from .collect import build_record, process_from_part_file
 from .parse import is_library_path
-from .record import Break, Record, norm_path
+from .record import Break, Recompile, Record, norm_path, recompile_sort_key
 
 
 @dataclass
@@ -151,4 +151,25 @@ def merge_records(records: list[Record], **meta) -> Record:
     for path in conflict:
         out.files.pop(path, None)
     out.breaks = sorted(merged.values(), key=lambda b: (b.path, b.line, b.column or 0, b.gb_type))
+    recompiles: dict[tuple, Recompile] = {}
+    for r in records:
+        for rc in r.recompiles:
+            k = recompile_key(rc)
+            if k in recompiles:
+                old = recompiles[k]
+                old.count += rc.count
+                old.resumed += rc.resumed
+                old.guards.extend(g for g in rc.guards if g not in old.guards)
+                del old.guards[10:]
+                if rc.limit_hit:
+                    old.limit_hit, old.limit = True, rc.limit
+            else:
+                recompiles[k] = Recompile.from_json(rc.to_json())
+    out.recompiles = sorted(recompiles.values(), key=recompile_sort_key)
     return out
+
+
+def recompile_key(r: Recompile) -> tuple:
+    """The same recompile in two records: compiled function, site, guarded value (or guard)."""
+    return (norm_path(r.frame.get("path", "")), r.frame.get("line"), r.function, norm_path(r.path), r.line,
+            (r.target or {}).get("expr") or r.guard)

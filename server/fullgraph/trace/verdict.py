@@ -186,3 +186,67 @@ def _static_matches(breaks: list[Break], record: Record) -> dict[int, object]:
     except Exception:  # noqa: BLE001 - fixes are a help; the failure text stands without them
         return {}
     return {id(b): f for b, f in found}
+
+
+# ---- recompiles (--recompiles) ------------------------------------------------------------------------
+@dataclass
+class RecompileVerdict:
+    kinds: list[str]  # one per record.recompiles: project | included | library
+    counted: list  # the project/included recompiles (Recompile)
+    over: bool  # more counted recompiles (by count) than the marker's max
+
+
+def recompile_kind(r, policy: Policy) -> str:
+    """project when the line that reads the guarded value or the compiled function is project code;
+    included / library as for breaks (by the site's package)."""
+    if in_project(r.path, policy.rootdir) or in_project(r.frame.get("path") or r.path, policy.rootdir):
+        return PROJECT
+    for path in (r.path, r.frame.get("path") or r.path):
+        mod = module_of(path)
+        if mod is not None and any(mod == name or mod.startswith(name + ".") for name in policy.include):
+            return INCLUDED
+    return LIBRARY
+
+
+def judge_recompiles(record: Record, policy: Policy, max_recompiles: int = 0) -> RecompileVerdict:
+    kinds = [recompile_kind(r, policy) for r in record.recompiles]
+    counted = [r for r, k in zip(record.recompiles, kinds) if k in COUNTED]
+    return RecompileVerdict(kinds=kinds, counted=counted, over=sum(r.count for r in counted) > max_recompiles)
+
+
+def recompile_failure_text(recompiles: list, base: str, mode: str, max_recompiles: int = 0) -> str:
+    """Each recompile as `fullgraph trace --show` prints it: its site, the compiled function, the guards
+    that failed, Dynamo's hint and where the function was called from."""
+    from ..output import finding_lines
+    from .record import read_text, recompile_finding, recompile_lines
+
+    n = sum(r.count for r in recompiles)
+    where = "project code" if all(in_project(r.path, base) or in_project(r.frame.get("path") or r.path, base)
+                                  for r in recompiles) else "project code or included packages"
+    lines = [f"fullgraph: {n} recompile{'s' if n != 1 else ''} in {where} "
+             f"(--recompiles={mode}{f', max={max_recompiles}' if max_recompiles else ''}):", ""]
+    for r in recompiles:
+        f = recompile_finding(r, read_text(r.path))
+        lines.extend(finding_lines(f, base)[:1])
+        lines.extend(recompile_lines(r, base))
+        lines.append("")
+    lines.append("Accept recompiles with @pytest.mark.recompiles(max=N), or skip the check with "
+                 "@pytest.mark.recompiles(False).")
+    return "\n".join(lines).rstrip()
+
+
+def recompile_site_text(r, base: str) -> str:
+    from ..output import rel_path
+
+    return f"{rel_path(r.path, base)}:{r.line}"
+
+
+def recompile_warning_text(r, kind: str, base: str) -> str:
+    from .record import recompile_message
+
+    msg = f"recompile {r.code} {recompile_message(r)} at {recompile_site_text(r, base)}"
+    if kind == LIBRARY:
+        mod = module_of(r.path) or module_of(r.frame.get("path") or "")
+        how = f"--graph-breaks-include {mod.split('.')[0]} counts it" if mod else "it is outside the project root"
+        msg += f"; in library code, not counted ({how})"
+    return msg
