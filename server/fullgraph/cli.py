@@ -202,7 +202,7 @@ def _check_command(args) -> int:
     elif args.format == "sarif":
         from .conditional import gather
 
-        out = format_sarif(gather(result.findings, cfg.conditional), base=os.getcwd())
+        out = format_sarif(gather(result.findings, cfg.conditional, record, record_root), base=os.getcwd())
     elif args.format == "github":
         out = format_github(shown, base=os.getcwd())
     else:
