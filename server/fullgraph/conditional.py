@@ -73,8 +73,8 @@ def gather(findings: list[Finding], level: str = "hint", record=None, record_roo
     severity of the gathered findings (the user's own conditional findings stay as they are).  `record`
     (a trace.record.Record) confirms sites: see the module's docstring.
     """
-    if level == "off":
-        return [f for f in findings if f.condition is None]
+    if level == "off":  # the sites a run broke at are no longer conditional: they stay
+        return [f for f in confirm(findings, record, record_root) if f.condition is None]
     out: list[Finding] = []
     groups: dict[tuple, list[Finding]] = {}
     for f in findings:

@@ -69,7 +69,7 @@ def _lens_title(findings: list[Finding]) -> str:
                    for s in (f.library_sites or [f])]
     title = f"{n} graph break{'s' if n != 1 else ''} reachable" if n else "fullgraph-clean"
     if conditional:
-        common = max(set(conditional), key=conditional.count)
+        common = min(set(conditional), key=lambda c: (-conditional.count(c), c))  # the commonest; ties: sorted
         more = len(conditional)
         title += f", {more} more when {common}" if conditional.count(common) == more else \
             f", {more} more on conditional paths (e.g. when {common})"
