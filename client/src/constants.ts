@@ -25,6 +25,8 @@ export const Commands = {
   fixAll: "fullgraph.fixAll",
   explainRule: "fullgraph.explainRule",
   runWithCapture: "fullgraph.runWithCapture",
+  /** Sent by the server (code lens and quick fix on conditional library breaks); runs the file under capture. */
+  confirmWithDynamo: "fullgraph.confirmWithDynamo",
 } as const;
 
 /**
