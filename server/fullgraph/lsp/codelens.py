@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from lsprotocol import types as t
 
-from ..model import Finding
+from ..model import Finding, LibrarySite
 from . import convert as cv
 from .documents import same_uri
 from .engine import NOW
@@ -21,6 +21,8 @@ async def code_lens(ls: FullgraphServer, params: t.CodeLensParams):
     if res is None or doc is None:
         return []
     path = ls.path_of(res.key)
+    # library sites the runtime record saw break (conditional.py): breaks now, not conditional
+    observed = {(x.path, x.span) for f in res.findings if f.data.get("observed_site") for x in f.library_sites}
 
     def compute():
         proj = ls.ws.project
@@ -36,7 +38,7 @@ async def code_lens(ls: FullgraphServer, params: t.CodeLensParams):
                     and f.root.location.span == r.decl.span
                     and not getattr(proj.modules.get(f.path), "library", False)]
             conditional = r.info is not None and any(f.condition is not None for f in mine)
-            out.append((r.decl.span, "fullgraph: target not found" if r.info is None else _lens_title(mine),
+            out.append((r.decl.span, "fullgraph: target not found" if r.info is None else _lens_title(mine, observed),
                         conditional))
         return out
 
@@ -62,11 +64,13 @@ def confirm_command(uri: str, line: int) -> t.Command:
     return t.Command(title=CONFIRM_TITLE, command=CONFIRM_COMMAND, arguments=[uri, line])
 
 
-def _lens_title(findings: list[Finding]) -> str:
-    """"3 graph breaks reachable, 5 more when `output_attentions=True`" (the commonest condition)."""
+def _lens_title(findings: list[Finding], observed: frozenset | set = frozenset()) -> str:
+    """"3 graph breaks reachable, 5 more when `output_attentions=True`" (the commonest condition).  A break
+    inside a library counts once per site; `observed`: (path, span) of the sites a recorded run broke at."""
     n = sum(len(f.library_sites) or 1 for f in findings if f.condition is None)
+    n += sum(1 for f in findings if f.condition is not None for s in f.library_sites if (s.path, s.span) in observed)
     conditional = [s.condition or f.condition for f in findings if f.condition is not None
-                   for s in (f.library_sites or [f])]
+                   for s in (f.library_sites or [f]) if not isinstance(s, LibrarySite) or (s.path, s.span) not in observed]
     title = f"{n} graph break{'s' if n != 1 else ''} reachable" if n else "fullgraph-clean"
     if conditional:
         common = min(set(conditional), key=lambda c: (-conditional.count(c), c))  # the commonest; ties: sorted
