@@ -548,15 +548,15 @@ async def test_conditional_library_breaks_are_one_hint_confirmed_by_a_run(client
         ("fullgraph: Confirm with Dynamo (run this file under runtime capture)", "fullgraph.confirmWithDynamo",
          [uri, line])]
 
-    # what the client's command runs: the file under runtime capture, the record in .fullgraph/breaks.json
+    # what the client's command runs: the file under runtime capture, the record in .fullgraph/breaks.json,
+    # which the server reads as soon as it is written (no file watcher event needed)
+    await client.workspace_execute_command_async(t.ExecuteCommandParams(command="fullgraph.awaitRuntimeRecord"))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(client.ws / SITE), os.environ.get("PYTHONPATH", "")])}
     env.pop("TORCH_LOGS", None)
     run = subprocess.run([sys.executable, "-m", "fullgraph", "trace", "--", sys.executable, str(path)],
                          cwd=client.ws, env=env, capture_output=True, text=True, timeout=300)
     rec_path = client.ws / ".fullgraph" / "breaks.json"
     assert rec_path.is_file(), run.stdout + run.stderr
-    client.workspace_did_change_watched_files(t.DidChangeWatchedFilesParams(changes=[
-        t.FileEvent(uri=rec_path.as_uri(), type=t.FileChangeType.Created)]))
     diags = await eventually(lambda: diagnostics(client, uri), lambda ds: len(ds) == 2)
     got = sorted((d.severity, d.code, d.range.start.line, d.message) for d in diags)
     assert [g[:3] for g in got] == [(t.DiagnosticSeverity.Error, "FG102", line), (t.DiagnosticSeverity.Hint, "FG004", line)]

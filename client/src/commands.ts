@@ -210,6 +210,12 @@ async function confirmWithDynamo(runtime: () => Promise<Runtime | undefined>, ur
   const python = rt.interpreter.command;
   const command = [python, ...rt.interpreter.args, "-m", "fullgraph", "trace", "--", python, file];
   log.info(`Confirm with Dynamo: ${command.join(" ")}`);
+  try {
+    // the server reads the record as soon as the run writes it (a file watcher may miss a new .fullgraph/)
+    await vscode.commands.executeCommand(Commands.awaitRuntimeRecord);
+  } catch (err) {
+    log.warn(`The server does not wait for the run's record (${String(err)}); it reads it when the file watcher reports it`);
+  }
   terminal.sendText(command.map(shellQuote).join(" "));
 }
 

@@ -107,6 +107,7 @@ class FullgraphServer(LanguageServer):
         self.generation = 0  # bumps whenever any analysis input changes
         self.record = None  # the runtime capture (fullgraph trace), if any
         self.record_path: str | None = None
+        self.record_poll: asyncio.Future | None = None  # configuration.await_runtime_record's wait for a run
 
     # ---- logging -------------------------------------------------------------------------------
     def log(self, level: str, message: str) -> None:
