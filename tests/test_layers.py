@@ -23,7 +23,7 @@ LAYERS = (
     ("rules", ("fullgraph.rules",)),
     ("fixes", ("fullgraph.fixes",)),
     ("api", ("fullgraph.api",)),
-    ("front-ends", ("fullgraph.cli", "fullgraph.__main__", "fullgraph.output", "fullgraph.baseline",
+    ("front-ends", ("fullgraph.cli", "fullgraph.__main__", "fullgraph.output", "fullgraph.conditional", "fullgraph.baseline",
                     "fullgraph.lsp", "fullgraph.pytest_plugin", "fullgraph.pytest_settings",
                     "fullgraph.pytest_check", "fullgraph.trace", "fullgraph.kernel", "fullgraph.knowledge")),
 )

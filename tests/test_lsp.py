@@ -478,3 +478,97 @@ async def test_conditional_findings_are_information_with_their_condition(client:
     assert "conditional: a graph break only when `verbose=True`" in h.contents.value
     lenses = await client.text_document_code_lens_async(t.CodeLensParams(text_document=t.TextDocumentIdentifier(uri=uri)))
     assert [cl.command.title for cl in lenses] == ["1 graph break reachable, 1 more when `verbose=True`"]
+
+
+async def test_conditional_library_breaks_are_one_hint_confirmed_by_a_run(client: LanguageClient):
+    """Issue 27: a followed library's breaks on paths fullgraph cannot decide are one hint on the compile call
+    (no squiggle), its hover lists them by condition; in a trusted workspace "Confirm with Dynamo" (quick fix
+    and code lens) is offered, and the record of the run it starts (`fullgraph trace -- python train.py`)
+    turns the site Dynamo broke at into an error observed at runtime."""
+    import subprocess
+
+    from test_conditional import COMPILE_LINE, PRINT_LINE, SITE, WARNING_LINE, make_project
+
+    if client.kind not in ("visual-studio-code", "neovim@v0.11.0"):
+        pytest.skip("one push and one pull client are enough")
+    make_project(client.ws, fullgraph=True)
+    client.workspace_did_change_configuration(t.DidChangeConfigurationParams(
+        settings={"fullgraph": {"debounce": 0, "logLevel": "debug"}}))  # reads pyproject.toml again
+    path = client.ws / "train.py"
+    uri = await open_doc(client, "train.py", path.read_text())
+    line = COMPILE_LINE - 1
+    diags = await eventually(lambda: diagnostics(client, uri), lambda ds: bool(ds))
+    assert [(d.range.start.line, d.code, d.severity, d.message) for d in diags] == [
+        (line, "FG004", t.DiagnosticSeverity.Hint, "2 possible graph breaks inside fglib on paths this call may take")]
+    related = sorted((r.location.range.start.line + 1, r.message) for r in diags[0].related_information)
+    assert [(n, m.split(":")[0]) for n, m in related] == [(COMPILE_LINE, "compiled here"), (PRINT_LINE, "FG101"),
+                                                          (WARNING_LINE, "FG102")]
+    assert related[2][1].endswith('(only when `not (hasattr(self, "_loss_function"))`)')
+
+    h = await client.text_document_hover_async(t.HoverParams(text_document=t.TextDocumentIdentifier(uri=uri),
+                                                             position=diags[0].range.start))
+    md = h.contents.value
+    assert '**when `not (hasattr(self, "_loss_function"))`**: 1 site' in md
+    assert "**when `verbose=True`**: 1 site" in md
+    assert f"- `FG102` `logger.warning()` (a logging.Logger method) breaks the graph — [fglib.model:{WARNING_LINE}]" in md
+
+    async def actions():  # (title, command, arguments) of the actions that run a command
+        got = await client.text_document_code_action_async(t.CodeActionParams(
+            text_document=t.TextDocumentIdentifier(uri=uri), range=diags[0].range,
+            context=t.CodeActionContext(diagnostics=diags))) or []
+        out = []
+        for a in got:  # pygls' client reads a CodeAction without an edit back as a Command (of str(command))
+            cmd = a.command if isinstance(a, t.CodeAction) else a
+            if isinstance(cmd, t.Command) and isinstance(cmd.command, str) and cmd.command.startswith("{"):
+                import ast
+
+                cmd = ast.literal_eval(cmd.command)
+            if isinstance(cmd, t.Command):
+                out.append((a.title, cmd.command, cmd.arguments))
+            elif isinstance(cmd, dict):
+                out.append((a.title, cmd["command"], cmd.get("arguments")))
+            elif isinstance(cmd, str):
+                out.append((a.title, cmd, a.arguments))
+        return out
+
+    async def lenses():
+        got = await client.text_document_code_lens_async(t.CodeLensParams(text_document=t.TextDocumentIdentifier(uri=uri)))
+        return [(cl.range.start.line, cl.command.title, cl.command.command) for cl in got]
+
+    # an untrusted workspace (the client never said it trusts it): nothing that runs code is offered
+    assert await actions() == []
+    title = "fullgraph-clean, 2 more on conditional paths (e.g. when `not (hasattr(self, \"_loss_function\"))`)"
+    assert await lenses() == [(line, title, "fullgraph.codeLens")]
+    client.workspace_did_change_configuration(t.DidChangeConfigurationParams(
+        settings={"fullgraph": {"trusted": True}}))
+    confirm = await eventually(lambda: lenses(), lambda ls: len(ls) == 2)
+    assert confirm == [(line, title, "fullgraph.codeLens"), (line, "Confirm with Dynamo", "fullgraph.confirmWithDynamo")]
+    diags = await eventually(lambda: diagnostics(client, uri), lambda ds: bool(ds))
+    assert await actions() == [
+        ("fullgraph: Confirm with Dynamo (run this file under runtime capture)", "fullgraph.confirmWithDynamo",
+         [uri, line])]
+
+    # what the client's command runs: the file under runtime capture, the record in .fullgraph/breaks.json,
+    # which the server reads as soon as it is written (no file watcher event needed)
+    await client.workspace_execute_command_async(t.ExecuteCommandParams(command="fullgraph.awaitRuntimeRecord"))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(client.ws / SITE), os.environ.get("PYTHONPATH", "")])}
+    env.pop("TORCH_LOGS", None)
+    run = subprocess.run([sys.executable, "-m", "fullgraph", "trace", "--", sys.executable, str(path)],
+                         cwd=client.ws, env=env, capture_output=True, text=True, timeout=300)
+    rec_path = client.ws / ".fullgraph" / "breaks.json"
+    assert rec_path.is_file(), run.stdout + run.stderr
+    diags = await eventually(lambda: diagnostics(client, uri), lambda ds: len(ds) == 2)
+    got = sorted((d.severity, d.code, d.range.start.line, d.message) for d in diags)
+    assert [g[:3] for g in got] == [(t.DiagnosticSeverity.Error, "FG102", line), (t.DiagnosticSeverity.Hint, "FG004", line)]
+    assert got[0][3].startswith(f"graph break inside fglib (fglib.model:{WARNING_LINE}: `logger.warning()`")
+    assert got[0][3].endswith("observed at runtime")
+    assert got[1][3] == ("1 possible graph break inside fglib on paths this call may take "
+                         f"(not reached by `{os.path.basename(sys.executable)} train.py`)")
+    assert await lenses() == [(line, "1 graph break reachable, 1 more when `verbose=True`", "fullgraph.codeLens"),
+                              (line, "Confirm with Dynamo", "fullgraph.confirmWithDynamo")]
+
+    # fullgraph.conditional = off: the undecided one goes, the observed one stays
+    client.workspace_did_change_configuration(t.DidChangeConfigurationParams(
+        settings={"fullgraph": {"conditional": "off"}}))
+    diags = await eventually(lambda: diagnostics(client, uri), lambda ds: len(ds) == 1)
+    assert [(d.severity, d.code) for d in diags] == [(t.DiagnosticSeverity.Error, "FG102")]

@@ -102,6 +102,10 @@ export function registerCommands(context: vscode.ExtensionContext, manager: Serv
 
     vscode.commands.registerCommand(Commands.runWithCapture, () => runWithCapture(runtime)),
 
+    vscode.commands.registerCommand(Commands.confirmWithDynamo, (uri?: unknown) =>
+      confirmWithDynamo(runtime, typeof uri === "string" ? uri : undefined),
+    ),
+
     vscode.commands.registerCommand(Commands.explainRule, async (code?: unknown) => {
       try {
         await explainRule(typeof code === "string" ? code : undefined, runtime, rules);
@@ -163,6 +167,56 @@ async function runWithCapture(runtime: () => Promise<Runtime | undefined>): Prom
   const launcher = [python, ...rt.interpreter.args, "-m", "fullgraph", "trace", "--"].map(shellQuote).join(" ");
   log.info(`Running with graph-break capture: ${launcher} ${command}`);
   terminal.sendText(`${launcher} ${command}`);
+}
+
+/**
+ * "Confirm with Dynamo" (the server's code lens and quick fix on a followed library's undecided breaks): run the
+ * file holding the compile call, `python <file>`, under `fullgraph trace` in a terminal, as "Run with Graph-Break
+ * Capture…" does but without asking. Trusted workspaces only (it executes the file). The file is saved first: the
+ * record applies to the file as it ran. The server picks up the record (.fullgraph/breaks.json): each site Dynamo
+ * broke at becomes an error or warning "observed at runtime", the others are marked not reached in that run.
+ */
+async function confirmWithDynamo(runtime: () => Promise<Runtime | undefined>, uri: string | undefined): Promise<void> {
+  if (!vscode.workspace.isTrusted) {
+    void vscode.window.showWarningMessage(
+      "fullgraph: Confirm with Dynamo needs a trusted workspace (it runs your program under runtime capture).",
+    );
+    return;
+  }
+  const editor = vscode.window.activeTextEditor;
+  const target = uri ? vscode.Uri.parse(uri) : editor?.document.uri;
+  if (target?.scheme !== "file") {
+    void vscode.window.showInformationMessage("fullgraph: Confirm with Dynamo runs a Python file saved on disk.");
+    return;
+  }
+  const rt = await runtime();
+  if (!rt) {
+    void vscode.window.showErrorMessage("fullgraph: no usable Python interpreter (see fullgraph: Show Logs).");
+    return;
+  }
+  const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === target.toString());
+  if (document?.isDirty && !(await document.save())) {
+    void vscode.window.showWarningMessage("fullgraph: save the file first; the run's record applies to it as saved.");
+    return;
+  }
+  const file = target.fsPath;
+  const folder = vscode.workspace.getWorkspaceFolder(target) ?? vscode.workspace.workspaceFolders?.[0];
+  const terminal = vscode.window.createTerminal({
+    name: "fullgraph: Confirm with Dynamo",
+    cwd: folder?.uri.fsPath,
+    env: rt.strategy === "useBundled" ? { PYTHONPATH: rt.env.PYTHONPATH } : undefined,
+  });
+  terminal.show(true);
+  const python = rt.interpreter.command;
+  const command = [python, ...rt.interpreter.args, "-m", "fullgraph", "trace", "--", python, file];
+  log.info(`Confirm with Dynamo: ${command.join(" ")}`);
+  try {
+    // the server reads the record as soon as the run writes it (a file watcher may miss a new .fullgraph/)
+    await vscode.commands.executeCommand(Commands.awaitRuntimeRecord);
+  } catch (err) {
+    log.warn(`The server does not wait for the run's record (${String(err)}); it reads it when the file watcher reports it`);
+  }
+  terminal.sendText(command.map(shellQuote).join(" "));
 }
 
 /**

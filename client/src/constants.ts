@@ -25,6 +25,10 @@ export const Commands = {
   fixAll: "fullgraph.fixAll",
   explainRule: "fullgraph.explainRule",
   runWithCapture: "fullgraph.runWithCapture",
+  /** Sent by the server (code lens and quick fix on conditional library breaks); runs the file under capture. */
+  confirmWithDynamo: "fullgraph.confirmWithDynamo",
+  /** The server's command (registered by the language client): read the runtime record once a run writes it. */
+  awaitRuntimeRecord: "fullgraph.awaitRuntimeRecord",
 } as const;
 
 /**

@@ -6,6 +6,7 @@ import { log } from "./logger";
 
 export type ImportStrategy = "useBundled" | "fromEnvironment";
 export type LogLevel = "error" | "warning" | "info" | "debug";
+export type Conditional = "hint" | "information" | "off";
 export type ShowNotifications = "off" | "onError" | "onWarning" | "always";
 
 /** How the server process is started. A change of any of these restarts the server. */
@@ -28,6 +29,10 @@ export interface ServerSettings {
   /** `fullgraph.extraPaths`: folders imports are also found in (the server resolves relative ones). */
   extraPaths: string[];
   codeLens: boolean;
+  /** `fullgraph.conditional`: how a followed library's undecided breaks are shown. */
+  conditional: Conditional;
+  /** `vscode.workspace.isTrusted`: the server offers "Confirm with Dynamo" (it runs code) only then. */
+  trusted: boolean;
   showNotifications: ShowNotifications;
   logLevel: LogLevel;
   importStrategy: ImportStrategy;
@@ -110,6 +115,8 @@ export function getServerSettings(launch: LaunchSettings, resource?: vscode.Uri)
     torchVersion: config.get<string>("torchVersion", "").trim(),
     extraPaths: config.get<string[]>("extraPaths", []).filter((p) => p.trim().length > 0),
     codeLens: config.get<boolean>("codeLens", true),
+    conditional: config.get<Conditional>("conditional", "hint"),
+    trusted: launch.trusted,
     showNotifications: config.get<ShowNotifications>("showNotifications", "onError"),
     logLevel: launch.logLevel,
     importStrategy: launch.importStrategy,

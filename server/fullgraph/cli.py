@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from . import __version__
+from .config import CONDITIONAL_LEVELS
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -57,6 +58,13 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--show-conditional", action="store_true",
                    help="also show (and fail on) conditional findings: breaks on paths that flags off by "
                         "default keep out of the default call (JSON always lists them)")
+    c.add_argument("--record", type=Path, metavar="FILE",
+                   help="the runtime record (`fullgraph trace`) whose breaks confirm conditional library findings "
+                        "(default: .fullgraph/breaks.json in the project root, when there is one)")
+    c.add_argument("--conditional", choices=CONDITIONAL_LEVELS, default=None,
+                   help="conditional findings inside followed libraries in SARIF: one per compile call and "
+                        "library, at level none (hint) or note (information), or left out (off); also "
+                        "[tool.fullgraph] conditional")
     c.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     c.add_argument("--baseline", type=Path, metavar="FILE",
                    help="report only findings not in this baseline (fullgraph/baseline.py describes it)")
@@ -174,13 +182,27 @@ def _check_command(args) -> int:
         from .notebook import in_cells
 
         result = dataclasses.replace(result, findings=in_cells(result.findings, notebooks))
+    record, record_root, record_path = _runtime_record(args)
+    if record is not None:  # the library sites a recorded run broke at are breaks, not conditional
+        from .conditional import confirm
+
+        before = sum(1 for f in result.findings if f.data.get("observed_site"))
+        result = dataclasses.replace(result, findings=confirm(result.findings, record, record_root))
+        n = sum(1 for f in result.findings if f.data.get("observed_site")) - before
+        if n:
+            print(f"fullgraph: {n} conditional library site{'s' if n != 1 else ''} observed at runtime "
+                  f"(record {record_path})", file=sys.stderr)
+    if args.conditional is not None:
+        cfg.conditional = args.conditional
     # conditional findings (a flag off by default keeps their path out of the default call) are in
-    # JSON and SARIF (as notes) always; text and GitHub output show them, and fail on them, on request
+    # JSON always, gathered in SARIF per compile call and library (cfg.conditional); text and GitHub output show them, and fail on them, on request
     shown = [f for f in result.findings if f.condition is None or args.show_conditional]
     if args.format == "json":
         out = format_json(result)
     elif args.format == "sarif":
-        out = format_sarif(result.findings, base=os.getcwd())
+        from .conditional import gather
+
+        out = format_sarif(gather(result.findings, cfg.conditional, record, record_root), base=os.getcwd())
     elif args.format == "github":
         out = format_github(shown, base=os.getcwd())
     else:
@@ -195,6 +217,27 @@ def _check_command(args) -> int:
     if shown and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _runtime_record(args):
+    """The runtime record `--record` names, else the project's .fullgraph/breaks.json if there is one, the
+    project root its relative command paths are read from, and its path; (None, None, None) without one."""
+    from .trace.record import RECORD_RELPATH, find_project_root, load_record
+
+    if args.record is not None:
+        if not args.record.is_file():
+            raise UsageError(f"no record at {args.record} (run `fullgraph trace -- COMMAND` first)")
+        path = str(args.record.resolve())
+        root = os.path.dirname(os.path.dirname(path))
+    else:
+        root = find_project_root()
+        path = os.path.join(root, RECORD_RELPATH)
+        if not os.path.isfile(path):
+            return None, None, None
+    record = load_record(path)
+    if record is None:
+        print(f"fullgraph: warning: cannot read the runtime record {path}; not used", file=sys.stderr)
+    return record, root, path
 
 
 def _apply_baseline(args, ws, result):

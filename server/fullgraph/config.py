@@ -27,6 +27,9 @@ DEFAULT_EXCLUDE = (
     ".eggs", "*.egg-info",
 )
 
+# `conditional`: how conditional findings inside followed libraries are shown
+CONDITIONAL_LEVELS = ("hint", "information", "off")
+
 # Largest file analysed; bigger ones get one clear finding instead.
 MAX_FILE_BYTES = 5 * 1024 * 1024
 
@@ -45,6 +48,9 @@ class Config:
     # the project root
     extra_paths: list[str] = field(default_factory=list)
     custom_op_namespace: str | None = None
+    # conditional findings inside followed libraries (conditional.py): one "hint" (or "information")
+    # per compile call and library, or "off" (every conditional finding left out)
+    conditional: str = "hint"
     # the pytest plugin's settings (fullgraph/pytest_plugin.py reads them; the analysis does not)
     graph_breaks: str | None = None
     graph_breaks_include: list[str] = field(default_factory=list)
@@ -115,6 +121,7 @@ _KEYS = {
     "src": list,
     "extra-paths": list,
     "custom-op-namespace": str,
+    "conditional": str,
     "graph-breaks": str,
     "graph-breaks-include": list,
     "graph-breaks-baseline": str,
@@ -136,6 +143,10 @@ def apply_settings(cfg: Config, settings: dict[str, Any], origin: str) -> Config
             continue
         if want is str and value is not None and not isinstance(value, str):
             cfg.warnings.append(f"{origin}: setting {raw_key!r} must be a string; ignored")
+            continue
+        if key == "conditional" and value not in CONDITIONAL_LEVELS:
+            cfg.warnings.append(f"{origin}: setting {raw_key!r} must be one of {', '.join(CONDITIONAL_LEVELS)}; "
+                                f"got {value!r}; ignored")
             continue
         if key == "extend-select":
             cfg.select = (cfg.select or ["ALL"]) + list(value)

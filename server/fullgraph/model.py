@@ -9,6 +9,7 @@ from .positions import Span
 ERROR = "error"
 WARNING = "warning"
 INFO = "info"
+HINT = "hint"  # the gathered conditional library findings (conditional.py): no squiggle in editors
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,7 @@ class LibrarySite:
     code: str
     message: str
     condition: str | None = None
+    module: str = ""  # the library module it is in ("transformers.modeling_utils")
 
     def to_json(self) -> dict:
         return {"path": self.path, "range": self.span.to_json(), "code": self.code, "message": self.message,

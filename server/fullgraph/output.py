@@ -6,7 +6,7 @@ import os
 from typing import Iterable
 
 from . import __version__
-from .model import ERROR, INFO, WARNING, Finding
+from .model import ERROR, HINT, INFO, WARNING, Finding
 from .rules import registry
 from .torchinfo import versions_text
 from .trace.parse import is_library_path
@@ -44,7 +44,7 @@ def finding_lines(f: Finding, base: str | None = None, color: bool = False) -> l
     lines: list[str] = []
     cell = f"cell {f.data['cell']}:" if "cell" in f.data else ""
     loc = f"{rel_path(f.path, base)}:{cell}{f.span.start.line + 1}:{f.span.start.col + 1}"
-    sev = {ERROR: c("31", "error"), WARNING: c("33", "warning"), INFO: c("36", "info")}[f.severity]
+    sev = {ERROR: c("31", "error"), WARNING: c("33", "warning"), INFO: c("36", "info"), HINT: c("36", "hint")}[f.severity]
     lines.append(f"{c('1', loc)}: {sev} {c('1', f.code)} {f.message}")
     if f.root is not None:
         fg = {True: "fullgraph=True", False: "without fullgraph=True"}.get(f.root.fullgraph, "fullgraph unknown")
@@ -156,6 +156,8 @@ def format_github(findings: list[Finding], base: str | None = None) -> str:
 
 
 def format_sarif(findings: list[Finding], base: str | None = None) -> str:
+    """SARIF 2.1.0.  `findings` as conditional.gather leaves them: a gathered finding inside a library
+    is at level "none" (a hint) or "note" (information)."""
     base = base or os.getcwd()
     rules = []
     index = {}
@@ -171,6 +173,14 @@ def format_sarif(findings: list[Finding], base: str | None = None) -> str:
             "properties": {"gb_codes": list(r.gb_codes), "torch_versions": r.versions.describe()},
             "defaultConfiguration": {"level": "error"},
         })
+    from .conditional import GROUP_CODE, GROUP_NAME
+
+    if any(f.code == GROUP_CODE for f in findings):
+        index[GROUP_CODE] = len(rules)
+        rules.append({"id": GROUP_CODE, "name": GROUP_NAME,
+                      "shortDescription": {"text": "possible graph breaks inside a followed library on paths "
+                                                   "fullgraph cannot decide (`fullgraph trace` confirms them)"},
+                      "defaultConfiguration": {"level": "none"}})
     results = []
     for f in findings:
         region = {
@@ -181,17 +191,21 @@ def format_sarif(findings: list[Finding], base: str | None = None) -> str:
         }
         res = {
             "ruleId": f.code,
-            "level": "error" if f.severity == ERROR else "warning" if f.severity == WARNING else "note",
+            "level": "error" if f.severity == ERROR else "warning" if f.severity == WARNING else
+                     "none" if f.severity == HINT else "note",
             "message": {"text": f.message},
             "locations": [{"physicalLocation": {
                 "artifactLocation": {"uri": _uri(f.path, base), "uriBaseId": "%SRCROOT%"},
                 "region": region}}],
             "properties": {"call_path": [s.qualname for s in f.call_path], "gb_codes": list(f.gb_codes),
+                           **({"conditional": f.condition} if f.condition is not None else {}),
+                           **({"origin": f.origin} if f.origin != "static" else {}),
                            **({"cell": f.data["cell"]} if "cell" in f.data else {})},
         }
         if f.code in index:
             res["ruleIndex"] = index[f.code]
-        related = [(f"{site.code}: {site.message}", site.path, site.span) for site in f.library_sites]
+        related = [(f"{site.code}: {site.message}" + (" — not reached in the last run" if f.data.get("not_reached") else ""),
+                    site.path, site.span) for site in f.library_sites]
         if f.root is not None:
             related.insert(0, (f"compiled by {f.root.label}", f.root.location.path, f.root.location.span))
         if related:

@@ -325,6 +325,8 @@ def test_manifest_settings_and_commands(manifest):
     assert props["fullgraph.importStrategy"]["enum"] == ["useBundled", "fromEnvironment"]
     assert props["fullgraph.showNotifications"]["enum"] == ["off", "onError", "onWarning", "always"]
     assert props["fullgraph.logLevel"]["enum"] == ["error", "warning", "info", "debug"]
+    assert props["fullgraph.conditional"]["enum"] == ["hint", "information", "off"]
+    assert props["fullgraph.conditional"]["default"] == "hint"
     assert props["fullgraph.interpreter"]["type"] == "array"
     assert props["fullgraph.interpreter"]["scope"] == "machine-overridable"
 
@@ -339,6 +341,7 @@ def test_manifest_settings_and_commands(manifest):
         "fullgraph.fixAll": "fullgraph: Fix All Graph Breaks in File",
         "fullgraph.explainRule": "fullgraph: Explain Rule…",
         "fullgraph.runWithCapture": "fullgraph: Run with Graph-Break Capture…",
+        "fullgraph.confirmWithDynamo": "fullgraph: Confirm with Dynamo",
     }
 
 

@@ -117,7 +117,7 @@ class FindingsPass:
                 # report it at, so the library finding is shown as it is
                 best[_place(f)] = dataclasses.replace(f, data={**f.data, "shown_in_library": True})
                 continue
-            site = LibrarySite(f.path, f.span, f.code, f.message, f.condition)
+            site = LibrarySite(f.path, f.span, f.code, f.message, f.condition, modules[f.path].name)
             # one finding per line, code and kind: the library's unconditional breaks apart from those on
             # conditional paths (a shown finding lists only sites that break in the default call)
             key = (where.path, where.span, f.code, f.condition is None)

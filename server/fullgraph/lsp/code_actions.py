@@ -10,6 +10,7 @@ from lsprotocol import types as t
 
 from ..model import Finding
 from . import convert as cv
+from .codelens import CONFIRM_TITLE, confirm_command
 from .documents import same_uri
 from .engine import NOW
 from .session import DocResult, FullgraphServer
@@ -43,6 +44,7 @@ async def code_action(ls: FullgraphServer, params: t.CodeActionParams):
         # the client holds diagnostics from before their fixes were attached: take the fixes from
         # the latest result, or compute them for just these diagnostics
         known = await _fixes_of(ls, uri, [d for d in ours if not d.data.get("fixes")])
+        confirm_done = False
         for d in ours:
             code = d.data.get("code") or d.code
             fixes = d.data.get("fixes") or known.get(_diag_key(d)) or []
@@ -57,6 +59,11 @@ async def code_action(ls: FullgraphServer, params: t.CodeActionParams):
                 ))
                 if fx.get("safe"):
                     preferred_done = True
+            if d.data.get("conditional") and ls.trusted() and not confirm_done:
+                confirm_done = True  # one per request: it runs the whole file
+                actions.append(t.CodeAction(title=f"fullgraph: {CONFIRM_TITLE} (run this file under runtime capture)",
+                                            kind=t.CodeActionKind.QuickFix, diagnostics=[d],
+                                            command=confirm_command(uri, d.range.start.line)))
             sup = d.data.get("suppress")
             if sup:
                 actions.append(t.CodeAction(title=f"fullgraph ({code}): Disable {code} for this line",

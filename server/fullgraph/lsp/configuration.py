@@ -68,10 +68,7 @@ async def did_change_watched_files(ls: FullgraphServer, params: t.DidChangeWatch
         await _reanalyze_all(ls)
         return
     if record_changed:
-        await ls.engine.submit((NOW, 0), ls.load_runtime_record)
-        ls.send_status()
-        for uri in list(ls.docs.keys()):
-            ls.schedule(uri, delay=0)
+        await reload_runtime_record(ls)
     open_paths = {ls.path_of(u) for u in ls.docs.keys()}
     todo = [(p, k) for p, k in changed_py if p not in open_paths]
     if not todo:
@@ -87,3 +84,50 @@ async def did_change_watched_files(ls: FullgraphServer, params: t.DidChangeWatch
     await ls.engine.submit((NOW, 0), apply)
     ls.generation += 1
     await ls.refresh_others("")
+
+
+async def reload_runtime_record(ls: FullgraphServer) -> None:
+    """Read the runtime record again and analyse the open documents with it."""
+    await ls.engine.submit((NOW, 0), ls.load_runtime_record)
+    ls.send_status()
+    for uri in list(ls.docs.keys()):
+        ls.schedule(uri, delay=0)
+
+
+AWAIT_RECORD_COMMAND = "fullgraph.awaitRuntimeRecord"
+AWAIT_RECORD_FOR = 3600.0  # seconds a run started by "Confirm with Dynamo" is waited for
+_POLL = 0.5
+
+
+def _record_stamp(path: str | None):
+    try:
+        st = os.stat(path) if path else None
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size) if st else None
+
+
+async def await_runtime_record(ls: FullgraphServer, *args):
+    """Command `fullgraph.awaitRuntimeRecord`, sent by the client when it starts a run under runtime capture
+    ("Confirm with Dynamo"): the record is read again as soon as that run writes it, without waiting for a
+    file watcher event (clients may miss the creation of .fullgraph/ while they watch)."""
+    if ls.record_path is None:
+        ls.load_runtime_record()
+    prev = ls.record_poll
+    if prev is not None and not prev.done():
+        prev.cancel()
+    start = _record_stamp(ls.record_path)
+
+    async def poll():
+        loop = asyncio.get_running_loop()
+        end = loop.time() + AWAIT_RECORD_FOR
+        while loop.time() < end:
+            await asyncio.sleep(_POLL)
+            now = _record_stamp(ls.record_path)
+            if now is not None and now != start:
+                ls.log("info", f"runtime record {ls.record_path} written: reading it")
+                await reload_runtime_record(ls)
+                return
+
+    ls.record_poll = asyncio.ensure_future(poll())
+    return None

@@ -6,7 +6,7 @@ from typing import Callable
 
 from lsprotocol import types as t
 
-from ..model import ERROR, WARNING, Finding
+from ..model import ERROR, HINT, WARNING, Finding
 from ..positions import UTF8, UTF16, UTF32, LineIndex, Pos, Span
 
 SOURCE = "fullgraph"
@@ -38,6 +38,8 @@ def severity(f: Finding) -> t.DiagnosticSeverity:
         return t.DiagnosticSeverity.Error
     if f.severity == WARNING:
         return t.DiagnosticSeverity.Warning
+    if f.severity == HINT:
+        return t.DiagnosticSeverity.Hint
     return t.DiagnosticSeverity.Information
 
 
@@ -66,13 +68,14 @@ def to_diagnostic(f: Finding, idx: LineIndex, enc: str, uri_of: Callable[[str], 
         related.append(t.DiagnosticRelatedInformation(
             location=t.Location(uri_of(step.call.path), to_range(cidx, step.call.span, enc)),
             message=f"calls `{step.qualname}`"))
+    not_reached = " — not reached in the last run" if f.data.get("not_reached") else ""
     for site in f.library_sites:
         sidx = index_of(site.path)
         if sidx is None:
             continue
         related.append(t.DiagnosticRelatedInformation(
             location=t.Location(uri_of(site.path), to_range(sidx, site.span, enc)),
-            message=f"{site.code}: {site.message}"))
+            message=f"{site.code}: {site.message}{not_reached}"))
     fixes = []
     edits_by_fix = f.data.get("fix_edits") or {}
     for ref in f.fixes:
@@ -90,7 +93,7 @@ def to_diagnostic(f: Finding, idx: LineIndex, enc: str, uri_of: Callable[[str], 
         if edits:
             fixes.append({"id": ref.id, "title": ref.title, "safe": ref.safe, "edits": edits})
     message = f.message
-    if f.origin == "confirmed":
+    if f.origin == "confirmed" and not f.data.get("observed_site"):  # an observed site says so already
         message += " (confirmed at runtime)"
     elif f.origin == "runtime":
         message += " (observed at runtime)"
@@ -102,7 +105,8 @@ def to_diagnostic(f: Finding, idx: LineIndex, enc: str, uri_of: Callable[[str], 
         source=SOURCE,
         message=message,
         related_information=related or None,
-        data={"code": f.code, "fixes": fixes, "suppress": suppress_edit, "origin": f.origin},
+        data={"code": f.code, "fixes": fixes, "suppress": suppress_edit, "origin": f.origin,
+              **({"conditional": True} if f.data.get("conditional_group") else {})},
     )
 
 

@@ -7,7 +7,9 @@ import os
 import re
 
 from lsprotocol import types as t
+from pygls.uris import from_fs_path
 
+from ..conditional import by_condition, is_group, site_where
 from ..model import ERROR, Finding
 from ..output import rule_docs
 from ..positions import Pos, Span
@@ -59,6 +61,8 @@ async def hover(ls: FullgraphServer, params: t.HoverParams):
 
 
 def _finding_hover(ls: FullgraphServer, f: Finding, doc: Doc) -> str:
+    if is_group(f):
+        return group_hover(ls, f)
     rule = registry.BY_CODE.get(f.code)
     if f.condition is not None:
         kind = f"conditional: a graph break only when {f.condition}"
@@ -104,6 +108,35 @@ def _finding_hover(ls: FullgraphServer, f: Finding, doc: Doc) -> str:
     if rule is not None:
         parts += ["---", f"**Why it breaks the graph.** {' '.join(rule.why.split())}", "",
                   f"**Use instead.** {' '.join(rule.instead.split())}"]
+    return "\n".join(parts)
+
+
+HOVER_SITES = 60  # sites listed in a gathered finding's hover
+
+
+def group_hover(ls: FullgraphServer, f: Finding) -> str:
+    """The gathered conditional findings inside a library (conditional.py): the sites by condition."""
+    lib = f.data.get("library", "the library")
+    parts = [f"**fullgraph {f.code}** — {f.message}", "",
+             f"Each is a graph break inside `{lib}` only on a path that depends on something fullgraph cannot "
+             "decide from the source (a flag, the config, the inputs). The default call is not known to take them."]
+    if f.data.get("not_reached"):
+        parts += ["", "The last run under runtime capture (`fullgraph trace`) went through this file and broke at none of them."]
+    elif ls.trusted():
+        parts += ["", "**Confirm with Dynamo** (quick fix, or the code lens above the compile call) runs this file under "
+                      "runtime capture: the sites it breaks at become errors or warnings."]
+    shown = 0
+    for condition, sites in by_condition(f.library_sites):
+        if shown >= HOVER_SITES:
+            break
+        parts += ["", f"**when {condition or 'a path this call may take'}**: {len(sites)} site{'s' if len(sites) != 1 else ''}"]
+        for s in sites[: HOVER_SITES - shown]:
+            message = re.sub(r" \(only when .*\)$", "", s.message) if condition else s.message
+            target = f"{from_fs_path(s.path)}#L{s.span.start.line + 1}"
+            parts.append(f"- `{s.code}` {message} — [{site_where(s)}]({target})")
+            shown += 1
+    if len(f.library_sites) > shown:
+        parts += ["", f"… and {len(f.library_sites) - shown} more (the diagnostic's related information lists them all)"]
     return "\n".join(parts)
 
 

@@ -37,6 +37,7 @@ FEATURES: list[tuple[str, Callable[..., Any], Any]] = [
 # (command, handler)
 COMMANDS: list[tuple[str, Callable[..., Any]]] = [
     (codelens.NOOP_COMMAND, codelens.code_lens_command),
+    (configuration.AWAIT_RECORD_COMMAND, configuration.await_runtime_record),
 ]
 
 

@@ -30,6 +30,7 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from .. import __version__
 from ..api import Workspace, decode_source, SourceError
+from ..conditional import confirmed_frames, gather, is_group
 from ..config import MAX_FILE_BYTES, Config, apply_settings, discover
 from ..model import Finding
 from ..positions import LineIndex
@@ -45,7 +46,7 @@ log = logging.getLogger("fullgraph.lsp")
 CLIENT_SETTINGS = {"enable", "interpreter", "importStrategy", "showNotifications", "path", "trace", "args", "cwd"}
 SERVER_SETTINGS = {"select", "ignore", "extendSelect", "extendIgnore", "torchVersion", "roots", "exclude",
                    "extendExclude", "follow", "src", "extraPaths", "customOpNamespace", "codeLens", "logLevel",
-                   "debounce"}
+                   "debounce", "conditional", "trusted"}
 LOG_LEVELS = {"error": t.MessageType.Error, "warning": t.MessageType.Warning, "info": t.MessageType.Info,
               "debug": t.MessageType.Log}
 # Fix phases wait until no document has changed, and no squiggles were published, for this long: a fix
@@ -106,6 +107,7 @@ class FullgraphServer(LanguageServer):
         self.generation = 0  # bumps whenever any analysis input changes
         self.record = None  # the runtime capture (fullgraph trace), if any
         self.record_path: str | None = None
+        self.record_poll: asyncio.Future | None = None  # configuration.await_runtime_record's wait for a run
 
     # ---- logging -------------------------------------------------------------------------------
     def log(self, level: str, message: str) -> None:
@@ -139,7 +141,7 @@ class FullgraphServer(LanguageServer):
             elif key == "debounce":
                 if isinstance(value, (int, float)) and 0 <= value <= 5:
                     self.debounce = float(value)
-            elif key == "codeLens":
+            elif key in ("codeLens", "trusted"):
                 pass
             elif value not in (None, "", []):
                 engine_settings[key] = value
@@ -148,6 +150,10 @@ class FullgraphServer(LanguageServer):
             self.log("warning", w)
         base.warnings.clear()
         self.config = base
+
+    def trusted(self) -> bool:
+        """The client said the workspace is trusted (VS Code's `isTrusted`): "Confirm with Dynamo" runs code."""
+        return self.settings.get("trusted") is True
 
     def code_lens_enabled(self) -> bool:
         return self.settings.get("codeLens", True) is not False
@@ -223,11 +229,17 @@ class FullgraphServer(LanguageServer):
 
     def _engine_analyze(self, path: str, text: str) -> list[Finding]:
         self._set_buffer(self.ws, path, text)
-        return self._with_runtime(path, text, self._static_findings(path))
+        return self._with_runtime(path, text, self._gathered(self._static_findings(path)))
 
     def _engine_findings(self, path: str) -> list[Finding]:
         text = self.ws.texts.get(path)
-        return self._with_runtime(path, text, self._static_findings(path))
+        return self._with_runtime(path, text, self._gathered(self._static_findings(path)))
+
+    def _gathered(self, findings: list[Finding]) -> list[Finding]:
+        """Conditional library findings: one per compile call and library (conditional.py), the sites the
+        runtime record saw break made findings of their own."""
+        root = os.path.dirname(os.path.dirname(self.record_path)) if self.record_path else self.root
+        return gather(findings, self.config.conditional, self.record, root)
 
     def _static_findings(self, path: str) -> list[Finding]:
         """The file's findings, and an information diagnostic on each compile call it cannot follow (FG003)."""
@@ -243,7 +255,7 @@ class FullgraphServer(LanguageServer):
                 return -1
             if i > start and self.engine.urgent_waiting(priority):
                 break
-            if findings[i].origin != "runtime":
+            if findings[i].origin != "runtime" and not is_group(findings[i]):
                 self.ws.attach_fixes([findings[i]])
             i += 1
         return i
@@ -254,7 +266,7 @@ class FullgraphServer(LanguageServer):
         if self.ws.texts.get(path) != text:
             return None
         out = [_fix_copy(f) for f in findings]
-        self.ws.attach_fixes([f for f in out if f.origin != "runtime"])
+        self.ws.attach_fixes([f for f in out if f.origin != "runtime" and not is_group(f)])
         return out
 
     def _with_runtime(self, path: str, text: str | None, findings: list[Finding]) -> list[Finding]:
@@ -272,9 +284,14 @@ class FullgraphServer(LanguageServer):
             return findings
         by_line: dict[int, Finding] = {}
         for f in findings:
-            by_line.setdefault(f.span.start.line, f)
+            if not is_group(f) and not f.data.get("observed_site"):
+                by_line.setdefault(f.span.start.line, f)
         out = list(findings)
+        shown = confirmed_frames(findings)  # library sites already shown as observed at runtime
         for r in observed:
+            stack = r.data.get("stack") or []
+            if stack and (os.path.normcase(os.path.realpath(stack[-1]["path"])), stack[-1]["line"]) in shown:
+                continue
             f = by_line.get(r.span.start.line)
             if f is not None:
                 f.origin = "confirmed"
@@ -427,8 +444,9 @@ class FullgraphServer(LanguageServer):
         return [d for _, d in pairs], [o for o, _ in pairs]
 
     def _diagnostic(self, f: Finding, idx: LineIndex, text: str, uri: str, index_of) -> t.Diagnostic:
+        # a gathered finding stands for several codes in the library: no suppression comment silences it
         return cv.to_diagnostic(f, idx, self.encoding, self.uri_of, index_of,
-                                suppress_edit=cv.suppression_edit(f, text, idx, self.encoding, uri))
+                                suppress_edit=None if is_group(f) else cv.suppression_edit(f, text, idx, self.encoding, uri))
 
     async def refresh_others(self, changed_uri: str) -> None:
         """An edit in one file can change findings in another (roots and callees across files)."""
