@@ -39,17 +39,18 @@ class Model(nn.Module):
 '''
 PRINT_LINE, WARNING_LINE = 16, 19  # 1-based, in fglib/model.py
 
-SCRIPT = '''import torch
+SCRIPT = '''import sys
+import torch
 from fglib.model import Model
 
 model = torch.compile(Model(){fullgraph})
 x = torch.randn(2, 4)
 try:
-    print(model(x, labels=torch.randn(2, 4)))
+    print(model(x, labels=torch.randn(2, 4), verbose="-v" in sys.argv))
 except Exception as e:
     print("raised", type(e).__name__)
 '''
-COMPILE_LINE = 4
+COMPILE_LINE = 5
 
 
 def make_project(root: Path, extra: str = "", fullgraph: bool = False) -> Path:
