@@ -257,7 +257,8 @@ def rule_docs(cls) -> str:
     """A rule's documentation in Markdown (`fullgraph explain`, hover, SARIF help)."""
     parts = [f"## {cls.code} {cls.name}", "", cls.summary, ""]
     parts += ["### What it does", cls.what.strip(), ""]
-    parts += ["### Why it breaks the graph", cls.why.strip(), ""]
+    parts += ["### Why it recompiles" if getattr(cls, "recompile", False) else "### Why it breaks the graph",
+              cls.why.strip(), ""]
     gbs = ", ".join(f"[{c}]({u})" for c, u in cls.gb_links())
     meta = [f"Applies to: {cls.versions.describe()}"]
     if gbs:

@@ -162,7 +162,7 @@ class FindingsPass:
         hooks = {e: [r for r in rules if applies(r, version, fg)] for e, rules in self.rules.project.items()}
 
         def place(rule, p: Placed, path: str, span, steps, when: tuple) -> None:
-            emit(_make(rule, p.path or path, p.span or span, p.message, severity, root,
+            emit(_make(rule, p.path or path, p.span or span, p.message, getattr(rule, "severity", None) or severity, root,
                        p.steps if p.steps is not None else steps, p.data, p.when if p.when is not None else when))
 
         for fs, mod in root.entries[:1]:

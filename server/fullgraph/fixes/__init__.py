@@ -82,7 +82,8 @@ def compute_offer(ctx: FixContext, finding, fix_id: str) -> Offer | None:
 def attach_fixes(findings, workspace) -> None:
     """Attach the fixes offered for each finding, preferred first, with their edits."""
     ctx = FixContext(workspace)
-    ctx.findings = findings  # a split keeps the other breaks of the same root out of the graph too
+    # a split keeps the other breaks of the same root out of the graph too (a recompilation hazard is no break)
+    ctx.findings = [f for f in findings if not getattr(registry.BY_CODE.get(f.code), "recompile", False)]
     for f in findings:
         rule = registry.BY_CODE.get(f.code)
         refs: list[FixRef] = []

@@ -75,6 +75,9 @@ class Rule:
     # Dynamo compiles that frame on its own even when the caller runs uncompiled after an unresumable
     # break, so the caller's break does not hide it (engine/frames.py)
     breaks_in_callee: ClassVar[bool] = False
+    # a recompilation hazard (FG6xx), not a graph break: reported with `severity` whatever the root's mode
+    recompile: ClassVar[bool] = False
+    severity: ClassVar[str | None] = None  # None: the root's (error under fullgraph=True, else warning)
 
     def modes(self, torch: TorchVersion) -> frozenset[str]:
         """Compile modes in which this pattern breaks, for that torch version."""

@@ -1,0 +1,417 @@
+"""FG6xx: recompilation hazards.  No graph break, yet Dynamo compiles the function again: a guard on
+something that changes between calls fails (a Python number, an int attribute of the module, a global, a
+list's length, a tensor's size).  Every call until `torch._dynamo.config.recompile_limit` (8), after which
+Dynamo runs the function in eager, silently without fullgraph=True; or once, after which it treats the value
+as dynamic (automatic dynamic shapes).  Each finding says which.
+
+What changes between calls comes from the source the analysis reads (engine/recompiles.py): the loops that
+call the compiled object and what they pass, `self.<attr> += 1` in a method the root reaches, a module-level
+number rebound in a loop or under `global`.  Severity warning whatever the root's mode: a slowdown, never an
+error.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+from ..model import WARNING
+from .base import Example, Placed, Rule
+
+LIMIT = "config.recompile_limit (8)"
+EVERY = f"compiles again on every call until {LIMIT}, then runs it in eager"
+ONCE = "compiles again once, then treats it as dynamic (automatic dynamic shapes)"
+DOC_URL = "https://docs.pytorch.org/docs/main/user_guide/torch_compiler/compile/programming_model.recompilation.html"
+
+
+class RecompileRule(Rule):
+    """A recompilation hazard (not a graph break): severity warning, no GB code."""
+
+    severity = WARNING
+    recompile = True
+    fixes = ("suppress",)
+    doc_url = DOC_URL
+    verified = "verified on torch 2.13 CPU by counting recompiles (tests/test_rules_recompile.py)"
+
+
+def _param(fs, key) -> str:
+    """The compiled function's parameter an argument binds (`key`: position or keyword)."""
+    if isinstance(key, str):
+        return key
+    params = fs.params[1:] if fs.is_method else fs.params
+    return params[key] if isinstance(key, int) and key < len(params) and key < fs.positional else "?"
+
+
+def _calls(ev, code: str) -> Iterable[tuple]:
+    mod = ev.root.mod
+    if getattr(mod, "library", False):
+        return
+    for rec in mod.recompiles:
+        if rec[0] == "call" and rec[2] == code and rec[1] == ev.root.decl.span:
+            yield rec
+
+
+class ModuleAttrMutated(RecompileRule):
+    code = "FG601"
+    name = "module-attr-mutated"
+    summary = "an int or float attribute of the compiled nn.Module changes between calls (a step counter)"
+    project_hooks = ("reached", "root")
+    what = """Finds `self.<attr> += ...` (or `self.<attr> = self.<attr> + ...`) in a method reached from a compiled
+root, where `__init__` set the attribute to a Python int or float; and `model.<attr> = <value that changes>`
+in the loop that calls the compiled module."""
+    why = """Dynamo treats integer attributes of an nn.Module as constants and guards on their value
+(`self.step == 7`, "torch.compile considers integer attributes of the nn.Module to be static"): the next call
+fails the guard, on every call, until the recompile limit, after which forward runs in eager.  A float
+attribute recompiles once, then is dynamic."""
+    instead = """Keep the counter in a registered buffer (`self.register_buffer("step", torch.zeros((),
+dtype=torch.long))`, `self.step += 1` then updates a tensor in place), or set
+`torch._dynamo.config.allow_unspec_int_on_nn_module = True` (one more compile, then dynamic)."""
+    examples = (
+        Example("""import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+        self.step = 0
+
+    def forward(self, x):
+        self.step += 1  # expect: FG601
+        return self.lin(x)
+
+
+def main():
+    model = torch.compile(Model())
+    x = torch.randn(2, 4)
+    return [model(x) for _ in range(10)][-1]
+""", call="main()"),
+        Example("""import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+        self.register_buffer("step", torch.zeros((), dtype=torch.long))
+
+    def forward(self, x):
+        self.step += 1
+        return self.lin(x)
+
+
+def main():
+    model = torch.compile(Model())
+    x = torch.randn(2, 4)
+    return [model(x) for _ in range(10)][-1]
+""", call="main()", breaks=False),
+    )
+
+    def at_reached(self, ev) -> Iterable[Placed]:
+        r = ev.reached
+        if getattr(r.mod, "library", False):
+            return
+        for rec in r.mod.recompiles:
+            if rec[0] == "attr" and rec[1] == r.fs.qualname:
+                _, _, attr, span, typ = rec
+                how = (f"Dynamo guards on its value (`self.{attr} == 7`: it treats int attributes of an nn.Module as "
+                       f"static) and {EVERY}" if typ == "int" else f"Dynamo guards on its value and {ONCE}")
+                yield Placed(f"`self.{attr}` is a Python {typ} attribute of the module changed on every call: {how}",
+                             data={"attr": attr, "type": typ, "every": typ == "int"}, span=span, path=r.mod.path,
+                             apart=True)
+
+    def at_root(self, ev) -> Iterable[Placed]:
+        for _, _, _, span, info in _calls(ev, self.code):
+            attr, typ = info["attr"], info["type"]
+            how = (f"Dynamo guards on its value (`self.{attr} == 7`: int attributes of an nn.Module are static) "
+                   f"and {EVERY}" if typ == "int" else f"Dynamo guards on its value and {ONCE}")
+            yield Placed(f"`{info['module']}.{attr}` is set to a Python {typ} that changes between calls of the "
+                         f"compiled module: {how}", data=dict(info), span=span)
+
+
+class ScalarArgVaries(RecompileRule):
+    code = "FG602"
+    name = "scalar-arg-varies"
+    summary = "a Python int or float argument of the compiled function changes between calls"
+    project_hooks = ("root",)
+    what = """Finds a call of a compiled function or module, inside a loop, passing a Python int or float that
+changes per iteration: the loop variable, a value computed from it, a number updated in the loop (`lr *= 0.9`),
+a scheduler's `get_last_lr()[0]`."""
+    why = """Dynamo specialises on a Python number's value and guards on it (`s == 7`).  With the default
+`dynamic=None` the second value recompiles once, then the number is dynamic (automatic dynamic shapes); with
+`dynamic=False` every new value recompiles, until the recompile limit, after which the function runs in eager."""
+    instead = """Pass a tensor (`torch.tensor(lr)`): a tensor's value is not guarded.  Or leave `dynamic` at its
+default so Dynamo makes the number dynamic after one recompile."""
+    examples = (
+        Example("""import torch
+
+
+def scale(x, factor):
+    return x * factor
+
+
+def main():
+    f = torch.compile(scale, dynamic=False)
+    x = torch.randn(4)
+    out = None
+    for step in range(10):
+        out = f(x, step)  # expect: FG602
+    return out
+""", call="main()"),
+        Example("""import torch
+
+
+def scale(x, factor):
+    return x * factor
+
+
+def main():
+    f = torch.compile(scale, dynamic=False)
+    x = torch.randn(4)
+    out = None
+    for step in range(10):
+        out = f(x, torch.tensor(step))
+    return out
+""", call="main()", breaks=False),
+    )
+
+    def at_root(self, ev) -> Iterable[Placed]:
+        for _, _, _, span, info in _calls(ev, self.code):
+            p = _param(ev.fs, info.get("key"))
+            how = (f"compiled with dynamic=False, Dynamo {EVERY}" if info["every"] else f"Dynamo {ONCE}")
+            yield Placed(f"`{info['arg']}` is a Python {info['type']} that changes on every call ({info['why']}): "
+                         f"Dynamo guards on its value (`{p} == ...`); {how}", data=dict(info), span=span)
+
+
+class GlobalRebound(RecompileRule):
+    code = "FG603"
+    name = "global-rebound"
+    summary = "a global or closure variable the compiled code reads is rebound between calls"
+    project_hooks = ("reached", "root")
+    what = """Finds a module-level int or float that compiled code reads and that is rebound at run time (in a
+loop, or in a function that declares it `global`), and a variable of the enclosing function that a compiled
+nested function reads, rebound in the loop that calls it."""
+    why = """Dynamo guards on the values of the globals and closure variables it reads (`G['SCALE'] == 7`).  An
+int global recompiles on every new value until the recompile limit, then the function runs in eager; a float
+global and a closure variable recompile once, then are dynamic."""
+    instead = """Pass the value as an argument (as a tensor: `torch.tensor(scale)`), or keep it in a tensor that is
+updated in place (`SCALE.fill_(v)`)."""
+    examples = (
+        Example("""import torch
+
+SCALE = 1
+
+
+def scale(x):
+    return x * SCALE
+
+
+def main():
+    global SCALE
+    f = torch.compile(scale)
+    x = torch.randn(4)
+    out = None
+    for step in range(10):
+        SCALE = step + 1  # expect: FG603
+        out = f(x)
+    return out
+""", call="main()"),
+        Example("""import torch
+
+SCALE = torch.ones(())
+
+
+def scale(x):
+    return x * SCALE
+
+
+def main():
+    f = torch.compile(scale)
+    x = torch.randn(4)
+    out = None
+    for step in range(10):
+        SCALE.fill_(step + 1)
+        out = f(x)
+    return out
+""", call="main()", breaks=False),
+    )
+
+    def at_reached(self, ev) -> Iterable[Placed]:
+        r = ev.reached
+        if getattr(r.mod, "library", False):
+            return
+        reads = set()
+        for rec in r.mod.recompiles:
+            if rec[0] == "reads" and rec[1] == r.fs.qualname:
+                reads |= rec[2]
+        if not reads:
+            return
+        for rec in r.mod.recompiles:
+            if rec[0] == "global" and rec[1] in reads:
+                _, name, span, typ = rec
+                how = EVERY if typ == "int" else ONCE
+                yield Placed(f"the global `{name}` (a Python {typ}) is rebound between calls and `{r.fs.name}` reads "
+                             f"it: Dynamo guards on its value (`G['{name}'] == ...`) and {how}",
+                             data={"name": name, "type": typ, "every": typ == "int"}, span=span, path=r.mod.path,
+                             apart=True)
+
+    def at_root(self, ev) -> Iterable[Placed]:
+        for _, _, _, span, info in _calls(ev, self.code):
+            yield Placed(f"`{info['name']}` (a Python {info['type']}) is rebound between calls and the compiled "
+                         f"function reads it from its closure: Dynamo guards on its value and {ONCE}",
+                         data=dict(info), span=span)
+
+
+class ListLengthVaries(RecompileRule):
+    code = "FG604"
+    name = "list-length-varies"
+    summary = "a list passed to the compiled function changes length between calls"
+    project_hooks = ("root",)
+    what = """Finds a call of a compiled function inside a loop passing a list whose length changes per
+iteration: grown with `.append` in the loop, built from `range(i)`, sliced with a bound that changes."""
+    why = """Dynamo guards on a list's length (`len(xs) == 8`) and unrolls it: each new length recompiles, on every
+call until the recompile limit, then the function runs in eager (lists do not become dynamic)."""
+    instead = """Pass a tensor (`torch.stack(xs)`), or pad the list to a fixed length."""
+    examples = (
+        Example("""import torch
+
+
+def total(xs):
+    return sum(xs)
+
+
+def main():
+    f = torch.compile(total)
+    xs = []
+    out = None
+    for step in range(10):
+        xs.append(torch.full((4,), float(step)))
+        out = f(xs)  # expect: FG604
+    return out
+""", call="main()"),
+        Example("""import torch
+
+
+def total(xs):
+    return sum(xs)
+
+
+def main():
+    f = torch.compile(total)
+    x = torch.ones(4)
+    out = None
+    for step in range(10):
+        out = f([x, x * 2, x + 1])
+    return out
+""", call="main()", breaks=False),
+    )
+
+    def at_root(self, ev) -> Iterable[Placed]:
+        for _, _, _, span, info in _calls(ev, self.code):
+            p = _param(ev.fs, info.get("key"))
+            yield Placed(f"`{info['arg']}` is a list whose length changes between calls ({info['why']}): Dynamo "
+                         f"guards on its length (`len({p}) == ...`) and {EVERY}", data=dict(info), span=span)
+
+
+class ShapeVariesStatic(RecompileRule):
+    code = "FG605"
+    name = "shape-varies-static"
+    summary = "a tensor's size changes between calls of a function compiled with dynamic=False"
+    project_hooks = ("root",)
+    what = """Finds a call of a function compiled with `dynamic=False`, inside a loop, passing a tensor whose size
+changes per iteration (`torch.randn(n, 8)` with `n` from the loop, `x[:n]`)."""
+    why = """With `dynamic=False` Dynamo specialises on every size and guards on it ("tensor 'x' size mismatch at
+index 0. expected 8, actual 9"): every new size recompiles, until the recompile limit, after which the function
+runs in eager."""
+    instead = """Leave `dynamic` at its default (None: one recompile, then the size is dynamic), or `dynamic=True`,
+or `torch._dynamo.mark_dynamic(x, 0)` before the call, or pad to a few fixed sizes."""
+    examples = (
+        Example("""import torch
+
+
+def double(x):
+    return x * 2
+
+
+def main():
+    f = torch.compile(double, dynamic=False)
+    out = None
+    for n in range(1, 10):
+        out = f(torch.ones(n))  # expect: FG605
+    return out
+""", call="main()"),
+        Example("""import torch
+
+
+def double(x):
+    return x * 2
+
+
+def main():
+    f = torch.compile(double, dynamic=True)
+    out = None
+    for n in range(2, 10):
+        out = f(torch.ones(n))
+    return out
+""", call="main()", breaks=False),
+    )
+
+    def at_root(self, ev) -> Iterable[Placed]:
+        for _, _, _, span, info in _calls(ev, self.code):
+            p = _param(ev.fs, info.get("key"))
+            yield Placed(f"`{info['arg']}` changes size between calls ({info['why']}) and the function is compiled "
+                         f"with dynamic=False: Dynamo guards on its sizes (\"tensor '{p}' size mismatch\") and "
+                         f"{EVERY}", data=dict(info), span=span)
+
+
+class DynamicDimUnmarked(RecompileRule):
+    code = "FG606"
+    name = "dynamic-dim-unmarked"
+    summary = "a tensor's size changes between calls and no dimension is marked dynamic: one more compile"
+    project_hooks = ("root",)
+    what = """Finds a call of a compiled function (default `dynamic`), inside a loop, passing a tensor whose size
+changes per iteration, without `torch._dynamo.mark_dynamic` on it."""
+    why = """Dynamo compiles the first call for its sizes; the next size fails the guard ("tensor 'x' size
+mismatch at index 0") and Dynamo compiles again, once, with that dimension dynamic (automatic dynamic shapes).
+A mild hazard: one extra compile (and a recompile reason in the logs)."""
+    instead = """`torch._dynamo.mark_dynamic(x, 0)` on the varying dimension before the first call (or
+`dynamic=True`) compiles the dynamic graph at once."""
+    examples = (
+        Example("""import torch
+
+
+def double(x):
+    return x * 2
+
+
+def main():
+    f = torch.compile(double)
+    out = None
+    for n in range(2, 10):
+        out = f(torch.ones(n))  # expect: FG606
+    return out
+""", call="main()"),
+        Example("""import torch
+
+
+def double(x):
+    return x * 2
+
+
+def main():
+    f = torch.compile(double)
+    x = torch.ones(8)
+    out = None
+    for n in range(2, 10):
+        out = f(x)
+    return out
+""", call="main()", breaks=False),
+    )
+
+    def at_root(self, ev) -> Iterable[Placed]:
+        for _, _, _, span, info in _calls(ev, self.code):
+            p = _param(ev.fs, info.get("key"))
+            yield Placed(f"`{info['arg']}` changes size between calls ({info['why']}) and no dimension is marked "
+                         f"dynamic: Dynamo guards on its sizes (\"tensor '{p}' size mismatch\") and {ONCE}",
+                         data=dict(info), span=span)
+

@@ -1,0 +1,272 @@
+"""FG6xx, recompilation hazards: every rule example under real Dynamo (torch 2.13 CPU, backend="eager"),
+counting compiles instead of graph breaks.
+
+- a hazard example compiles more than once, as often as its finding says: up to the recompile limit (8)
+  when the message says "on every call", twice when it says "once";
+- its clean example compiles once;
+- both return what plain Python returns.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from harness import check_code, count_compiles, dedent
+
+from fullgraph.model import WARNING
+from fullgraph.rules import registry
+
+torch = pytest.importorskip("torch")
+
+EXAMPLES = [(r, i, ex) for r in registry.RULES if r.recompile for i, ex in enumerate(r.examples)]
+LIMIT = 8  # torch._dynamo.config.recompile_limit
+
+
+def _same(a, b) -> bool:
+    return torch.allclose(a, b) if isinstance(a, torch.Tensor) else a == b
+
+
+@pytest.mark.parametrize("rule,i,ex", EXAMPLES, ids=[f"{r.code}-{i}-{'hazard' if e.breaks else 'clean'}"
+                                                    for r, i, e in EXAMPLES])
+def test_example_recompiles_as_reported(rule, i, ex, tmp_path):
+    findings = [f for f in check_code(ex.code, tmp_path) if f.code == rule.code]
+    compiles, result = count_compiles(ex.code, ex.call)
+    _, expected = count_compiles(ex.code, ex.call, eager=True)
+    assert _same(result, expected), "compiled and eager results differ"
+    if not ex.breaks:
+        assert not findings
+        assert compiles == 1, f"clean example compiled {compiles} times"
+        return
+    assert findings and all(f.severity == WARNING for f in findings)
+    every = findings[0].data["every"]
+    assert compiles == (LIMIT if every else 2), (compiles, findings[0].message)
+    assert ("on every call until" in findings[0].message) == every
+
+
+def _check(src: str, tmp_path) -> set[tuple[int, str]]:
+    return {(f.span.start.line + 1, f.code) for f in check_code(dedent(src), tmp_path) if f.code.startswith("FG6")}
+
+
+HEAD = """
+        import torch
+        import torch.nn as nn
+
+        """
+
+
+def test_warning_under_fullgraph_root_too(tmp_path):
+    got = check_code(dedent(HEAD + """
+        def scale(x, s):
+            return x * s
+
+        def main():
+            f = torch.compile(scale, fullgraph=True, dynamic=False)
+            for i in range(4):
+                f(torch.ones(2), i)
+        """), tmp_path)
+    hazard = [f for f in got if f.code == "FG602"]
+    assert hazard and hazard[0].severity == WARNING and hazard[0].span.start.line + 1 == 11
+
+
+NEAR_MISSES = {
+    "constant argument": """
+        def scale(x, s):
+            return x * s
+
+        def main():
+            f = torch.compile(scale, dynamic=False)
+            for i in range(4):
+                f(torch.ones(2), 2.0)
+        """,
+    "dynamic=True": """
+        def scale(x, s):
+            return x * s
+
+        def main():
+            f = torch.compile(scale, dynamic=True)
+            for i in range(2, 6):
+                f(torch.ones(i), i)
+        """,
+    "mark_dynamic": """
+        def double(x):
+            return x * 2
+
+        def main():
+            f = torch.compile(double)
+            for i in range(2, 6):
+                x = torch.ones(i)
+                torch._dynamo.mark_dynamic(x, 0)
+                f(x)
+        """,
+    "a new list each iteration, same length": """
+        def total(xs):
+            return sum(xs)
+
+        def main():
+            f = torch.compile(total)
+            for i in range(4):
+                xs = []
+                xs.append(torch.ones(2) * i)
+                f(xs)
+        """,
+    "counter in a buffer": """
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("step", torch.zeros((), dtype=torch.long))
+
+            def forward(self, x):
+                self.step += 1
+                return x * 2
+
+        def main():
+            m = torch.compile(M())
+            for i in range(4):
+                m(torch.ones(2))
+        """,
+    "attribute mutated outside compiled code": """
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.calls = 0
+
+            def forward(self, x):
+                return x * 2
+
+            def log(self):
+                self.calls += 1
+
+        def main():
+            m = M()
+            f = torch.compile(m)
+            for i in range(4):
+                f(torch.ones(2))
+                m.log()
+        """,
+    "global the compiled code does not read": """
+        STEP = 0
+
+        def double(x):
+            return x * 2
+
+        def main():
+            global STEP
+            f = torch.compile(double)
+            for i in range(4):
+                STEP += 1
+                f(torch.ones(2))
+        """,
+    "called once, outside a loop": """
+        def scale(x, s):
+            return x * s
+
+        def main():
+            f = torch.compile(scale, dynamic=False)
+            lr = 0.1
+            lr *= 0.5
+            return f(torch.ones(2), lr)
+        """,
+}
+
+
+@pytest.mark.parametrize("name", list(NEAR_MISSES))
+def test_near_miss_silent(name, tmp_path):
+    src = HEAD + NEAR_MISSES[name]
+    assert _check(src, tmp_path) == set()
+    compiles, _ = count_compiles(dedent(src), "main()")
+    assert compiles == 1, f"Dynamo compiled {compiles} times: not a near miss"
+
+
+HAZARDS = {
+    # (source, [(line, code)], compiles)
+    "schedule float, dynamic=False": ("""
+        def step(x, lr):
+            return x * lr
+
+        def main():
+            f = torch.compile(step, dynamic=False)
+            lr = 0.1
+            for i in range(10):
+                lr = lr * 0.9
+                f(torch.ones(2), lr=lr)
+        """, [(13, "FG602")], LIMIT),
+    "global float in a module-level loop": ("""
+        TEMP = 1.0
+
+        def soften(x):
+            return x / TEMP
+
+        f = torch.compile(soften)
+        for i in range(10):
+            TEMP = 1.0 + i
+            f(torch.ones(2))
+        """, [(12, "FG603")], 2),
+    "closure int": ("""
+        def main():
+            k = 1
+
+            def h(x):
+                return x * k
+
+            f = torch.compile(h)
+            for i in range(10):
+                k = i + 1
+                f(torch.ones(2))
+        """, [(13, "FG603")], 2),
+    "int attribute set between calls": ("""
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.k = 1
+
+            def forward(self, x):
+                return x * self.k
+
+        def main():
+            m = M()
+            f = torch.compile(m)
+            for i in range(10):
+                m.k = i
+                f(torch.ones(2))
+        """, [(17, "FG601")], LIMIT),
+    "list sliced by the loop variable": ("""
+        def total(xs):
+            return sum(xs)
+
+        def main():
+            f = torch.compile(total)
+            xs = [torch.ones(2) for _ in range(12)]
+            for i in range(1, 11):
+                f(xs[:i])
+        """, [(12, "FG604")], LIMIT),
+}
+
+
+@pytest.mark.parametrize("name", list(HAZARDS))
+def test_hazard_found_where_dynamo_recompiles(name, tmp_path):
+    src, where, n = HAZARDS[name]
+    src = HEAD + src
+    assert _check(src, tmp_path) == set(where)
+    call = "main()" if "def main" in src else "None"
+    compiles, _ = count_compiles(dedent(src), call)
+    assert compiles == n
+
+
+def test_cli_select_fg6_json_and_sarif(tmp_path):
+    ex = next(e for r, _, e in EXAMPLES if r.code == "FG601" and e.breaks)
+    p = tmp_path / "model.py"
+    p.write_text(ex.code)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1] / "server")}
+    run = lambda *a: subprocess.run([sys.executable, "-m", "fullgraph", *a], capture_output=True, text=True,  # noqa: E731
+                                    env=env, cwd=tmp_path)
+    out = json.loads(run("check", str(p), "--format", "json", "--select", "FG6", "--no-cache").stdout)
+    codes = [(f["code"], f["severity"]) for f in out["diagnostics"]]
+    assert codes == [("FG601", "warning")]
+    sarif = json.loads(run("check", str(p), "--format", "sarif", "--select", "FG6", "--no-cache").stdout)
+    assert [r["level"] for r in sarif["runs"][0]["results"]] == ["warning"]
+    r = run("explain", "FG601")
+    assert "Why it recompiles" in r.stdout and "register_buffer" in r.stdout
