@@ -36,21 +36,31 @@ _RESHAPE = {"view", "reshape", "expand", "repeat", "narrow", "new_zeros", "new_o
 _SCHEDULE = {"get_last_lr", "get_lr"}
 _MUTATE_LIST = {"append", "extend", "insert", "pop", "remove", "clear"}
 
-INT, FLOAT, BOOL, TENSOR, LIST = "int", "float", "bool", "tensor", "list"
+INT, FLOAT, BOOL, STR, TENSOR, LIST, DICT = "int", "float", "bool", "str", "tensor", "list", "dict"
+OBJ = "object"  # a new object per call whose contents change (a lambda's defaults, a dict, a partial)
+SCALARS = (INT, FLOAT, BOOL, STR)
 
 
 def scan(tree: ast.Module, roots: list, span: Callable[[ast.AST], Span], modname: str) -> list[tuple]:
     """The module's recompilation facts (see the module's docstring)."""
     out: list[tuple] = []
-    root_spans = {r.span for r in roots}
     module_names = _module_assigned(tree.body)
     inits = _init_types(tree, modname)
+    by_class_name = {q.rpartition(".")[2]: v for q, v in inits.items()}
+    reads_by_class = _attr_reads(tree)
     glob_types = _const_types(tree.body)
     scopes = list(_scopes(tree, modname))
-    outer: dict[str, tuple] = {}
-    for qual, node, body, cls in scopes:
-        if node is tree:
-            outer = _compiled_names(body, root_spans, span)
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and _is_compile(n.func):
+            out.append(("compile", span(n), ast.unparse(n), _fullgraph(n), ast.unparse(n.args[0]) if n.args else ""))
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for d in n.decorator_list:
+                if _is_compile(d) or (isinstance(d, ast.Call) and _is_compile(d.func)):
+                    out.append(("compile", span(d), "@" + ast.unparse(d),
+                                _fullgraph(d) if isinstance(d, ast.Call) else False, n.name))
+    outer = _compiled_names(tree.body, span)
+    varied_calls: set[str] = set()  # functions called in a loop with an argument that changes
+    scanners = []
     for qual, node, body, cls in scopes:
         fn = node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
         if fn is not None:
@@ -59,17 +69,41 @@ def scan(tree: ast.Module, roots: list, span: Callable[[ast.AST], Span], modname
                 out.append(("reads", qual, frozenset(reads)))
             if cls is not None:
                 out.extend(_attr_updates(fn, qual, cls, inits, span))
-            out.extend(_global_rebinds(fn, glob_types, span))
+            out.extend(_global_rebinds(fn, glob_types, module_names, span))
+            out.extend(_nonlocal_rebinds(fn, qual, span))
+            if ".<locals>." in qual:
+                free = {n.id for n in _own_nodes(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} \
+                    - _local_names(fn)
+                if free:
+                    out.append(("free", qual, frozenset(free)))
         compiled = dict(outer) if fn is not None else {}
-        compiled.update(_compiled_names(body, root_spans, span))
-        locals_ = _local_names(fn) if fn is not None else set()
-        for name in list(compiled):
-            if fn is not None and name in locals_ and name not in _compiled_names(body, root_spans, span):
-                del compiled[name]  # shadowed
-        _Loops(out, compiled, span, glob_types if fn is None else _const_types(body), body,
-               defs={s.name: s for s in ast.walk(node) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))},
-               module_level=fn is None).run()
+        own = _compiled_names(body, span)
+        if fn is not None:
+            for name in _local_names(fn) - set(own):
+                compiled.pop(name, None)  # shadowed
+        compiled.update(own)
+        consts = glob_types if fn is None else {**{k: v for k, v in glob_types.items() if k in _declared(fn)},
+                                                 **_const_types(body)}
+        sc = _Loops(out, compiled, span, consts, body, by_class_name, reads_by_class, varied_calls,
+                    module_level=fn is None,
+                    defs={s.name: s for s in ast.walk(node) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))},
+                    fn=fn)
+        sc.run()
+        scanners.append(sc)
+    for sc in scanners:
+        sc.compiles_per_call(varied_calls)
     return out
+
+
+def _is_compile(e: ast.AST) -> bool:
+    return _dotted(e) in ("torch.compile", "torch.compiler.compile")
+
+
+def _fullgraph(call: ast.Call):
+    for kw in call.keywords:
+        if kw.arg == "fullgraph" and isinstance(kw.value, ast.Constant):
+            return bool(kw.value.value)
+    return False if not any(kw.arg == "fullgraph" for kw in call.keywords) else None
 
 
 # ---- scopes and names ---------------------------------------------------------------------------
@@ -107,16 +141,22 @@ def _module_assigned(body: list[ast.stmt]) -> set[str]:
 
 
 def _const_types(body: list[ast.stmt]) -> dict[str, str]:
-    """name -> "int"/"float" for `name = <number>` among these statements (not inside functions)."""
+    """name -> its type for `name = <literal>` among these statements (not inside functions)."""
     out: dict[str, str] = {}
     for s in body:
         if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
             t = _literal_type(s.value)
-            if t in (INT, FLOAT):
+            if t is None and isinstance(s.value, (ast.List, ast.ListComp)):
+                t = LIST
+            elif t is None and isinstance(s.value, ast.Dict):
+                t = DICT
+            if t is not None:
                 out.setdefault(s.targets[0].id, t)
-            elif isinstance(s.value, (ast.List, ast.ListComp)):
-                out.setdefault(s.targets[0].id, LIST)
     return out
+
+
+def _declared(fn: ast.AST) -> set[str]:
+    return {n for s in _own_nodes(fn) if isinstance(s, (ast.Global, ast.Nonlocal)) for n in s.names}
 
 
 def _literal_type(e: ast.AST) -> str | None:
@@ -129,6 +169,8 @@ def _literal_type(e: ast.AST) -> str | None:
             return INT
         if isinstance(e.value, float):
             return FLOAT
+        if isinstance(e.value, str):
+            return STR
     return None
 
 
@@ -160,22 +202,19 @@ def _reads(fn: ast.AST, module_names: set[str]) -> set[str]:
             and n.id in module_names and n.id not in local}
 
 
-def _compiled_names(body: list[ast.stmt], root_spans: set, span) -> dict[str, tuple]:
-    """name -> (root span, dynamic= as written (None: not given), the compiled expression) for
+def _compiled_names(body: list[ast.stmt], span) -> dict[str, tuple]:
+    """name -> (compile call span, dynamic= as written (None: not given), the compiled expression) for
     `name = torch.compile(...)` and `@torch.compile` functions among these statements (any depth, not
     inside functions)."""
     out: dict[str, tuple] = {}
     for s in _stmts(body):
         if isinstance(s, ast.Assign) and isinstance(s.value, ast.Call) and len(s.targets) == 1 \
-                and isinstance(s.targets[0], ast.Name):
-            sp = span(s.value)
-            if sp in root_spans:
-                out[s.targets[0].id] = (sp, _dynamic(s.value), s.value.args[0] if s.value.args else None)
+                and isinstance(s.targets[0], ast.Name) and _is_compile(s.value.func):
+            out[s.targets[0].id] = (span(s.value), _dynamic(s.value), s.value.args[0] if s.value.args else None)
         elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for d in s.decorator_list:
-                sp = span(d)
-                if sp in root_spans:
-                    out[s.name] = (sp, _dynamic(d) if isinstance(d, ast.Call) else None, ast.Name(s.name))
+                if _is_compile(d) or (isinstance(d, ast.Call) and _is_compile(d.func)):
+                    out[s.name] = (span(d), _dynamic(d) if isinstance(d, ast.Call) else None, ast.Name(s.name))
     return out
 
 
@@ -226,6 +265,19 @@ def _init_types(tree: ast.Module, modname: str) -> dict[str, dict[str, str]]:
     return out
 
 
+def _attr_reads(tree: ast.Module) -> dict[str, set[str]]:
+    """class name -> the `self.<attr>` its methods other than `__init__` read."""
+    out: dict[str, set[str]] = {}
+    for c in ast.walk(tree):
+        if isinstance(c, ast.ClassDef):
+            got = out.setdefault(c.name, set())
+            for m in c.body:
+                if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name != "__init__":
+                    got.update(n.attr for n in ast.walk(m) if isinstance(n, ast.Attribute) and _self_attr(n)
+                               and isinstance(n.ctx, ast.Load))
+    return out
+
+
 def _self_attr(e: ast.AST) -> bool:
     return isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == "self"
 
@@ -246,44 +298,74 @@ def _attr_updates(fn: ast.AST, qual: str, cls: str, inits: dict, span) -> list[t
     return out
 
 
-def _global_rebinds(fn: ast.AST, glob_types: dict, span) -> list[tuple]:
-    """A function that declares `global G` (G a module-level number) and assigns G other than a constant."""
+def _global_rebinds(fn: ast.AST, glob_types: dict, module_names: set, span) -> list[tuple]:
+    """A function that declares `global G` (G a module-level literal) and assigns G other than a literal, or
+    sets an item of a module-level dict (`CONFIG["scale"] = s`) to something that is not a literal."""
     declared = {n for s in _own_nodes(fn) if isinstance(s, ast.Global) for n in s.names}
+    local = _local_names(fn)
     out = []
     for s in _own_nodes(fn):
         if isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name) and s.target.id in declared \
-                and glob_types.get(s.target.id) in (INT, FLOAT):
+                and s.target.id in glob_types:
             out.append(("global", s.target.id, span(s), glob_types[s.target.id]))
-        elif isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
-                and s.targets[0].id in declared and glob_types.get(s.targets[0].id) in (INT, FLOAT) \
-                and _literal_type(s.value) is None:
-            out.append(("global", s.targets[0].id, span(s), glob_types[s.targets[0].id]))
+        elif isinstance(s, ast.Assign) and len(s.targets) == 1:
+            t = s.targets[0]
+            if isinstance(t, ast.Name) and t.id in declared and t.id in glob_types and _literal_type(s.value) is None:
+                out.append(("global", t.id, span(s), glob_types[t.id]))
+            elif isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id not in local \
+                    and glob_types.get(t.value.id) == DICT and _literal_type(s.value) is None:
+                out.append(("global", t.value.id, span(s), DICT))
+    return out
+
+
+def _nonlocal_rebinds(fn: ast.AST, qual: str, span) -> list[tuple]:
+    """`nonlocal x; x += 1` in a nested function: ("closure", the sibling functions reading x, ...)."""
+    declared = {n for s in _own_nodes(fn) if isinstance(s, ast.Nonlocal) for n in s.names}
+    if not declared or ".<locals>." not in qual:
+        return []
+    outer = qual.rpartition(".<locals>.")[0]
+    out = []
+    for s in _own_nodes(fn):
+        target = s.target if isinstance(s, ast.AugAssign) else s.targets[0] \
+            if isinstance(s, ast.Assign) and len(s.targets) == 1 else None
+        if isinstance(target, ast.Name) and target.id in declared:
+            out.append(("closure", outer, target.id, span(s)))
     return out
 
 
 # ---- the loops around calls of a compiled object ------------------------------------------------
 class _Loops:
     """Walks one scope's statements with the loops around them; at a call of a compiled object inside a
-    loop, what changes per iteration among what the call passes."""
+    loop, what changes per iteration among what the call passes and what the loop rebinds."""
 
-    def __init__(self, out: list, compiled: dict, span, consts: dict, body: list, defs: dict, module_level: bool):
+    def __init__(self, out: list, compiled: dict, span, consts: dict, body: list, classes: dict, reads: dict,
+                 varied_calls: set, module_level: bool, defs: dict, fn):
         self.out = out
-        self.compiled = compiled
+        self.compiled = compiled  # name -> (compile span, dynamic, compiled expression)
         self.span = span
-        self.consts = consts
+        self.consts = consts  # name -> type of its literal value before the loops
         self.body = body
-        self.defs = defs
+        self.classes = classes  # class name -> {attr: type} set in __init__
+        self.reads = reads  # class name -> attributes its methods (not __init__) read
+        self.varied_calls = varied_calls
         self.module_level = module_level
+        self.defs = defs
+        self.fn = fn
+        self.instances: dict[str, str] = {}  # name -> class name (`net = Warmup()`)
+        for s in _stmts(body):
+            if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
+                    and isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Name):
+                self.instances[s.targets[0].id] = s.value.func.id
+        self.compile_loops: list = []  # (compile call, loops) of torch.compile calls inside loops
+        self._marked_names: set[str] | None = None
 
     def run(self) -> None:
         if self.module_level:
             self._module_loops()
-        if not self.compiled:
-            return
         self._block(self.body, [])
 
     def _module_loops(self) -> None:
-        """A module-level number rebound in a loop of the top level (`for i in ...: SCALE = i`)."""
+        """A module-level name rebound in a loop of the top level (`for i in ...: SCALE = i`)."""
         def loops(body, outer):
             for s in body:
                 if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -293,13 +375,19 @@ class _Loops:
                     env = {k: v for _, e in outer for k, v in e.items()} | var
                     for t in _stmts(s.body):
                         if isinstance(t, ast.Assign) and len(t.targets) == 1 and isinstance(t.targets[0], ast.Name) \
-                                and self.consts.get(t.targets[0].id) in (INT, FLOAT):
+                                and t.targets[0].id in self.consts:
                             k = self._kind(t.value, env)
-                            if k is not None and k[1] and k[0] in (INT, FLOAT):
+                            if k is not None and k[1]:
                                 self.out.append(("global", t.targets[0].id, self.span(t), self.consts[t.targets[0].id]))
                         elif isinstance(t, ast.AugAssign) and isinstance(t.target, ast.Name) \
-                                and self.consts.get(t.target.id) in (INT, FLOAT):
+                                and t.target.id in self.consts:
                             self.out.append(("global", t.target.id, self.span(t), self.consts[t.target.id]))
+                        elif isinstance(t, ast.Assign) and len(t.targets) == 1 and isinstance(t.targets[0], ast.Subscript) \
+                                and isinstance(t.targets[0].value, ast.Name) \
+                                and self.consts.get(t.targets[0].value.id) == DICT:
+                            k = self._kind(t.value, env)
+                            if k is not None and k[1]:
+                                self.out.append(("global", t.targets[0].value.id, self.span(t), DICT))
                     loops(s.body, [*outer, (s, var)])
                 else:
                     for field in ("body", "orelse", "finalbody"):
@@ -316,15 +404,28 @@ class _Loops:
                 self._block(s.body, [*loops, (s, self._varying(s, loops))])
                 self._block(s.orelse, loops)
                 continue
-            if loops:
-                for call in self._calls(s):
+            for call in self._calls(s):
+                if _is_compile(call.func):
+                    self._compile_call(call, loops)
+                elif loops and isinstance(call.func, ast.Name) and call.func.id in self.compiled:
                     self._call(call, loops)
+                elif loops and isinstance(call.func, ast.Name):
+                    env = self._env(loops)
+                    if any((k := self._kind(a, env)) is not None and k[1] for a in call.args):
+                        self.varied_calls.add(call.func.id)
             for field in ("body", "orelse", "finalbody"):
                 sub = getattr(s, field, None)
                 if isinstance(sub, list) and sub and isinstance(sub[0], ast.stmt):
                     self._block(sub, loops)
             for h in getattr(s, "handlers", ()) or ():
                 self._block(h.body, loops)
+
+    @staticmethod
+    def _env(loops: list) -> dict:
+        env: dict[str, tuple] = {}
+        for _, v in loops:
+            env.update(v)
+        return env
 
     def _calls(self, s: ast.stmt):
         stack = [v for f, v in ast.iter_fields(s) if f not in ("body", "orelse", "finalbody", "handlers")]
@@ -335,57 +436,71 @@ class _Loops:
                 continue
             if not isinstance(n, ast.AST) or isinstance(n, (ast.Lambda, ast.stmt)):
                 continue
-            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in self.compiled:
+            if isinstance(n, ast.Call):
                 yield n
             stack.extend(ast.iter_child_nodes(n))
 
-    # what a loop changes: name -> (type, description of the change)
+    # what a loop changes: name -> (type, description of the change, span of the assignment or None)
     def _varying(self, loop: ast.stmt, outer: list) -> dict[str, tuple]:
-        env: dict[str, tuple] = {}
-        for _, e in outer:
-            env.update(e)
+        env = self._env(outer)
         var: dict[str, tuple] = {}
         if isinstance(loop, (ast.For, ast.AsyncFor)):
             it = loop.iter
             line = loop.lineno
+            why = f"the loop variable of line {line}"
             if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" \
                     and isinstance(loop.target, ast.Name):
-                var[loop.target.id] = (INT, f"the loop variable of line {line}")
+                var[loop.target.id] = (INT, why, None)
             elif isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "enumerate" \
                     and isinstance(loop.target, ast.Tuple) and loop.target.elts \
                     and isinstance(loop.target.elts[0], ast.Name):
-                var[loop.target.elts[0].id] = (INT, f"the loop counter of line {line}")
+                var[loop.target.elts[0].id] = (INT, f"the loop counter of line {line}", None)
+            elif isinstance(it, (ast.List, ast.Tuple)) and isinstance(loop.target, ast.Tuple) and it.elts \
+                    and all(isinstance(e, ast.Tuple) and len(e.elts) == len(loop.target.elts) for e in it.elts):
+                for i, t in enumerate(loop.target.elts):  # `for batch, seq in ((4, 10), (6, 10)):`
+                    column = [e.elts[i] for e in it.elts]
+                    types = {_literal_type(c) for c in column}
+                    if isinstance(t, ast.Name) and len(types) == 1 and types <= set(SCALARS) \
+                            and len({ast.unparse(c) for c in column}) > 1:
+                        var[t.id] = (types.pop(), why, None)
             elif isinstance(it, (ast.List, ast.Tuple)) and isinstance(loop.target, ast.Name) and it.elts:
                 types = {_literal_type(e) for e in it.elts}
-                if len(types) == 1 and types <= {INT, FLOAT}:
-                    var[loop.target.id] = (types.pop(), f"the loop variable of line {line}")
+                if len(types) == 1 and types <= set(SCALARS):
+                    var[loop.target.id] = (types.pop(), why, None)
                 elif all(isinstance(e, (ast.List, ast.Tuple)) for e in it.elts) \
                         and len({len(e.elts) for e in it.elts}) > 1:
-                    var[loop.target.id] = (LIST, f"the loop variable of line {line}")
+                    var[loop.target.id] = (LIST, why, None)
+                elif all(isinstance(e, ast.Attribute) and _dotted(e.value) == "torch" for e in it.elts):
+                    var[loop.target.id] = ("dtype", why, None)  # `for dtype in (torch.float32, ...)`
         env.update(var)
         for _ in range(2):  # names assigned in the loop from what changes (in order, twice: `lr = lr * g`)
             for s in _stmts(loop.body):
                 if isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name):
                     t = self.consts.get(s.target.id) or (env.get(s.target.id) or (None,))[0]
                     if t in (INT, FLOAT) and s.target.id not in var:  # `lr *= 0.9`
-                        var[s.target.id] = (t, f"updated at line {s.lineno}")
+                        var[s.target.id] = (t, f"updated at line {s.lineno}", None)
                         env[s.target.id] = var[s.target.id]
                 elif isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
                     got = self._kind(s.value, env)
                     name = s.targets[0].id
-                    if got is not None and not got[1] and self.consts.get(name) in (INT, FLOAT) \
-                            and got[0] in (INT, FLOAT) \
+                    if got is not None and not got[1] and self.consts.get(name) in SCALARS \
                             and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(s.value)):
-                        got = (got[0], True)  # `lr = lr * 0.9`: a new value each iteration
-                    if got is not None and got[1] and name not in var:
-                        var[name] = (got[0], f"assigned at line {s.lineno}")
-                        env[name] = var[name]
+                        got = (got[0], True)  # `lr = lr * 0.9`, `flag = not flag`: a new value each iteration
+                    if got is not None and got[1]:
+                        if name not in var or var[name][2] is not None:
+                            var[name] = (got[0], f"assigned at line {s.lineno}", self.span(s))
+                            env[name] = var[name]
+                    elif name in var and var[name][2] is not None and var[name][2].start.line < s.lineno:
+                        # assigned again from what does not change, or what the analysis does not know
+                        # (`tokens = F.pad(tokens, (0, 16 - n))`): the last assignment decides
+                        del var[name]
+                        env.pop(name, None)
                 elif isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) \
                         and isinstance(s.value.func, ast.Attribute) and s.value.func.attr in _MUTATE_LIST \
                         and isinstance(s.value.func.value, ast.Name) and s.value.func.attr != "clear":
                     name = s.value.func.value.id
                     if name not in var and not self._made_in(name, loop):
-                        var[name] = (LIST, f"grown at line {s.lineno}")
+                        var[name] = (LIST, f"grown at line {s.lineno}", None)
                         env[name] = var[name]
         return var
 
@@ -393,6 +508,9 @@ class _Loops:
         """`name` is assigned afresh inside the loop (a new list each iteration)."""
         return any(isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in s.targets)
                    for s in _stmts(loop.body))
+
+    def _changes(self, e: ast.AST, env: dict) -> bool:
+        return any(isinstance(n, ast.Name) and n.id in env for n in ast.walk(e))
 
     def _kind(self, e: ast.AST, env: dict) -> tuple[str, bool] | None:
         """(type, changes per iteration) of an expression, where the loop's names are `env`."""
@@ -410,95 +528,101 @@ class _Loops:
             if isinstance(e.op, ast.Mult) and a is not None and b is not None and LIST in (a[0], b[0]):
                 other = b if a[0] == LIST else a
                 return (LIST, other[1]) if other[0] == INT else None
-            if a is None or b is None:
-                if (a and a[1]) or (b and b[1]):
-                    return None
-                return None
-            if TENSOR in (a[0], b[0]) or LIST in (a[0], b[0]):
+            if a is None or b is None or a[0] not in (INT, FLOAT, BOOL) or b[0] not in (INT, FLOAT, BOOL):
                 return None
             if FLOAT in (a[0], b[0]) or isinstance(e.op, ast.Div):
                 return FLOAT, a[1] or b[1]
             return INT, a[1] or b[1]
-        if isinstance(e, ast.UnaryOp) and not isinstance(e.op, ast.Not):
+        if isinstance(e, ast.UnaryOp):
+            if isinstance(e.op, ast.Not):
+                return BOOL, self._changes(e.operand, env)
             return self._kind(e.operand, env)
-        if isinstance(e, ast.Call):
-            f = e.func
-            name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
-            args = [self._kind(a, env) for a in e.args]
-            changes = any(a is not None and a[1] for a in args)
-            if isinstance(f, ast.Name) and name in ("float", "int", "round", "abs", "min", "max", "len"):
-                if name == "len":
-                    return INT, changes
-                if name == "float":
-                    return FLOAT, changes
-                if name in ("min", "max", "abs") and args and all(a is not None and a[0] in (INT, FLOAT) for a in args):
-                    return (FLOAT if FLOAT in {a[0] for a in args} else INT), changes
-                return (INT if name in ("int", "round") else None), changes
-            if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "math":
-                return FLOAT, changes
-            if isinstance(f, ast.Attribute) and _dotted(f.value) == "torch" and name in _SHAPED:
-                shape = [a for a in args[: (1 if name == "full" else None)]] if name != "arange" else args
-                sizes = [a for a in (args if name != "full" else args[:1])]
-                tuple_changes = any(isinstance(a, (ast.Tuple, ast.List)) and
-                                    any((k := self._kind(x, env)) is not None and k[1] for x in a.elts)
-                                    for a in e.args)
-                return TENSOR, any(a is not None and a[1] and a[0] == INT for a in sizes + shape) or tuple_changes
-            if isinstance(f, ast.Attribute) and name in _RESHAPE:
-                return TENSOR, changes
+        if isinstance(e, (ast.Compare, ast.BoolOp)):
+            return BOOL, self._changes(e, env)
+        if isinstance(e, ast.IfExp):
+            a, b = self._kind(e.body, env), self._kind(e.orelse, env)
+            if a is not None and b is not None and a[0] == b[0]:
+                return a[0], a[1] or b[1] or self._changes(e.test, env)
             return None
+        if isinstance(e, ast.Lambda):
+            parts = [*e.args.defaults, *[d for d in e.args.kw_defaults if d is not None], e.body]
+            return OBJ, any(self._changes(x, env) for x in parts)
+        if isinstance(e, ast.Dict):
+            return DICT, any(v is not None and self._changes(v, env) for v in e.values)
+        if isinstance(e, ast.Call):
+            return self._call_kind(e, env)
         if isinstance(e, ast.Subscript):
             if isinstance(e.value, ast.Call) and isinstance(e.value.func, ast.Attribute) \
                     and e.value.func.attr in _SCHEDULE:
                 return FLOAT, True  # `sched.get_last_lr()[0]`
+            if isinstance(e.value, (ast.Tuple, ast.List)) and e.value.elts:  # `("mean", "max")[i % 2]`
+                types = {_literal_type(x) for x in e.value.elts}
+                if len(types) == 1 and types <= set(SCALARS):
+                    return types.pop(), self._changes(e.slice, env)
+                return None
             base = self._kind(e.value, env)
             sl = e.slice
-            if isinstance(sl, ast.Slice):
-                bounds = [self._kind(b, env) for b in (sl.lower, sl.upper) if b is not None]
-                if any(b is not None and b[1] for b in bounds):
-                    return (LIST if base is not None and base[0] == LIST else TENSOR), True
+            if isinstance(sl, ast.Slice) or (isinstance(sl, ast.Tuple) and any(isinstance(x, ast.Slice) for x in sl.elts)):
+                bounds = [b for x in (sl.elts if isinstance(sl, ast.Tuple) else [sl]) if isinstance(x, ast.Slice)
+                          for b in (x.lower, x.upper) if b is not None]
+                if any(self._changes(b, env) for b in bounds):
+                    return (LIST, True) if base is not None and base[0] == LIST else (TENSOR, True)
             return None
-        if isinstance(e, ast.ListComp) and len(e.generators) == 1:
+        if isinstance(e, (ast.ListComp, ast.GeneratorExp)) and len(e.generators) == 1:
             it = e.generators[0].iter
             if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range":
-                return LIST, any((k := self._kind(a, env)) is not None and k[1] for a in it.args)
+                return LIST, any(self._changes(a, env) for a in it.args)
             return None
-        if isinstance(e, ast.List):
+        if isinstance(e, (ast.List, ast.Tuple)):
             return LIST, False
         return None
 
-    def _call(self, call: ast.Call, loops: list) -> None:
-        root_span, dynamic, target = self.compiled[call.func.id]
-        env: dict[str, tuple] = {}
-        for _, v in loops:
-            env.update(v)
-        loop_line = loops[-1][0].lineno
-        items = [(i, a) for i, a in enumerate(call.args) if not isinstance(a, ast.Starred)]
-        items += [(kw.arg, kw.value) for kw in call.keywords if kw.arg]
-        for key, a in items:
-            k = self._kind(a, env)
-            if k is None or not k[1]:
-                continue
-            typ = k[0]
-            text = ast.unparse(a)
-            why = self._why(a, env)
-            info = {"key": key, "arg": text, "type": typ, "why": why, "loop": loop_line, "call": ast.unparse(call.func),
-                    "dynamic": dynamic}
-            if dynamic is True and typ in (INT, FLOAT, TENSOR):
-                continue  # dynamic=True: numbers and sizes are dynamic from the first compile
-            if typ == TENSOR and isinstance(a, ast.Name) and a.id in self._marked():
-                continue  # torch._dynamo.mark_dynamic(x, 0)
-            if typ in (INT, FLOAT):
-                self.out.append(("call", root_span, "FG602", self.span(a), {**info, "every": dynamic is False}))
-            elif typ == LIST:
-                self.out.append(("call", root_span, "FG604", self.span(a), {**info, "every": True}))
-            elif typ == TENSOR:
-                code = "FG605" if dynamic is False else "FG606"
-                self.out.append(("call", root_span, code, self.span(a), {**info, "every": dynamic is False}))
-        self._rebound_in_loop(call, loops, root_span, target)
+    def _call_kind(self, e: ast.Call, env: dict) -> tuple[str, bool] | None:
+        f = e.func
+        name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+        args = [self._kind(a, env) for a in e.args]
+        changes = any(self._changes(a, env) for a in [*e.args, *(k.value for k in e.keywords)])
+        if isinstance(f, ast.Name) and name in ("float", "int", "round", "abs", "min", "max", "len", "bool", "str"):
+            if name == "len":
+                return INT, changes
+            if name in ("float", "bool", "str"):
+                return {"float": FLOAT, "bool": BOOL, "str": STR}[name], changes
+            if name in ("min", "max", "abs") and args and all(a is not None and a[0] in (INT, FLOAT) for a in args):
+                return (FLOAT if FLOAT in {a[0] for a in args} else INT), changes
+            return (INT if name in ("int", "round") else None), changes
+        if name in ("tuple", "list") and isinstance(f, ast.Name) and len(e.args) == 1:
+            inner = self._kind(e.args[0], env)
+            return (LIST, inner[1]) if inner is not None and inner[0] == LIST else None
+        if isinstance(f, ast.Attribute) and _dotted(f.value) == "math":
+            return FLOAT, changes
+        if isinstance(f, ast.Attribute) and name in ("randint", "random", "uniform", "choice", "randrange") \
+                and _dotted(f.value) not in ("torch", "np", "numpy"):
+            return (INT if name in ("randint", "randrange") else FLOAT if name != "choice" else None), True
+        if isinstance(f, ast.Attribute) and _dotted(f.value) == "torch":
+            if name in _SHAPED:
+                shape = e.args if name != "full" else e.args[:1]
+                sizes = [x for a in shape for x in (a.elts if isinstance(a, (ast.Tuple, ast.List)) else [a])]
+                if name == "randint":
+                    sizes = [x for a in e.args[2:3] for x in (a.elts if isinstance(a, (ast.Tuple, ast.List)) else [a])]
+                return TENSOR, any(self._changes(x, env) for x in sizes)
+            if name == "randint":
+                sizes = [x for a in e.args[2:3] + [k.value for k in e.keywords if k.arg == "size"]
+                         for x in (a.elts if isinstance(a, (ast.Tuple, ast.List)) else [a])]
+                return TENSOR, any(self._changes(x, env) for x in sizes)
+            return None
+        if isinstance(f, ast.Attribute) and name in _RESHAPE:
+            return TENSOR, changes
+        callee = _dotted(f).rpartition(".")[2]
+        if changes and callee and (callee[0].isupper() or callee in ("partial", "dict", "SimpleNamespace")) \
+                and _dotted(f).split(".")[0] not in ("torch", "nn", "F"):
+            # a new object per iteration built from what changes (`Settings(repeats=n)`, `partial(f, k=h)`)
+            return OBJ, True
+        return None
 
+    # ---- at a call of the compiled object
     def _marked(self) -> set[str]:
         """Names this scope passes to mark_dynamic / maybe_mark_dynamic."""
-        if not hasattr(self, "_marked_names"):
+        if self._marked_names is None:
             self._marked_names = {n.args[0].id for s in self.body for n in ast.walk(s)
                                   if isinstance(n, ast.Call) and isinstance(n.func, (ast.Attribute, ast.Name))
                                   and (n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id)
@@ -510,43 +634,124 @@ class _Loops:
         for n in ast.walk(a):
             if isinstance(n, ast.Name) and n.id in env:
                 return f"`{n.id}`: {env[n.id][1]}"
-        return f"the loop of line {0}"
+        return "it is made anew in the loop"
+
+    def _call(self, call: ast.Call, loops: list) -> None:
+        root_span, dynamic, target = self.compiled[call.func.id]
+        env = self._env(loops)
+        loop_line = loops[-1][0].lineno
+        items = [(i, a) for i, a in enumerate(call.args) if not isinstance(a, ast.Starred)]
+        items += [(kw.arg, kw.value) for kw in call.keywords if kw.arg]
+        for key, a in items:
+            k = self._kind(a, env)
+            if k is None or not k[1]:
+                continue
+            typ = k[0]
+            if dynamic is True and typ in (INT, FLOAT, TENSOR):
+                continue  # dynamic=True: numbers and sizes are dynamic from the first compile
+            if typ == TENSOR and isinstance(a, ast.Name) and a.id in self._marked():
+                continue  # torch._dynamo.mark_dynamic(x, 0)
+            info = {"key": key, "arg": ast.unparse(a), "type": typ, "why": self._why(a, env), "loop": loop_line,
+                    "call": ast.unparse(call.func), "dynamic": dynamic}
+            at = self.span(a)
+            if typ in SCALARS:
+                every = dynamic is False and typ in (INT, FLOAT)
+                self.out.append(("call", root_span, "FG602", at, {**info, "every": every}))
+            elif typ == LIST:
+                self.out.append(("call", root_span, "FG604", at, {**info, "every": True}))
+            elif typ == TENSOR:
+                made = env.get(a.id) if isinstance(a, ast.Name) else None
+                code = "FG605" if dynamic is False else "FG606"
+                self.out.append(("call", root_span, code, at, {**info, "every": dynamic is False}))
+                if made is not None and made[2] is not None and made[2].start.line != at.start.line:
+                    self.out.append(("call", root_span, code, made[2], {**info, "every": dynamic is False}))
+            elif typ in (OBJ, DICT):
+                # a lambda's defaults are guarded as constants: every new value (checked on 2.13); a dict's
+                # numbers become dynamic after one recompile
+                lam = isinstance(a, ast.Lambda)
+                self.out.append(("call", root_span, "FG607", at, {**info, "every": lam, "lambda": lam}))
+        self._rebound_in_loop(call, loops, root_span, target)
 
     def _rebound_in_loop(self, call: ast.Call, loops: list, root_span, target) -> None:
         """In the loops around the call: an attribute of the compiled module set from what changes
-        (`model.k = i`), a variable the compiled nested function reads rebound (its closure)."""
-        env: dict[str, tuple] = {}
-        for _, v in loops:
-            env.update(v)
+        (`model.k = i`, `net.step += 1`), its mode switched (`model.eval()` / `model.train()`), a variable the
+        compiled nested function reads rebound (its closure)."""
+        env = self._env(loops)
         outer_loop = loops[0][0]
         fn = self.defs.get(target.id) if isinstance(target, ast.Name) else None
+        module = {call.func.id} | ({target.id} if isinstance(target, ast.Name) and fn is None else set())
         free = set()
         if fn is not None and not self.module_level:
             free = {n.id for n in _own_nodes(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} \
                 - _local_names(fn)
+        attr_types: dict[str, str] = {}
+        read: set[str] | None = None  # None: the class is not known here
+        for m in module:
+            cls = self.instances.get(m, "")
+            attr_types.update(self.classes.get(cls, {}))
+            if cls in self.reads:
+                read = (read or set()) | self.reads[cls]
+        modes = []
         for s in _stmts(outer_loop.body):
-            if isinstance(s, ast.Assign) and len(s.targets) == 1:
-                t = s.targets[0]
-                k = self._kind(s.value, env)
-                if k is None or not k[1] or k[0] not in (INT, FLOAT):
-                    continue
-                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and isinstance(target, ast.Name) \
-                        and t.value.id == target.id and fn is None:
+            t = s.targets[0] if isinstance(s, ast.Assign) and len(s.targets) == 1 else \
+                s.target if isinstance(s, ast.AugAssign) else None
+            if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id in module \
+                    and (read is None or t.attr in read):
+                k = self._kind(s.value, env) if isinstance(s, ast.Assign) else None
+                typ = k[0] if k is not None and k[1] else attr_types.get(t.attr) if isinstance(s, ast.AugAssign) else None
+                if typ in (INT, FLOAT, BOOL):
                     self.out.append(("call", root_span, "FG601", self.span(s),
-                                     {"attr": t.attr, "type": k[0], "every": k[0] == INT, "outside": True,
-                                      "module": target.id}))
-                elif isinstance(t, ast.Name) and t.id in free:
+                                     {"attr": t.attr, "type": typ, "every": typ == INT, "outside": True,
+                                      "module": t.value.id}))
+            elif isinstance(t, ast.Name) and t.id in free:
+                k = self._kind(s.value, env) if isinstance(s, ast.Assign) else (env.get(t.id) or (None,))[:1] + (True,)
+                if k is not None and k[1] and k[0] in SCALARS + (LIST,):
                     self.out.append(("call", root_span, "FG603", self.span(s),
                                      {"name": t.id, "type": k[0], "every": False, "closure": True}))
-            elif isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name) and s.target.id in free:
-                t = (env.get(s.target.id) or (None,))[0]
-                if t in (INT, FLOAT):
-                    self.out.append(("call", root_span, "FG603", self.span(s),
-                                     {"name": s.target.id, "type": t, "every": False, "closure": True}))
-            elif isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Attribute) \
-                    and isinstance(s.target.value, ast.Name) and isinstance(target, ast.Name) \
-                    and s.target.value.id == target.id and fn is None:
-                pass  # the attribute's type is not known here
+            elif isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Attribute) \
+                    and s.value.func.attr in ("eval", "train") and isinstance(s.value.func.value, ast.Name) \
+                    and s.value.func.value.id in module:
+                modes.append(s)
+        if len(modes) > 1 or any(m.value.func.attr == "train" and m.value.args and self._changes(m.value.args[0], env)
+                                 for m in modes):
+            for m in modes:
+                self.out.append(("call", root_span, "FG601", self.span(m.value),
+                                 {"attr": "training", "type": BOOL, "every": False, "outside": True,
+                                  "module": m.value.func.value.id, "mode": True}))
+
+    # ---- torch.compile inside a loop, or in a function called per step
+    def _compile_call(self, call: ast.Call, loops: list) -> None:
+        self.compile_loops.append((call, loops))
+
+    def compiles_per_call(self, varied_calls: set) -> None:
+        """A torch.compile call that makes a new compiled object whose captured values change: compiling a
+        closure made from what changes (`torch.compile(make_update(lr))`), with a backend defined in the
+        loop, or compiling a nested function reading a parameter of a function called with what changes."""
+        for call, loops in self.compile_loops:
+            env = self._env(loops)
+            target = call.args[0] if call.args else None
+            why = None
+            if loops and isinstance(target, ast.Call) and any(self._changes(a, env) for a in
+                                                             [*target.args, *(k.value for k in target.keywords)]):
+                why = f"`{ast.unparse(target)}` makes a new function whose captured values change"
+            elif loops and isinstance(target, ast.Lambda) and self._changes(target.body, env):
+                why = "the lambda captures what the loop changes"
+            elif loops and any(kw.arg == "backend" and isinstance(kw.value, ast.Name) and kw.value.id in
+                               {d.name for d in _stmts(loops[-1][0].body)
+                                if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef))} for kw in call.keywords):
+                why = "its backend is a new function each iteration"
+            elif not loops and self.fn is not None and self.fn.name in varied_calls and isinstance(target, ast.Name) \
+                    and target.id in self.defs and self.defs[target.id] is not self.fn:
+                params = {a.arg for a in ast.walk(self.fn.args) if isinstance(a, ast.arg)}
+                inner = self.defs[target.id]
+                reads = {n.id for n in _own_nodes(inner) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+                if reads & params:
+                    why = (f"`{self.fn.name}` is called with a value that changes and compiles `{target.id}`, which "
+                           f"reads its parameter `{sorted(reads & params)[0]}`")
+            if why is not None:
+                sp = self.span(call)
+                self.out.append(("call", sp, "FG608", sp, {"why": why, "every": False,
+                                                           "loop": loops[-1][0].lineno if loops else None}))
 
 
 def _dotted(e: ast.AST) -> str:

@@ -32,28 +32,32 @@ class RecompileRule(Rule):
     verified = "verified on torch 2.13 CPU by counting recompiles (tests/test_rules_recompile.py)"
 
 
-def _param(fs, key) -> str:
-    """The compiled function's parameter an argument binds (`key`: position or keyword)."""
+def _param(ev, info) -> str:
+    """The compiled function's parameter an argument binds (its position or keyword), or the argument."""
+    key = info.get("key")
     if isinstance(key, str):
         return key
-    params = fs.params[1:] if fs.is_method else fs.params
-    return params[key] if isinstance(key, int) and key < len(params) and key < fs.positional else "?"
+    rec = ev.roots.get(info.get("compile_span"))
+    if rec is not None and rec.entries and isinstance(key, int):
+        fs = rec.entries[0][0]
+        params = fs.params[1:] if fs.is_method else fs.params
+        if key < len(params) and key < fs.positional:
+            return params[key]
+    return info.get("arg", "?")
 
 
-def _calls(ev, code: str) -> Iterable[tuple]:
-    mod = ev.root.mod
-    if getattr(mod, "library", False):
-        return
-    for rec in mod.recompiles:
-        if rec[0] == "call" and rec[2] == code and rec[1] == ev.root.decl.span:
-            yield rec
+def _calls(ev, code: str) -> Iterable[tuple[object, dict]]:
+    """(span, info) of the module's recorded hazards of this code at calls of compiled objects."""
+    for rec in ev.mod.recompiles:
+        if rec[0] == "call" and rec[2] == code:
+            yield rec[3], {**rec[4], "compile_span": rec[1]}
 
 
 class ModuleAttrMutated(RecompileRule):
     code = "FG601"
     name = "module-attr-mutated"
     summary = "an int or float attribute of the compiled nn.Module changes between calls (a step counter)"
-    project_hooks = ("reached", "root")
+    project_hooks = ("reached", "compile")
     what = """Finds `self.<attr> += ...` (or `self.<attr> = self.<attr> + ...`) in a method reached from a compiled
 root, where `__init__` set the attribute to a Python int or float; and `model.<attr> = <value that changes>`
 in the loop that calls the compiled module."""
@@ -120,21 +124,26 @@ def main():
                              data={"attr": attr, "type": typ, "every": typ == "int"}, span=span, path=r.mod.path,
                              apart=True)
 
-    def at_root(self, ev) -> Iterable[Placed]:
-        for _, _, _, span, info in _calls(ev, self.code):
+    def at_compile(self, ev) -> Iterable[Placed]:
+        for span, info in _calls(ev, self.code):
             attr, typ = info["attr"], info["type"]
+            if info.get("mode"):
+                yield Placed(f"`{info['module']}` switches the compiled module between train and eval "
+                             f"mode between calls: Dynamo guards on `self.training` and compiles again for each mode",
+                             data=info, span=span)
+                continue
             how = (f"Dynamo guards on its value (`self.{attr} == 7`: int attributes of an nn.Module are static) "
                    f"and {EVERY}" if typ == "int" else f"Dynamo guards on its value and {ONCE}")
             yield Placed(f"`{info['module']}.{attr}` is set to a Python {typ} that changes between calls of the "
-                         f"compiled module: {how}", data=dict(info), span=span)
+                         f"compiled module: {how}", data=info, span=span)
 
 
 class ScalarArgVaries(RecompileRule):
     code = "FG602"
     name = "scalar-arg-varies"
     summary = "a Python int or float argument of the compiled function changes between calls"
-    project_hooks = ("root",)
-    what = """Finds a call of a compiled function or module, inside a loop, passing a Python int or float that
+    project_hooks = ("compile",)
+    what = """Finds a call of a compiled function or module, inside a loop, passing a Python int, float, bool or str that
 changes per iteration: the loop variable, a value computed from it, a number updated in the loop (`lr *= 0.9`),
 a scheduler's `get_last_lr()[0]`."""
     why = """Dynamo specialises on a Python number's value and guards on it (`s == 7`).  With the default
@@ -175,19 +184,24 @@ def main():
 """, call="main()", breaks=False),
     )
 
-    def at_root(self, ev) -> Iterable[Placed]:
-        for _, _, _, span, info in _calls(ev, self.code):
-            p = _param(ev.fs, info.get("key"))
-            how = (f"compiled with dynamic=False, Dynamo {EVERY}" if info["every"] else f"Dynamo {ONCE}")
-            yield Placed(f"`{info['arg']}` is a Python {info['type']} that changes on every call ({info['why']}): "
-                         f"Dynamo guards on its value (`{p} == ...`); {how}", data=dict(info), span=span)
+    def at_compile(self, ev) -> Iterable[Placed]:
+        for span, info in _calls(ev, self.code):
+            p = _param(ev, info)
+            if info["type"] in ("bool", "str"):
+                how = "Dynamo compiles again for each new value (a constant to it, never dynamic)"
+            elif info["every"]:
+                how = f"compiled with dynamic=False, Dynamo {EVERY}"
+            else:
+                how = f"Dynamo {ONCE}"
+            yield Placed(f"`{info['arg']}` is a Python {info['type']} that changes between calls ({info['why']}): "
+                         f"Dynamo guards on its value (`{p} == ...`); {how}", data=info, span=span)
 
 
 class GlobalRebound(RecompileRule):
     code = "FG603"
     name = "global-rebound"
     summary = "a global or closure variable the compiled code reads is rebound between calls"
-    project_hooks = ("reached", "root")
+    project_hooks = ("reached", "compile")
     what = """Finds a module-level int or float that compiled code reads and that is rebound at run time (in a
 loop, or in a function that declares it `global`), and a variable of the enclosing function that a compiled
 nested function reads, rebound in the loop that calls it."""
@@ -240,33 +254,43 @@ def main():
         r = ev.reached
         if getattr(r.mod, "library", False):
             return
-        reads = set()
+        reads, free = set(), set()
         for rec in r.mod.recompiles:
             if rec[0] == "reads" and rec[1] == r.fs.qualname:
                 reads |= rec[2]
-        if not reads:
-            return
+            elif rec[0] == "free" and rec[1] == r.fs.qualname:
+                free |= rec[2]
+        outer = r.fs.qualname.rpartition(".<locals>.")[0]
         for rec in r.mod.recompiles:
             if rec[0] == "global" and rec[1] in reads:
                 _, name, span, typ = rec
-                how = EVERY if typ == "int" else ONCE
-                yield Placed(f"the global `{name}` (a Python {typ}) is rebound between calls and `{r.fs.name}` reads "
-                             f"it: Dynamo guards on its value (`G['{name}'] == ...`) and {how}",
-                             data={"name": name, "type": typ, "every": typ == "int"}, span=span, path=r.mod.path,
+                how = EVERY if typ == "int" else ONCE if typ == "float" else \
+                    f"compiles again for each new value, up to {LIMIT}"
+                what = {"dict": "an item of the global dict", "list": "the global list"}.get(typ, "the global")
+                yield Placed(f"{what} `{name}` ({'a Python ' + typ if typ not in ('dict', 'list') else typ}) is "
+                             f"rebound between calls and `{r.fs.name}` reads it: Dynamo guards on its value "
+                             f"(`G['{name}']`) and {how}", data={"name": name, "type": typ, "every": typ == "int"},
+                             span=span, path=r.mod.path, apart=True)
+            elif rec[0] == "closure" and rec[1] == outer and rec[2] in free:
+                _, _, name, span = rec
+                yield Placed(f"`{name}` is rebound between calls (`nonlocal`) and `{r.fs.name}` reads it from its "
+                             f"closure: Dynamo guards on its value and compiles again",
+                             data={"name": name, "every": False, "closure": True}, span=span, path=r.mod.path,
                              apart=True)
 
-    def at_root(self, ev) -> Iterable[Placed]:
-        for _, _, _, span, info in _calls(ev, self.code):
+    def at_compile(self, ev) -> Iterable[Placed]:
+        for span, info in _calls(ev, self.code):
+            how = ONCE if info["type"] in ("int", "float") else "compiles again for each new value"
             yield Placed(f"`{info['name']}` (a Python {info['type']}) is rebound between calls and the compiled "
-                         f"function reads it from its closure: Dynamo guards on its value and {ONCE}",
-                         data=dict(info), span=span)
+                         f"function reads it from its closure: Dynamo guards on its value and {how}",
+                         data=info, span=span)
 
 
 class ListLengthVaries(RecompileRule):
     code = "FG604"
     name = "list-length-varies"
     summary = "a list passed to the compiled function changes length between calls"
-    project_hooks = ("root",)
+    project_hooks = ("compile",)
     what = """Finds a call of a compiled function inside a loop passing a list whose length changes per
 iteration: grown with `.append` in the loop, built from `range(i)`, sliced with a bound that changes."""
     why = """Dynamo guards on a list's length (`len(xs) == 8`) and unrolls it: each new length recompiles, on every
@@ -306,18 +330,18 @@ def main():
 """, call="main()", breaks=False),
     )
 
-    def at_root(self, ev) -> Iterable[Placed]:
-        for _, _, _, span, info in _calls(ev, self.code):
-            p = _param(ev.fs, info.get("key"))
+    def at_compile(self, ev) -> Iterable[Placed]:
+        for span, info in _calls(ev, self.code):
+            p = _param(ev, info)
             yield Placed(f"`{info['arg']}` is a list whose length changes between calls ({info['why']}): Dynamo "
-                         f"guards on its length (`len({p}) == ...`) and {EVERY}", data=dict(info), span=span)
+                         f"guards on its length (`len({p}) == ...`) and {EVERY}", data=info, span=span)
 
 
 class ShapeVariesStatic(RecompileRule):
     code = "FG605"
     name = "shape-varies-static"
     summary = "a tensor's size changes between calls of a function compiled with dynamic=False"
-    project_hooks = ("root",)
+    project_hooks = ("compile",)
     what = """Finds a call of a function compiled with `dynamic=False`, inside a loop, passing a tensor whose size
 changes per iteration (`torch.randn(n, 8)` with `n` from the loop, `x[:n]`)."""
     why = """With `dynamic=False` Dynamo specialises on every size and guards on it ("tensor 'x' size mismatch at
@@ -356,19 +380,19 @@ def main():
 """, call="main()", breaks=False),
     )
 
-    def at_root(self, ev) -> Iterable[Placed]:
-        for _, _, _, span, info in _calls(ev, self.code):
-            p = _param(ev.fs, info.get("key"))
+    def at_compile(self, ev) -> Iterable[Placed]:
+        for span, info in _calls(ev, self.code):
+            p = _param(ev, info)
             yield Placed(f"`{info['arg']}` changes size between calls ({info['why']}) and the function is compiled "
                          f"with dynamic=False: Dynamo guards on its sizes (\"tensor '{p}' size mismatch\") and "
-                         f"{EVERY}", data=dict(info), span=span)
+                         f"{EVERY}", data=info, span=span)
 
 
 class DynamicDimUnmarked(RecompileRule):
     code = "FG606"
     name = "dynamic-dim-unmarked"
     summary = "a tensor's size changes between calls and no dimension is marked dynamic: one more compile"
-    project_hooks = ("root",)
+    project_hooks = ("compile",)
     what = """Finds a call of a compiled function (default `dynamic`), inside a loop, passing a tensor whose size
 changes per iteration, without `torch._dynamo.mark_dynamic` on it."""
     why = """Dynamo compiles the first call for its sizes; the next size fails the guard ("tensor 'x' size
@@ -408,10 +432,123 @@ def main():
 """, call="main()", breaks=False),
     )
 
-    def at_root(self, ev) -> Iterable[Placed]:
-        for _, _, _, span, info in _calls(ev, self.code):
-            p = _param(ev.fs, info.get("key"))
+    def at_compile(self, ev) -> Iterable[Placed]:
+        for span, info in _calls(ev, self.code):
+            p = _param(ev, info)
             yield Placed(f"`{info['arg']}` changes size between calls ({info['why']}) and no dimension is marked "
                          f"dynamic: Dynamo guards on its sizes (\"tensor '{p}' size mismatch\") and {ONCE}",
-                         data=dict(info), span=span)
+                         data=info, span=span)
 
+
+
+class NewObjectPerCall(RecompileRule):
+    code = "FG607"
+    name = "new-object-per-call"
+    summary = "a new lambda, dict or object whose contents change is passed to the compiled function per call"
+    project_hooks = ("compile",)
+    what = """Finds a call of a compiled function inside a loop passing an object made anew per iteration from
+what changes: a lambda whose defaults or body read the loop's values, a dict literal with such values, a
+`functools.partial`, a dataclass or an nn.Module built from them."""
+    why = """Dynamo guards on what it reads of the object: a lambda's code and defaults, a dict's values, an
+object's attributes.  A new object with the same contents passes the guards (no recompile), one whose contents
+change fails them and compiles again (a number once, then dynamic; anything else for each new value)."""
+    instead = """Build the object once outside the loop and pass what changes as a tensor (`torch.tensor(step)`),
+or make the changing value an argument of its own."""
+    examples = (
+        Example("""import torch
+
+
+def apply(x, fn):
+    return fn(x)
+
+
+def main():
+    f = torch.compile(apply)
+    x = torch.ones(4)
+    out = None
+    for step in range(10):
+        out = f(x, lambda t, s=step: t * s)  # expect: FG607
+    return out
+""", call="main()"),
+        Example("""import torch
+
+
+def apply(x, fn):
+    return fn(x)
+
+
+def main():
+    f = torch.compile(apply)
+    x = torch.ones(4)
+    out = None
+    for step in range(10):
+        out = f(x, lambda t: t * 2)
+    return out
+""", call="main()", breaks=False),
+    )
+
+    def at_compile(self, ev) -> Iterable[Placed]:
+        for span, info in _calls(ev, self.code):
+            if info.get("lambda"):
+                yield Placed(f"`{info['arg']}` is a new lambda per call over values that change ({info['why']}): "
+                             f"Dynamo guards on its defaults and closure as constants and {EVERY}", data=info, span=span)
+                continue
+            what = "a new dict" if info["type"] == "dict" else "a new object"
+            yield Placed(f"`{info['arg']}` is {what} per call whose contents change ({info['why']}): Dynamo guards "
+                         f"on what it reads of it and compiles again when they change (a number once, then dynamic; "
+                         f"anything else for each new value, up to {LIMIT})", data=info, span=span)
+
+
+class CompileInLoop(RecompileRule):
+    code = "FG608"
+    name = "compile-in-loop"
+    summary = "torch.compile makes a new compiled object per step over values that change"
+    project_hooks = ("compile",)
+    what = """Finds a `torch.compile(...)` call inside a loop, or in a function called per step with a value
+that changes, whose compiled function captures what changes: a closure made from the loop's values
+(`torch.compile(make_update(lr))`), a nested function reading the caller's changing parameter, or a backend
+defined anew each iteration."""
+    why = """Dynamo caches compiled code on the function's code object, not on the compiled object: compiling the
+same function again per step costs nothing, but a new closure over a different value fails the guards on its
+captured values (and a new backend does not match the cached entries), so Dynamo compiles again."""
+    instead = """Hoist the torch.compile call out of the loop and pass what changes as an argument (a tensor:
+`torch.tensor(lr)`), or define the backend once."""
+    examples = (
+        Example("""import torch
+
+
+def make_update(lr):
+    def update(p, g):
+        return p - lr * g
+
+    return update
+
+
+def main():
+    p, g = torch.ones(4), torch.ones(4)
+    for step in range(10):
+        update = torch.compile(make_update(0.1 / (step + 1)))  # expect: FG608
+        p = update(p, g)
+    return p
+""", call="main()"),
+        Example("""import torch
+
+
+def update(p, g, lr):
+    return p - lr * g
+
+
+def main():
+    p, g = torch.ones(4), torch.ones(4)
+    fn = torch.compile(update)
+    for step in range(10):
+        p = fn(p, g, torch.tensor(0.1 / (step + 1)))
+    return p
+""", call="main()", breaks=False),
+    )
+
+    def at_compile(self, ev) -> Iterable[Placed]:
+        for span, info in _calls(ev, self.code):
+            yield Placed(f"torch.compile makes a new compiled object per step: {info['why']}; Dynamo's cache is on "
+                         f"the code object and the captured values fail its guards, so it compiles again",
+                         data=info, span=span)
