@@ -34,6 +34,7 @@ from ..positions import Span
 _SHAPED = {"randn", "rand", "zeros", "ones", "empty", "arange", "randperm", "full", "eye", "linspace"}
 _RESHAPE = {"view", "reshape", "expand", "repeat", "narrow", "new_zeros", "new_ones", "new_empty"}
 _SCHEDULE = {"get_last_lr", "get_lr"}
+_GRAD_MODES = {"torch.no_grad", "torch.enable_grad", "torch.inference_mode", "torch.set_grad_enabled"}
 _MUTATE_LIST = {"append", "extend", "insert", "pop", "remove", "clear"}
 
 INT, FLOAT, BOOL, STR, TENSOR, LIST, DICT = "int", "float", "bool", "str", "tensor", "list", "dict"
@@ -356,6 +357,7 @@ class _Loops:
             if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
                     and isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Name):
                 self.instances[s.targets[0].id] = s.value.func.id
+        self.grad_calls: list = []  # (compiled name, the grad-mode `with` around the call or None, outer loop)
         self.compile_loops: list = []  # (compile call, loops) of torch.compile calls inside loops
         self._marked_names: set[str] | None = None
 
@@ -396,18 +398,26 @@ class _Loops:
                             loops(sub, outer)
         loops(self.body, [])
 
-    def _block(self, body: list[ast.stmt], loops: list) -> None:
+    def _block(self, body: list[ast.stmt], loops: list, grad: ast.stmt | None = None) -> None:
         for s in body:
             if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 continue
             if isinstance(s, (ast.For, ast.AsyncFor, ast.While)):
-                self._block(s.body, [*loops, (s, self._varying(s, loops))])
-                self._block(s.orelse, loops)
+                self._block(s.body, [*loops, (s, self._varying(s, loops))], grad)
+                self._block(s.orelse, loops, grad)
+                if not loops:
+                    self._grad_modes()
+                continue
+            if isinstance(s, ast.With) and loops and any(
+                    isinstance(i.context_expr, ast.Call) and _dotted(i.context_expr.func) in _GRAD_MODES
+                    for i in s.items):
+                self._block(s.body, loops, s)
                 continue
             for call in self._calls(s):
                 if _is_compile(call.func):
                     self._compile_call(call, loops)
                 elif loops and isinstance(call.func, ast.Name) and call.func.id in self.compiled:
+                    self.grad_calls.append((call.func.id, grad, loops[0][0]))
                     self._call(call, loops)
                 elif loops and isinstance(call.func, ast.Name):
                     env = self._env(loops)
@@ -416,9 +426,23 @@ class _Loops:
             for field in ("body", "orelse", "finalbody"):
                 sub = getattr(s, field, None)
                 if isinstance(sub, list) and sub and isinstance(sub[0], ast.stmt):
-                    self._block(sub, loops)
+                    self._block(sub, loops, grad)
             for h in getattr(s, "handlers", ()) or ():
-                self._block(h.body, loops)
+                self._block(h.body, loops, grad)
+
+    def _grad_modes(self) -> None:
+        """The same compiled object called in a loop both inside `with torch.no_grad():` and outside it."""
+        calls, self.grad_calls = self.grad_calls, []
+        for name, grad, loop in calls:
+            if grad is None:
+                continue
+            if any(n == name and g is None and lp is loop for n, g, lp in calls):
+                root_span = self.compiled[name][0]
+                rec = ("call", root_span, "FG609", self.span(grad.items[0].context_expr),
+                       {"prop": "grad_mode", "call": name, "every": False,
+                        "arg": ast.unparse(grad.items[0].context_expr)})
+                if rec not in self.out:
+                    self.out.append(rec)
 
     @staticmethod
     def _env(loops: list) -> dict:
@@ -517,6 +541,8 @@ class _Loops:
         t = _literal_type(e)
         if t is not None:
             return t, False
+        if isinstance(e, ast.Attribute) and _dotted(e).startswith("torch."):
+            return "torch-constant", False  # `torch.float32`
         if isinstance(e, ast.Name):
             if e.id in env:
                 return env[e.id][0], True
@@ -599,6 +625,9 @@ class _Loops:
                 and _dotted(f.value) not in ("torch", "np", "numpy"):
             return (INT if name in ("randint", "randrange") else FLOAT if name != "choice" else None), True
         if isinstance(f, ast.Attribute) and _dotted(f.value) == "torch":
+            props = [k for k in e.keywords if k.arg in ("dtype", "requires_grad") and self._changes(k.value, env)]
+            if props and name in _SHAPED | {"randint", "tensor", "as_tensor"}:
+                return f"tensor-{props[0].arg}", True  # a dtype or requires_grad that changes per iteration
             if name in _SHAPED:
                 shape = e.args if name != "full" else e.args[:1]
                 sizes = [x for a in shape for x in (a.elts if isinstance(a, (ast.Tuple, ast.List)) else [a])]
@@ -660,15 +689,20 @@ class _Loops:
             elif typ == LIST:
                 self.out.append(("call", root_span, "FG604", at, {**info, "every": True}))
             elif typ == TENSOR:
+                # where the tensor of a new size is made, when the loop makes it (`x = torch.randn(n, 8)`)
                 made = env.get(a.id) if isinstance(a, ast.Name) else None
                 code = "FG605" if dynamic is False else "FG606"
-                self.out.append(("call", root_span, code, at, {**info, "every": dynamic is False}))
-                if made is not None and made[2] is not None and made[2].start.line != at.start.line:
-                    self.out.append(("call", root_span, code, made[2], {**info, "every": dynamic is False}))
+                where = made[2] if made is not None and made[2] is not None else at
+                self.out.append(("call", root_span, code, where, {**info, "every": dynamic is False}))
+            elif typ.startswith("tensor-"):
+                made = env.get(a.id) if isinstance(a, ast.Name) else None
+                where = made[2] if made is not None and made[2] is not None else at
+                self.out.append(("call", root_span, "FG609", where, {**info, "every": False, "prop": typ[7:]}))
             elif typ in (OBJ, DICT):
-                # a lambda's defaults are guarded as constants: every new value (checked on 2.13); a dict's
-                # numbers become dynamic after one recompile
-                lam = isinstance(a, ast.Lambda)
+                # a lambda's defaults are guarded as constants: every new value (checked on 2.13); what its
+                # closure reads and a dict's numbers become dynamic after one recompile
+                lam = isinstance(a, ast.Lambda) and any(
+                    self._changes(d, env) for d in [*a.args.defaults, *(x for x in a.args.kw_defaults if x)])
                 self.out.append(("call", root_span, "FG607", at, {**info, "every": lam, "lambda": lam}))
         self._rebound_in_loop(call, loops, root_span, target)
 
@@ -714,7 +748,8 @@ class _Loops:
                 modes.append(s)
         if len(modes) > 1 or any(m.value.func.attr == "train" and m.value.args and self._changes(m.value.args[0], env)
                                  for m in modes):
-            for m in modes:
+            evals = [m for m in modes if m.value.func.attr == "eval"]
+            for m in evals or modes[:1]:  # the switch away from the default (training) mode
                 self.out.append(("call", root_span, "FG601", self.span(m.value),
                                  {"attr": "training", "type": BOOL, "every": False, "outside": True,
                                   "module": m.value.func.value.id, "mode": True}))

@@ -490,8 +490,8 @@ def main():
     def at_compile(self, ev) -> Iterable[Placed]:
         for span, info in _calls(ev, self.code):
             if info.get("lambda"):
-                yield Placed(f"`{info['arg']}` is a new lambda per call over values that change ({info['why']}): "
-                             f"Dynamo guards on its defaults and closure as constants and {EVERY}", data=info, span=span)
+                yield Placed(f"`{info['arg']}` is a new lambda per call whose defaults change ({info['why']}): "
+                             f"Dynamo guards on its defaults as constants and {EVERY}", data=info, span=span)
                 continue
             what = "a new dict" if info["type"] == "dict" else "a new object"
             yield Placed(f"`{info['arg']}` is {what} per call whose contents change ({info['why']}): Dynamo guards "
@@ -552,3 +552,60 @@ def main():
             yield Placed(f"torch.compile makes a new compiled object per step: {info['why']}; Dynamo's cache is on "
                          f"the code object and the captured values fail its guards, so it compiles again",
                          data=info, span=span)
+
+
+class TensorPropertyVaries(RecompileRule):
+    code = "FG609"
+    name = "tensor-property-varies"
+    summary = "a tensor's dtype or requires_grad, or the grad mode, changes between calls"
+    project_hooks = ("compile",)
+    what = """Finds, in the loop that calls a compiled function, a tensor argument made with a `dtype=` or
+`requires_grad=` that changes per iteration, and calls of the same compiled object both inside
+`with torch.no_grad():` (or `inference_mode`) and outside it."""
+    why = """Dynamo guards on each tensor argument's dtype and requires_grad and on the global grad mode: a new
+value fails the guard and compiles again, once per combination (they never become dynamic)."""
+    instead = """Keep the dtype fixed (cast once before the loop), call a separately compiled function for each
+mode, or accept one compile per combination."""
+    examples = (
+        Example("""import torch
+
+
+def double(x):
+    return x * 2
+
+
+def main():
+    f = torch.compile(double)
+    out = None
+    for step in range(10):
+        dtype = torch.float64 if step % 2 else torch.float32
+        x = torch.ones(4, dtype=dtype)  # expect: FG609
+        out = f(x).float()
+    return out
+""", call="main()"),
+        Example("""import torch
+
+
+def double(x):
+    return x * 2
+
+
+def main():
+    f = torch.compile(double)
+    out = None
+    for step in range(10):
+        x = torch.ones(4, dtype=torch.float64)
+        out = f(x).float()
+    return out
+""", call="main()", breaks=False),
+    )
+
+    def at_compile(self, ev) -> Iterable[Placed]:
+        for span, info in _calls(ev, self.code):
+            if info["prop"] == "grad_mode":
+                yield Placed(f"`{info['call']}` is called both inside `{info['arg']}` and outside it: Dynamo guards "
+                             f"on the grad mode and compiles again for each mode", data=info, span=span)
+                continue
+            yield Placed(f"`{info['arg']}` is made with a {info['prop']} that changes between calls "
+                         f"({info['why']}): Dynamo guards on each tensor's {info['prop']} and compiles again for each "
+                         f"new value", data=info, span=span)
