@@ -270,3 +270,53 @@ def test_cli_select_fg6_json_and_sarif(tmp_path):
     assert [r["level"] for r in sarif["runs"][0]["results"]] == ["warning"]
     r = run("explain", "FG601")
     assert "Why it recompiles" in r.stdout and "register_buffer" in r.stdout
+
+
+FIXED = {"unspec-int-config": 2}  # one more compile, then the int is dynamic (Dynamo 2.13); every other fix: 1
+
+
+def _fix_cases():
+    out = []
+    for r, i, ex in EXAMPLES:
+        for fid in r.fixes:
+            if ex.breaks and fid != "suppress":
+                out.append((r.code, i, fid, ex))
+    return out
+
+
+@pytest.mark.parametrize("code,i,fid,ex", _fix_cases(), ids=[f"{c}-{i}-{f}" for c, i, f, _ in _fix_cases()])
+def test_fix_compiles_once_with_the_eager_result(code, i, fid, ex, tmp_path):
+    from fullgraph.fixes.base import TextEdit, apply_edits
+
+    hits = [f for f in check_code(ex.code, tmp_path) if f.code == code and any(x.id == fid for x in f.fixes)]
+    assert hits, f"{fid} not offered for {code}"
+    fixed = apply_edits(ex.code, [TextEdit.from_data(d) for d in hits[0].data["fix_edits"][fid]])
+    assert fixed != ex.code
+    assert not [f for f in check_code(fixed, tmp_path) if f.code == code and fid != "unspec-int-config"], \
+        fixed
+    compiles, result = count_compiles(fixed, ex.call)
+    _, expected = count_compiles(ex.code, ex.call, eager=True)
+    assert compiles == FIXED.get(fid, 1), fixed
+    assert _same(torch.as_tensor(result).float(), torch.as_tensor(expected).float()), fixed
+
+
+def test_fixes_keep_the_rest_of_the_line(tmp_path):
+    from fullgraph.fixes.base import TextEdit, apply_edits
+
+    src = dedent(HEAD + """
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.step = 0  # counts calls
+
+            def forward(self, x):
+                self.step += 1
+                return x * 2
+        def main():
+            m = torch.compile(M())
+            for i in range(3):
+                m(torch.ones(2))
+        """)
+    f = next(f for f in check_code(src, tmp_path) if f.code == "FG601")
+    fixed = apply_edits(src, [TextEdit.from_data(d) for d in f.data["fix_edits"]["counter-buffer"]])
+    assert 'self.register_buffer("step", torch.tensor(0), persistent=False)  # counts calls' in fixed

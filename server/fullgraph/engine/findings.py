@@ -110,7 +110,7 @@ class FindingsPass:
                     f = Finding(path=p.path or mod.path, code=rule.code, name=rule.name, message=p.message,
                                 severity=getattr(rule, "severity", None) or WARNING, span=p.span, root=info,
                                 call_path=p.steps or [Step(info.qualname, None)], gb_codes=tuple(rule.gb_codes),
-                                url=rule.url(), data={k: v for k, v in p.data.items() if k != "compile_span"})
+                                url=rule.url(), data=dict(p.data))
                     if not self.config.code_enabled(f.code) or _suppressed(mod, f):
                         continue
                     _keep_best(best, f)

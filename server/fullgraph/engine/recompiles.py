@@ -12,8 +12,8 @@ tuples the project's walk reads:
   call) that changes per call; `code` its rule, `info` a dict (name, type, every, loop line, ...);
 - ``("attr", method_qualname, attr, span, type)``: `self.<attr> += ...` in a method, the attribute a
   Python int or float set in `__init__`;
-- ``("global", name, span, type)``: a module-level int or float rebound at run time (in a loop, or in a
-  function that declares it `global`);
+- ``("global", name, span, type, where)``: a module-level literal rebound at run time (in a loop of the top
+  level, `where` the module's name, or in the function `where` that declares it `global`);
 - ``("reads", function_qualname, names)``: the module-level names a function reads.
 
 Facts checked against Dynamo 2.13 (tests/test_rules_recompile.py): a Python int or float argument that
@@ -70,7 +70,7 @@ def scan(tree: ast.Module, roots: list, span: Callable[[ast.AST], Span], modname
                 out.append(("reads", qual, frozenset(reads)))
             if cls is not None:
                 out.extend(_attr_updates(fn, qual, cls, inits, span))
-            out.extend(_global_rebinds(fn, glob_types, module_names, span))
+            out.extend(_global_rebinds(fn, qual, glob_types, module_names, span))
             out.extend(_nonlocal_rebinds(fn, qual, span))
             if ".<locals>." in qual:
                 free = {n.id for n in _own_nodes(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} \
@@ -299,7 +299,7 @@ def _attr_updates(fn: ast.AST, qual: str, cls: str, inits: dict, span) -> list[t
     return out
 
 
-def _global_rebinds(fn: ast.AST, glob_types: dict, module_names: set, span) -> list[tuple]:
+def _global_rebinds(fn: ast.AST, qual: str, glob_types: dict, module_names: set, span) -> list[tuple]:
     """A function that declares `global G` (G a module-level literal) and assigns G other than a literal, or
     sets an item of a module-level dict (`CONFIG["scale"] = s`) to something that is not a literal."""
     declared = {n for s in _own_nodes(fn) if isinstance(s, ast.Global) for n in s.names}
@@ -308,14 +308,14 @@ def _global_rebinds(fn: ast.AST, glob_types: dict, module_names: set, span) -> l
     for s in _own_nodes(fn):
         if isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name) and s.target.id in declared \
                 and s.target.id in glob_types:
-            out.append(("global", s.target.id, span(s), glob_types[s.target.id]))
+            out.append(("global", s.target.id, span(s), glob_types[s.target.id], qual))
         elif isinstance(s, ast.Assign) and len(s.targets) == 1:
             t = s.targets[0]
             if isinstance(t, ast.Name) and t.id in declared and t.id in glob_types and _literal_type(s.value) is None:
-                out.append(("global", t.id, span(s), glob_types[t.id]))
+                out.append(("global", t.id, span(s), glob_types[t.id], qual))
             elif isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id not in local \
                     and glob_types.get(t.value.id) == DICT and _literal_type(s.value) is None:
-                out.append(("global", t.value.id, span(s), DICT))
+                out.append(("global", t.value.id, span(s), DICT, qual))
     return out
 
 
@@ -360,6 +360,7 @@ class _Loops:
         self.grad_calls: list = []  # (compiled name, the grad-mode `with` around the call or None, outer loop)
         self.compile_loops: list = []  # (compile call, loops) of torch.compile calls inside loops
         self._marked_names: set[str] | None = None
+        self.made: dict = {}  # span of an assignment in a loop -> the value it assigns
 
     def run(self) -> None:
         if self.module_level:
@@ -380,16 +381,16 @@ class _Loops:
                                 and t.targets[0].id in self.consts:
                             k = self._kind(t.value, env)
                             if k is not None and k[1]:
-                                self.out.append(("global", t.targets[0].id, self.span(t), self.consts[t.targets[0].id]))
+                                self.out.append(("global", t.targets[0].id, self.span(t), self.consts[t.targets[0].id], ""))
                         elif isinstance(t, ast.AugAssign) and isinstance(t.target, ast.Name) \
                                 and t.target.id in self.consts:
-                            self.out.append(("global", t.target.id, self.span(t), self.consts[t.target.id]))
+                            self.out.append(("global", t.target.id, self.span(t), self.consts[t.target.id], ""))
                         elif isinstance(t, ast.Assign) and len(t.targets) == 1 and isinstance(t.targets[0], ast.Subscript) \
                                 and isinstance(t.targets[0].value, ast.Name) \
                                 and self.consts.get(t.targets[0].value.id) == DICT:
                             k = self._kind(t.value, env)
                             if k is not None and k[1]:
-                                self.out.append(("global", t.targets[0].value.id, self.span(t), DICT))
+                                self.out.append(("global", t.targets[0].value.id, self.span(t), DICT, ""))
                     loops(s.body, [*outer, (s, var)])
                 else:
                     for field in ("body", "orelse", "finalbody"):
@@ -514,6 +515,7 @@ class _Loops:
                         if name not in var or var[name][2] is not None:
                             var[name] = (got[0], f"assigned at line {s.lineno}", self.span(s))
                             env[name] = var[name]
+                            self.made[var[name][2]] = s.value
                     elif name in var and var[name][2] is not None and var[name][2].start.line < s.lineno:
                         # assigned again from what does not change, or what the analysis does not know
                         # (`tokens = F.pad(tokens, (0, 16 - n))`): the last assignment decides
@@ -693,7 +695,9 @@ class _Loops:
                 made = env.get(a.id) if isinstance(a, ast.Name) else None
                 code = "FG605" if dynamic is False else "FG606"
                 where = made[2] if made is not None and made[2] is not None else at
-                self.out.append(("call", root_span, code, where, {**info, "every": dynamic is False}))
+                dims = self._dims(self.made.get(where), env) if where is not at else []
+                self.out.append(("call", root_span, code, where, {**info, "every": dynamic is False, "dims": dims,
+                                                                   "assigned": where is not at}))
             elif typ.startswith("tensor-"):
                 made = env.get(a.id) if isinstance(a, ast.Name) else None
                 where = made[2] if made is not None and made[2] is not None else at
@@ -705,6 +709,25 @@ class _Loops:
                     self._changes(d, env) for d in [*a.args.defaults, *(x for x in a.args.kw_defaults if x)])
                 self.out.append(("call", root_span, "FG607", at, {**info, "every": lam, "lambda": lam}))
         self._rebound_in_loop(call, loops, root_span, target)
+
+    def _dims(self, value, env: dict) -> list[int]:
+        """The dimensions whose size changes, of a tensor made by `torch.randn(n, 8)` or `x[:, :n]`."""
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and _dotted(value.func.value) == "torch":
+            name = value.func.attr
+            if name == "randint":
+                shape = value.args[2:3] + [k.value for k in value.keywords if k.arg == "size"]
+            elif name in _SHAPED and name not in ("arange", "linspace", "randperm", "eye"):
+                shape = value.args[:1] if name == "full" else value.args
+            else:
+                return []
+            sizes = [x for a in shape for x in (a.elts if isinstance(a, (ast.Tuple, ast.List)) else [a])]
+            return [i for i, x in enumerate(sizes) if self._changes(x, env)]
+        if isinstance(value, ast.Subscript):
+            items = value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice]
+            if all(isinstance(x, ast.Slice) for x in items):
+                return [i for i, x in enumerate(items)
+                        if any(b is not None and self._changes(b, env) for b in (x.lower, x.upper))]
+        return []
 
     def _rebound_in_loop(self, call: ast.Call, loops: list, root_span, target) -> None:
         """In the loops around the call: an attribute of the compiled module set from what changes

@@ -27,6 +27,7 @@ from . import (
     iterargs,
     logging_fns,
     onehot,
+    recompile,
     rng,
     simple,
     split,
@@ -44,7 +45,9 @@ def _register() -> None:
                 logging_fns.ReorderableLogging, branch.TorchWhere, branch.TorchCond, simple.CloneRewrite,
                 simple.TorchMath, simple.MinMaxList, simple.SortKey, simple.FString, hop_print.HopPrint, config.CaptureConfig,
                 asserts.AssertAsync, asserts.TensorAssert, rng.TorchRand, rng.RandomWhere, rng.NumpyRandom,
-                rng.SeedGuard, onehot.NumClasses, disabled.ReorderableDisabled, simple.Suppress):
+                rng.SeedGuard, onehot.NumClasses, disabled.ReorderableDisabled, recompile.TensorArg,
+                recompile.CounterBuffer, recompile.MarkDynamic, recompile.DynamicTrue, recompile.UnspecIntConfig,
+                simple.Suppress):
         fix = cls()
         FIXES[fix.id] = fix
         FIX_TITLES[fix.id] = fix.title

@@ -57,6 +57,7 @@ class ModuleAttrMutated(RecompileRule):
     code = "FG601"
     name = "module-attr-mutated"
     summary = "an int or float attribute of the compiled nn.Module changes between calls (a step counter)"
+    fixes = ("counter-buffer", "unspec-int-config", "suppress")
     project_hooks = ("reached", "compile")
     what = """Finds `self.<attr> += ...` (or `self.<attr> = self.<attr> + ...`) in a method reached from a compiled
 root, where `__init__` set the attribute to a Python int or float; and `model.<attr> = <value that changes>`
@@ -142,6 +143,7 @@ class ScalarArgVaries(RecompileRule):
     code = "FG602"
     name = "scalar-arg-varies"
     summary = "a Python int or float argument of the compiled function changes between calls"
+    fixes = ("tensor-arg", "suppress")
     project_hooks = ("compile",)
     what = """Finds a call of a compiled function or module, inside a loop, passing a Python int, float, bool or str that
 changes per iteration: the loop variable, a value computed from it, a number updated in the loop (`lr *= 0.9`),
@@ -262,8 +264,10 @@ def main():
                 free |= rec[2]
         outer = r.fs.qualname.rpartition(".<locals>.")[0]
         for rec in r.mod.recompiles:
-            if rec[0] == "global" and rec[1] in reads:
-                _, name, span, typ = rec
+            if rec[0] == "global" and rec[1] in reads and rec[4] != r.fs.qualname \
+                    and not any(e.target == rec[4] for e in r.fs.edges):
+                # (not where compiled code itself changes it: a side effect inside the graph, not between calls)
+                _, name, span, typ, _ = rec
                 how = EVERY if typ == "int" else ONCE if typ == "float" else \
                     f"compiles again for each new value, up to {LIMIT}"
                 what = {"dict": "an item of the global dict", "list": "the global list"}.get(typ, "the global")
@@ -341,6 +345,7 @@ class ShapeVariesStatic(RecompileRule):
     code = "FG605"
     name = "shape-varies-static"
     summary = "a tensor's size changes between calls of a function compiled with dynamic=False"
+    fixes = ("dynamic-true", "mark-dynamic", "suppress")
     project_hooks = ("compile",)
     what = """Finds a call of a function compiled with `dynamic=False`, inside a loop, passing a tensor whose size
 changes per iteration (`torch.randn(n, 8)` with `n` from the loop, `x[:n]`)."""
@@ -360,8 +365,9 @@ def double(x):
 def main():
     f = torch.compile(double, dynamic=False)
     out = None
-    for n in range(1, 10):
-        out = f(torch.ones(n))  # expect: FG605
+    for n in range(2, 10):
+        x = torch.ones(n, 3)  # expect: FG605
+        out = f(x)
     return out
 """, call="main()"),
         Example("""import torch
@@ -392,6 +398,7 @@ class DynamicDimUnmarked(RecompileRule):
     code = "FG606"
     name = "dynamic-dim-unmarked"
     summary = "a tensor's size changes between calls and no dimension is marked dynamic: one more compile"
+    fixes = ("mark-dynamic", "suppress")
     project_hooks = ("compile",)
     what = """Finds a call of a compiled function (default `dynamic`), inside a loop, passing a tensor whose size
 changes per iteration, without `torch._dynamo.mark_dynamic` on it."""
@@ -412,7 +419,8 @@ def main():
     f = torch.compile(double)
     out = None
     for n in range(2, 10):
-        out = f(torch.ones(n))  # expect: FG606
+        x = torch.ones(n, 3)  # expect: FG606
+        out = f(x)
     return out
 """, call="main()"),
         Example("""import torch
