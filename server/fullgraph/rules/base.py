@@ -14,8 +14,8 @@ What only the whole project can tell (the class of `self.lstm`, whether a callee
 passes an iterator) reaches a rule as a project event, named in ``project_hooks``: ``"root"`` (the
 compiled function itself), ``"edge"`` (a call reached from a root), ``"reached"`` (a function reached
 from a root, with what its callers pass), ``"frame"`` (a reached function once all its breaks are
-known) and ``"compile"`` (a module's compile calls and the loops calling what they compile).  The walk calls ``at_<event>(event)`` (engine/walk_events.py), which yields ``Placed``
-findings.
+known) and ``"compile"`` (a module's compile calls and the loops calling what they compile).  The
+walk calls ``at_<event>(event)`` (engine/walk_events.py), which yields ``Placed`` findings.
 """
 from __future__ import annotations
 
