@@ -43,40 +43,87 @@ SCALARS = (INT, FLOAT, BOOL, STR)
 
 
 def scan(tree: ast.Module, roots: list, span: Callable[[ast.AST], Span], modname: str) -> list[tuple]:
-    """The module's recompilation facts (see the module's docstring)."""
+    """The module's recompilation facts (see the module's docstring).  One walk of the tree finds what
+    the rest needs (compile calls, classes, `global`/`nonlocal` statements); most modules stop there."""
     out: list[tuple] = []
-    module_names = _module_assigned(tree.body)
-    inits = _init_types(tree, modname)
-    by_class_name = {q.rpartition(".")[2]: v for q, v in inits.items()}
-    reads_by_class = _attr_reads(tree)
-    glob_types = _const_types(tree.body)
-    scopes = list(_scopes(tree, modname))
+    classes: list[ast.ClassDef] = []
+    has_global = has_nonlocal = False
     for n in ast.walk(tree):
-        if isinstance(n, ast.Call) and _is_compile(n.func):
-            out.append(("compile", span(n), ast.unparse(n), _fullgraph(n), ast.unparse(n.args[0]) if n.args else ""))
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        t = type(n)
+        if t is ast.Call:
+            if _is_compile(n.func):
+                out.append(("compile", span(n), ast.unparse(n), _fullgraph(n),
+                            ast.unparse(n.args[0]) if n.args else ""))
+        elif t is ast.FunctionDef or t is ast.AsyncFunctionDef:
             for d in n.decorator_list:
                 if _is_compile(d) or (isinstance(d, ast.Call) and _is_compile(d.func)):
                     out.append(("compile", span(d), "@" + ast.unparse(d),
                                 _fullgraph(d) if isinstance(d, ast.Call) else False, n.name))
+        elif t is ast.ClassDef:
+            classes.append(n)
+        elif t is ast.Global:
+            has_global = True
+        elif t is ast.Nonlocal:
+            has_nonlocal = True
+    any_compile = bool(out)
+    glob_types = _const_types(tree.body)
+    inits = _init_types(tree, modname, classes) if classes else {}
+    by_class_name = {q.rpartition(".")[2]: v for q, v in inits.items()}
+    reads_by_class = _attr_reads(classes) if any_compile else {}
+    scopes = list(_scopes(tree, modname))
     outer = _compiled_names(tree.body, span)
     varied_calls: set[str] = set()  # functions called in a loop with an argument that changes
-    scanners = []
+    scanners: list = []
+    try:
+        _scan_scopes(out, scopes, tree, span, inits, by_class_name, reads_by_class, glob_types, outer,
+                     varied_calls, scanners, any_compile, has_global or DICT in glob_types.values(), has_nonlocal)
+        if any(r[0] == "global" for r in out):  # what reads the rebound globals
+            module_names = _module_assigned(tree.body)
+            for qual, node, _, _ in scopes:
+                if node is not tree:
+                    reads = _reads(node, module_names)
+                    if reads:
+                        out.append(("reads", qual, frozenset(reads)))
+        if any(r[0] == "closure" for r in out):  # what reads the rebound closure variables
+            for qual, node, _, _ in scopes:
+                if node is not tree and ".<locals>." in qual:
+                    free = {n.id for n in _own_nodes(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} \
+                        - _local_names(node)
+                    if free:
+                        out.append(("free", qual, frozenset(free)))
+    finally:
+        for fn in _MEMO.pop(id(tree), ()):
+            fn.__dict__.pop("_fg_own", None)
+            fn.__dict__.pop("_fg_local", None)
+    return out
+
+
+# functions whose own nodes were memoised during a scan (dropped at its end), per tree
+_MEMO: dict[int, list] = {}
+
+
+def _scan_scopes(out, scopes, tree, span, inits, by_class_name, reads_by_class, glob_types, outer,
+                 varied_calls, scanners, any_compile, globals_change, has_nonlocal) -> None:
+    memo = _MEMO.setdefault(id(tree), [])
     for qual, node, body, cls in scopes:
+        if node is not tree:
+            memo.append(node)
         fn = node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
         if fn is not None:
-            reads = _reads(fn, module_names)
-            if reads:
-                out.append(("reads", qual, frozenset(reads)))
-            if cls is not None:
+            if cls is not None and inits.get(cls):
                 out.extend(_attr_updates(fn, qual, cls, inits, span))
-            out.extend(_global_rebinds(fn, qual, glob_types, module_names, span))
-            out.extend(_nonlocal_rebinds(fn, qual, span))
-            if ".<locals>." in qual:
-                free = {n.id for n in _own_nodes(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} \
-                    - _local_names(fn)
-                if free:
-                    out.append(("free", qual, frozenset(free)))
+            if globals_change:
+                out.extend(_global_rebinds(fn, qual, glob_types, span))
+            if has_nonlocal:
+                out.extend(_nonlocal_rebinds(fn, qual, span))
+        if fn is not None and not any_compile:
+            continue  # nothing compiled in this module: no call of a compiled object to look around
+        if fn is None and not any_compile and not any(isinstance(x, (ast.For, ast.While, ast.AsyncFor))
+                                                      for x in tree.body):
+            continue
+        if fn is not None and not any(isinstance(x, (ast.For, ast.While, ast.AsyncFor, ast.Call))
+                                      for x in _own_nodes(fn)):
+            continue
         compiled = dict(outer) if fn is not None else {}
         own = _compiled_names(body, span)
         if fn is not None:
@@ -86,14 +133,11 @@ def scan(tree: ast.Module, roots: list, span: Callable[[ast.AST], Span], modname
         consts = glob_types if fn is None else {**{k: v for k, v in glob_types.items() if k in _declared(fn)},
                                                  **_const_types(body)}
         sc = _Loops(out, compiled, span, consts, body, by_class_name, reads_by_class, varied_calls,
-                    module_level=fn is None,
-                    defs={s.name: s for s in ast.walk(node) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))},
-                    fn=fn)
+                    module_level=fn is None, node=node, fn=fn)
         sc.run()
         scanners.append(sc)
     for sc in scanners:
         sc.compiles_per_call(varied_calls)
-    return out
 
 
 def _is_compile(e: ast.AST) -> bool:
@@ -176,6 +220,13 @@ def _literal_type(e: ast.AST) -> str | None:
 
 
 def _local_names(fn: ast.AST) -> set[str]:
+    got = fn.__dict__.get("_fg_local")
+    if got is None:
+        got = fn.__dict__["_fg_local"] = _locals(fn)
+    return got
+
+
+def _locals(fn: ast.AST) -> set[str]:
     out = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
     glob: set[str] = set()
     for n in _own_nodes(fn):
@@ -186,15 +237,21 @@ def _local_names(fn: ast.AST) -> set[str]:
     return out - glob
 
 
-def _own_nodes(fn: ast.AST):
-    """The nodes of a function's body, not of the functions and classes it defines."""
+def _own_nodes(fn: ast.AST) -> list[ast.AST]:
+    """The nodes of a function's body, not of the functions and classes it defines (memoised for one scan)."""
+    got = fn.__dict__.get("_fg_own")
+    if got is not None:
+        return got
+    got = []
     stack = list(fn.body)
     while stack:
         n = stack.pop()
-        yield n
+        got.append(n)
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             continue
         stack.extend(ast.iter_child_nodes(n))
+    fn.__dict__["_fg_own"] = got
+    return got
 
 
 def _reads(fn: ast.AST, module_names: set[str]) -> set[str]:
@@ -241,11 +298,10 @@ def _stmts(body: list[ast.stmt]):
 
 
 # ---- module attributes and globals --------------------------------------------------------------
-def _init_types(tree: ast.Module, modname: str) -> dict[str, dict[str, str]]:
+def _init_types(tree: ast.Module, modname: str, classes: list) -> dict[str, dict[str, str]]:
     """class qualname -> {attr: "int"/"float"} for `self.<attr> = <number>` in `__init__`; a class
     also sees its bases' (named in the same module)."""
     out: dict[str, dict[str, str]] = {}
-    bases: dict[str, list[str]] = {}
     for q, node, body, cls in _scopes(tree, modname):
         if cls is None or not isinstance(node, ast.FunctionDef) or node.name != "__init__":
             continue
@@ -255,9 +311,7 @@ def _init_types(tree: ast.Module, modname: str) -> dict[str, dict[str, str]]:
                 t = _literal_type(s.value)
                 if t in (INT, FLOAT):
                     got.setdefault(s.targets[0].attr, t)
-    for c in ast.walk(tree):
-        if isinstance(c, ast.ClassDef):
-            bases[c.name] = [b.id for b in c.bases if isinstance(b, ast.Name)]
+    bases = {c.name: [b.id for b in c.bases if isinstance(b, ast.Name)] for c in classes}
     by_name = {q.rpartition(".")[2]: q for q in out}
     for q in list(out):
         for b in bases.get(q.rpartition(".")[2], ()):
@@ -266,16 +320,15 @@ def _init_types(tree: ast.Module, modname: str) -> dict[str, dict[str, str]]:
     return out
 
 
-def _attr_reads(tree: ast.Module) -> dict[str, set[str]]:
+def _attr_reads(classes: list) -> dict[str, set[str]]:
     """class name -> the `self.<attr>` its methods other than `__init__` read."""
     out: dict[str, set[str]] = {}
-    for c in ast.walk(tree):
-        if isinstance(c, ast.ClassDef):
-            got = out.setdefault(c.name, set())
-            for m in c.body:
-                if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name != "__init__":
-                    got.update(n.attr for n in ast.walk(m) if isinstance(n, ast.Attribute) and _self_attr(n)
-                               and isinstance(n.ctx, ast.Load))
+    for c in classes:
+        got = out.setdefault(c.name, set())
+        for m in c.body:
+            if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name != "__init__":
+                got.update(n.attr for n in ast.walk(m) if isinstance(n, ast.Attribute) and _self_attr(n)
+                           and isinstance(n.ctx, ast.Load))
     return out
 
 
@@ -299,7 +352,7 @@ def _attr_updates(fn: ast.AST, qual: str, cls: str, inits: dict, span) -> list[t
     return out
 
 
-def _global_rebinds(fn: ast.AST, qual: str, glob_types: dict, module_names: set, span) -> list[tuple]:
+def _global_rebinds(fn: ast.AST, qual: str, glob_types: dict, span) -> list[tuple]:
     """A function that declares `global G` (G a module-level literal) and assigns G other than a literal, or
     sets an item of a module-level dict (`CONFIG["scale"] = s`) to something that is not a literal."""
     declared = {n for s in _own_nodes(fn) if isinstance(s, ast.Global) for n in s.names}
@@ -340,7 +393,7 @@ class _Loops:
     loop, what changes per iteration among what the call passes and what the loop rebinds."""
 
     def __init__(self, out: list, compiled: dict, span, consts: dict, body: list, classes: dict, reads: dict,
-                 varied_calls: set, module_level: bool, defs: dict, fn):
+                 varied_calls: set, module_level: bool, node: ast.AST, fn):
         self.out = out
         self.compiled = compiled  # name -> (compile span, dynamic, compiled expression)
         self.span = span
@@ -350,7 +403,8 @@ class _Loops:
         self.reads = reads  # class name -> attributes its methods (not __init__) read
         self.varied_calls = varied_calls
         self.module_level = module_level
-        self.defs = defs
+        self.node = node
+        self._defs: dict | None = None
         self.fn = fn
         self.instances: dict[str, str] = {}  # name -> class name (`net = Warmup()`)
         for s in _stmts(body):
@@ -361,6 +415,13 @@ class _Loops:
         self.compile_loops: list = []  # (compile call, loops) of torch.compile calls inside loops
         self._marked_names: set[str] | None = None
         self.made: dict = {}  # span of an assignment in a loop -> the value it assigns
+
+    @property
+    def defs(self) -> dict:
+        """The functions defined in this scope, at any depth, by name."""
+        if self._defs is None:
+            self._defs = {s.name: s for s in ast.walk(self.node) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        return self._defs
 
     def run(self) -> None:
         if self.module_level:
