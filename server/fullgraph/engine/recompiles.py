@@ -84,6 +84,8 @@ def scan(tree: ast.Module, roots: list, span: Callable[[ast.AST], Span], modname
                     reads = _reads(node, module_names)
                     if reads:
                         out.append(("reads", qual, frozenset(reads)))
+        if any_compile and any(r[0] == "closure" for r in out):
+            out.extend(_closures_compiled(out, scopes, tree, span))
         if any(r[0] == "closure" for r in out):  # what reads the rebound closure variables
             for qual, node, _, _ in scopes:
                 if node is not tree and ".<locals>." in qual:
@@ -105,6 +107,7 @@ _MEMO: dict[int, list] = {}
 def _scan_scopes(out, scopes, tree, span, inits, by_class_name, reads_by_class, glob_types, outer,
                  varied_calls, scanners, any_compile, globals_change, has_nonlocal) -> None:
     memo = _MEMO.setdefault(id(tree), [])
+    module_defs = {s.name: s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
     for qual, node, body, cls in scopes:
         if node is not tree:
             memo.append(node)
@@ -134,6 +137,7 @@ def _scan_scopes(out, scopes, tree, span, inits, by_class_name, reads_by_class, 
                                                  **_const_types(body)}
         sc = _Loops(out, compiled, span, consts, body, by_class_name, reads_by_class, varied_calls,
                     module_level=fn is None, node=node, fn=fn)
+        sc.module_defs = module_defs
         sc.run()
         scanners.append(sc)
     for sc in scanners:
@@ -370,6 +374,40 @@ def _global_rebinds(fn: ast.AST, qual: str, glob_types: dict, span) -> list[tupl
                     and glob_types.get(t.value.id) == DICT and _literal_type(s.value) is None:
                 out.append(("global", t.value.id, span(s), DICT, qual))
     return out
+
+
+def _closures_compiled(out: list, scopes: list, tree: ast.Module, span) -> list[tuple]:
+    """A compiled function taken from what a module-level function returns (`step, deeper = make_stepper()`,
+    then `torch.compile(step)`), whose sibling rebinds (`nonlocal`) a variable it reads: the compile call's
+    hazard, for when the analysis does not resolve what is compiled."""
+    rebound: dict[str, list] = {}
+    for r in out:
+        if r[0] == "closure":
+            rebound.setdefault(r[1].rpartition(".")[2], []).append(r)
+    defs = {s.name: s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    found = []
+    for _, node, body, _ in scopes:
+        for name, (cspan, _, target) in _compiled_names(body, span).items():
+            if not isinstance(target, ast.Name):
+                continue
+            for s in _stmts(body):
+                if not (isinstance(s, ast.Assign) and isinstance(s.value, ast.Call)
+                        and isinstance(s.value.func, ast.Name) and s.value.func.id in rebound):
+                    continue
+                names = [t for x in s.targets for t in (x.elts if isinstance(x, ast.Tuple) else [x])]
+                if not any(isinstance(t, ast.Name) and t.id == target.id for t in names):
+                    continue
+                outer = defs.get(s.value.func.id)
+                for rec in rebound[s.value.func.id]:
+                    readers = [f for f in ast.walk(outer) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                               and f is not outer and rec[2] not in _declared(f)
+                               and any(isinstance(n, ast.Name) and n.id == rec[2] for n in _own_nodes(f))] \
+                        if outer is not None else []
+                    if readers:
+                        typ = _const_types(outer.body).get(rec[2], "value")
+                        found.append(("call", cspan, "FG603", rec[3],
+                                      {"name": rec[2], "type": typ, "every": False, "closure": True}))
+    return found
 
 
 def _nonlocal_rebinds(fn: ast.AST, qual: str, span) -> list[tuple]:
@@ -747,7 +785,10 @@ class _Loops:
                     "call": ast.unparse(call.func), "dynamic": dynamic}
             at = self.span(a)
             if typ in SCALARS:
-                every = dynamic is False and typ in (INT, FLOAT)
+                fixed = self._specialised(target, key)
+                if fixed:
+                    info["specialised"] = fixed
+                every = typ in (INT, FLOAT) and (dynamic is False or fixed is not None)
                 self.out.append(("call", root_span, "FG602", at, {**info, "every": every}))
             elif typ == LIST:
                 self.out.append(("call", root_span, "FG604", at, {**info, "every": True}))
@@ -770,6 +811,30 @@ class _Loops:
                     self._changes(d, env) for d in [*a.args.defaults, *(x for x in a.args.kw_defaults if x)])
                 self.out.append(("call", root_span, "FG607", at, {**info, "every": lam, "lambda": lam}))
         self._rebound_in_loop(call, loops, root_span, target)
+
+    def _specialised(self, target, key) -> str | None:
+        """How the compiled function (a function of this module) uses the parameter an argument binds so
+        that Dynamo needs its exact value: `range(n)`, an `if`/`while` on it, a slice bound.  Such a number
+        never becomes dynamic: every new value recompiles."""
+        fn = self.defs.get(target.id) if isinstance(target, ast.Name) else None
+        if fn is None:
+            fn = self.module_defs.get(target.id) if isinstance(target, ast.Name) else None
+        if fn is None:
+            return None
+        params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+        name = key if isinstance(key, str) else params[key] if isinstance(key, int) and key < len(params) else None
+        if name is None:
+            return None
+        uses = lambda e: any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(e))  # noqa: E731
+        for n in _own_nodes(fn):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "range" \
+                    and any(uses(a) for a in n.args):
+                return f"range({name})"
+            if isinstance(n, (ast.If, ast.While, ast.IfExp)) and uses(n.test):
+                return f"a branch on `{name}`"
+            if isinstance(n, ast.Slice) and any(b is not None and uses(b) for b in (n.lower, n.upper)):
+                return f"a slice bound `{name}`"
+        return None
 
     def _dims(self, value, env: dict) -> list[int]:
         """The dimensions whose size changes, of a tensor made by `torch.randn(n, 8)` or `x[:, :n]`."""

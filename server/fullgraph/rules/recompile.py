@@ -19,6 +19,10 @@ from .base import Example, Placed, Rule
 LIMIT = "config.recompile_limit (8)"
 EVERY = f"compiles again on every call until {LIMIT}, then runs it in eager"
 ONCE = "compiles again once, then treats it as dynamic (automatic dynamic shapes)"
+# a closure variable: dynamic after one recompile when only tensor math reads it, specialised when the code
+# needs its exact value (catalog: `x * scale` once, `range(depth)` until the limit)
+CLOSURE = (f"compiles again: once if only tensor math reads it (then it is dynamic), for every new value until "
+           f"{LIMIT} if the code needs its exact value (`range()`, an `if`)")
 DOC_URL = "https://docs.pytorch.org/docs/main/user_guide/torch_compiler/compile/programming_model.recompilation.html"
 
 
@@ -191,6 +195,9 @@ def main():
             p = _param(ev, info)
             if info["type"] in ("bool", "str"):
                 how = "Dynamo compiles again for each new value (a constant to it, never dynamic)"
+            elif info.get("specialised") and info.get("dynamic") is not False:
+                how = (f"the compiled code needs its exact value ({info['specialised']}), so it never becomes dynamic: "
+                       f"Dynamo {EVERY}")
             elif info["every"]:
                 how = f"compiled with dynamic=False, Dynamo {EVERY}"
             else:
@@ -278,16 +285,16 @@ def main():
             elif rec[0] == "closure" and rec[1] == outer and rec[2] in free:
                 _, _, name, span = rec
                 yield Placed(f"`{name}` is rebound between calls (`nonlocal`) and `{r.fs.name}` reads it from its "
-                             f"closure: Dynamo guards on its value and compiles again",
+                             f"closure: Dynamo guards on its value and {CLOSURE}",
                              data={"name": name, "every": False, "closure": True}, span=span, path=r.mod.path,
                              apart=True)
 
     def at_compile(self, ev) -> Iterable[Placed]:
         for span, info in _calls(ev, self.code):
-            how = ONCE if info["type"] in ("int", "float") else "compiles again for each new value"
-            yield Placed(f"`{info['name']}` (a Python {info['type']}) is rebound between calls and the compiled "
-                         f"function reads it from its closure: Dynamo guards on its value and {how}",
-                         data=info, span=span)
+            how = CLOSURE if info["type"] in ("int", "float", "value") else "compiles again for each new value"
+            what = f"a Python {info['type']}" if info["type"] != "value" else "a closure variable"
+            yield Placed(f"`{info['name']}` ({what}) is rebound between calls and the compiled function reads it "
+                         f"from its closure: Dynamo guards on its value and {how}", data=info, span=span)
 
 
 class ListLengthVaries(RecompileRule):
@@ -338,7 +345,8 @@ def main():
         for span, info in _calls(ev, self.code):
             p = _param(ev, info)
             yield Placed(f"`{info['arg']}` is a list whose length changes between calls ({info['why']}): Dynamo "
-                         f"guards on its length (`len({p}) == ...`) and {EVERY}", data=info, span=span)
+                         f"guards on its length (`len({p}) == ...`) and compiles again for every new length until "
+                         f"{LIMIT}, then runs it in eager", data=info, span=span)
 
 
 class ShapeVariesStatic(RecompileRule):
