@@ -171,6 +171,37 @@ NEAR_MISSES = {
             lr *= 0.5
             return f(torch.ones(2), lr)
         """,
+    "the same function compiled in a loop": """
+        def step(x, w):
+            return torch.relu(x @ w)
+
+        def main():
+            w = torch.ones(2, 2)
+            for i in range(4):
+                f = torch.compile(step)
+                f(torch.ones(2, 2), w)
+        """,
+    "the same closure compiled in a loop": """
+        def make(lr):
+            def update(p):
+                return p * lr
+            return update
+
+        def main():
+            for i in range(4):
+                f = torch.compile(make(0.5))
+                f(torch.ones(2))
+        """,
+    "a fixed dtype and grad mode": """
+        def double(x):
+            return x * 2
+
+        def main():
+            f = torch.compile(double)
+            for i in range(4):
+                with torch.no_grad():
+                    f(torch.ones(2, dtype=torch.float64))
+        """,
 }
 
 
@@ -244,6 +275,85 @@ HAZARDS = {
             for i in range(1, 11):
                 f(xs[:i])
         """, [(12, "FG604")], LIMIT),
+    "int the compiled function loops over": ("""
+        def refine(x, n):
+            for _ in range(n):
+                x = x * 0.5
+            return x
+
+        def main():
+            f = torch.compile(refine)
+            for i in range(1, 11):
+                f(torch.ones(2), i)
+        """, [(13, "FG602")], LIMIT),
+    "global dict item": ("""
+        CONFIG = {"scale": 1.0}
+
+        def head(x):
+            return x * CONFIG["scale"]
+
+        def main():
+            f = torch.compile(head)
+            for i in range(10):
+                CONFIG["scale"] = 1.0 + i
+                f(torch.ones(2))
+        """, [(13, "FG603")], 2),
+    "closure through nonlocal": ("""
+        def make():
+            depth = 1
+
+            def step(x):
+                for _ in range(depth):
+                    x = x * 0.9
+                return x
+
+            def deeper():
+                nonlocal depth
+                depth += 1
+            return step, deeper
+
+        def main():
+            step, deeper = make()
+            f = torch.compile(step)
+            for _ in range(10):
+                f(torch.ones(2))
+                deeper()
+        """, [(15, "FG603")], LIMIT),
+    "grad mode toggled": ("""
+        def double(x):
+            return x * 2
+
+        def main():
+            f = torch.compile(double)
+            x = torch.ones(2, requires_grad=True)
+            for i in range(6):
+                if i % 2:
+                    with torch.no_grad():
+                        f(x)
+                else:
+                    f(x)
+        """, [(13, "FG609")], 2),
+    "requires_grad that changes": ("""
+        def double(x):
+            return x * 2
+
+        def main():
+            f = torch.compile(double)
+            for i in range(6):
+                x = torch.ones(2, requires_grad=i % 2 == 1)
+                f(x)
+        """, [(11, "FG609")], 2),
+    "compile of a closure over the loop's value": ("""
+        def make(lr):
+            def update(p):
+                return p * lr
+            return update
+
+        def main():
+            for i in range(10):
+                f = torch.compile(make(0.1 * (i + 1)))
+                f(torch.ones(2))
+        """, [(12, "FG608")], 2),
 }
 
 
