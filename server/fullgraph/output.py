@@ -178,7 +178,7 @@ def format_sarif(findings: list[Finding], base: str | None = None) -> str:
             "helpUri": r.url(),
             "help": {"text": " ".join(r.instead.split()), "markdown": rule_docs(r)},
             "properties": {"gb_codes": list(r.gb_codes), "torch_versions": r.versions.describe()},
-            "defaultConfiguration": {"level": "error"},
+            "defaultConfiguration": {"level": "warning" if getattr(r, "recompile", False) else "error"},
         })
     results = []
     for f in findings:
