@@ -7,21 +7,30 @@ around the calls of the compiled object: the loop that calls it, the values it p
 attributes rebound between calls.  This module records, per module (ModuleSummary.recompiles), plain
 tuples the project's walk reads:
 
-- ``("call", root_span, code, span, info)``: at a call of the compiled object of the root whose
-  torch.compile call (or decorator) is at `root_span`, an argument (or a rebinding in the loop around the
-  call) that changes per call; `code` its rule, `info` a dict (name, type, every, loop line, ...);
+- ``("compile", span, label, fullgraph, target)``: a `torch.compile(...)` call or `@torch.compile` decorator,
+  found by its name whether or not the analysis resolves what it compiles;
+- ``("call", compile_span, code, span, info)``: for the compiled object of the compile call at
+  `compile_span`, what makes a guard fail at `span` (an argument of a call in a loop, a rebinding in that
+  loop, where the loop makes a tensor of a new size, the compile call itself); `code` its rule, `info` a
+  dict (argument, type, every: on every call until the recompile limit, ...);
 - ``("attr", method_qualname, attr, span, type)``: `self.<attr> += ...` in a method, the attribute a
   Python int or float set in `__init__`;
 - ``("global", name, span, type, where)``: a module-level literal rebound at run time (in a loop of the top
-  level, `where` the module's name, or in the function `where` that declares it `global`);
-- ``("reads", function_qualname, names)``: the module-level names a function reads.
+  level, `where` "", or in the function `where` that declares it `global`, or an item of a module-level dict);
+- ``("closure", outer_qualname, name, span)``: `nonlocal name` rebound in a function nested in `outer`;
+- ``("reads", function_qualname, names)`` / ``("free", function_qualname, names)``: the module-level names
+  / the closure variables a function reads (only when something rebinds one).
 
-Facts checked against Dynamo 2.13 (tests/test_rules_recompile.py): a Python int or float argument that
-changes recompiles once, then is dynamic (automatic dynamic shapes), and on every call under
-dynamic=False; an int attribute of an nn.Module and an int global are guarded by value on every call
-(a float one once); a closure variable once; a list's length on every call; a tensor's size once (every
-call under dynamic=False).  A new lambda, nn.Module or equal dict per call and a torch.compile call
-inside a loop do not recompile (the cache is on the code object).
+Facts checked against Dynamo 2.13 (tests/test_rules_recompile.py, and the recompile catalog
+tests/recompiles): a Python int or float argument that changes recompiles once, then is dynamic (automatic
+dynamic shapes), unless the code needs its exact value (`range(n)`, an `if`), and on every call under
+dynamic=False; a bool or str for each value; an int attribute of an nn.Module and an int global on every
+call (a float one once); a closure variable once, or every value when specialised; a list's length for
+every new length; a tensor's size once (every size under dynamic=False; `mark_dynamic`/dynamic=True: none);
+a dtype, requires_grad or grad mode once per value.  A new lambda, nn.Module or equal dict per call and a
+torch.compile call of the same function inside a loop do not recompile (the cache is on the code object);
+a lambda whose defaults change, a dict whose numbers change, a closure over changing values compiled per
+step do.
 """
 from __future__ import annotations
 
@@ -42,7 +51,7 @@ OBJ = "object"  # a new object per call whose contents change (a lambda's defaul
 SCALARS = (INT, FLOAT, BOOL, STR)
 
 
-def scan(tree: ast.Module, roots: list, span: Callable[[ast.AST], Span], modname: str) -> list[tuple]:
+def scan(tree: ast.Module, span: Callable[[ast.AST], Span], modname: str) -> list[tuple]:
     """The module's recompilation facts (see the module's docstring).  One walk of the tree finds what
     the rest needs (compile calls, classes, `global`/`nonlocal` statements); most modules stop there."""
     out: list[tuple] = []
@@ -386,8 +395,8 @@ def _closures_compiled(out: list, scopes: list, tree: ast.Module, span) -> list[
             rebound.setdefault(r[1].rpartition(".")[2], []).append(r)
     defs = {s.name: s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
     found = []
-    for _, node, body, _ in scopes:
-        for name, (cspan, _, target) in _compiled_names(body, span).items():
+    for _, _, body, _ in scopes:
+        for cspan, _, target in _compiled_names(body, span).values():
             if not isinstance(target, ast.Name):
                 continue
             for s in _stmts(body):
@@ -931,7 +940,7 @@ class _Loops:
                 reads = {n.id for n in _own_nodes(inner) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
                 if reads & params:
                     why = (f"`{self.fn.name}` is called with a value that changes and compiles `{target.id}`, which "
-                           f"reads its parameter `{sorted(reads & params)[0]}`")
+                           f"reads its parameter `{min(reads & params)}`")
             if why is not None:
                 sp = self.span(call)
                 self.out.append(("call", sp, "FG608", sp, {"why": why, "every": False,
