@@ -431,3 +431,18 @@ def test_fixes_keep_the_rest_of_the_line(tmp_path):
     f = next(f for f in check_code(src, tmp_path) if f.code == "FG601")
     fixed = apply_edits(src, [TextEdit.from_data(d) for d in f.data["fix_edits"]["counter-buffer"]])
     assert 'self.register_buffer("step", torch.tensor(0), persistent=False)  # counts calls' in fixed
+
+
+def test_an_argument_the_compiled_function_never_reads_is_no_hazard(tmp_path):
+    src = HEAD + """
+        def double(x, step):
+            return x * 2
+
+        def main():
+            f = torch.compile(double, dynamic=False)
+            for i in range(10):
+                f(torch.ones(2), i)
+        """
+    assert _check(src, tmp_path) == set()
+    compiles, _ = count_compiles(dedent(src), "main()")
+    assert compiles == 1  # Dynamo guards only on what it reads

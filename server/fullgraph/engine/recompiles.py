@@ -117,6 +117,7 @@ def _scan_scopes(out, scopes, tree, span, inits, by_class_name, reads_by_class, 
                  varied_calls, scanners, any_compile, globals_change, has_nonlocal) -> None:
     memo = _MEMO.setdefault(id(tree), [])
     module_defs = {s.name: s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    class_defs = {s.name: s for s in tree.body if isinstance(s, ast.ClassDef)}
     for qual, node, body, cls in scopes:
         if node is not tree:
             memo.append(node)
@@ -147,6 +148,7 @@ def _scan_scopes(out, scopes, tree, span, inits, by_class_name, reads_by_class, 
         sc = _Loops(out, compiled, span, consts, body, by_class_name, reads_by_class, varied_calls,
                     module_level=fn is None, node=node, fn=fn)
         sc.module_defs = module_defs
+        sc.class_defs = class_defs
         sc.run()
         scanners.append(sc)
     for sc in scanners:
@@ -454,10 +456,14 @@ class _Loops:
         self._defs: dict | None = None
         self.fn = fn
         self.instances: dict[str, str] = {}  # name -> class name (`net = Warmup()`)
+        self.instance_calls: dict[str, ast.Call] = {}  # name -> the call that made it
+        self.module_defs: dict = {}
+        self.class_defs: dict = {}
         for s in _stmts(body):
             if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
                     and isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Name):
                 self.instances[s.targets[0].id] = s.value.func.id
+                self.instance_calls[s.targets[0].id] = s.value
         self.grad_calls: list = []  # (compiled name, the grad-mode `with` around the call or None, outer loop)
         self.compile_loops: list = []  # (compile call, loops) of torch.compile calls inside loops
         self._marked_names: set[str] | None = None
@@ -783,7 +789,7 @@ class _Loops:
         items += [(kw.arg, kw.value) for kw in call.keywords if kw.arg]
         for key, a in items:
             k = self._kind(a, env)
-            if k is None or not k[1]:
+            if k is None or not k[1] or self._param_unused(target, key):
                 continue
             typ = k[0]
             if dynamic is True and typ in (INT, FLOAT, TENSOR):
@@ -820,6 +826,37 @@ class _Loops:
                     self._changes(d, env) for d in [*a.args.defaults, *(x for x in a.args.kw_defaults if x)])
                 self.out.append(("call", root_span, "FG607", at, {**info, "every": lam, "lambda": lam}))
         self._rebound_in_loop(call, loops, root_span, target)
+
+    def _target_fn(self, target):
+        """The compiled function as this module defines it (for `torch.compile(Model())`: `Model.forward`), with
+        whether its first parameter is `self`; None when not visible."""
+        if isinstance(target, ast.Name):
+            fn = self.defs.get(target.id) or self.module_defs.get(target.id)
+            if fn is not None:
+                return fn, False
+            target = self.instance_calls.get(target.id)  # `model = Model(); torch.compile(model)`
+        if isinstance(target, ast.Call) and isinstance(target.func, ast.Name) and target.func.id in self.class_defs:
+            fwd = next((m for m in self.class_defs[target.func.id].body
+                        if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name == "forward"), None)
+            if fwd is not None:
+                return fwd, True
+        return None
+
+    def _param_unused(self, target, key) -> bool:
+        """The compiled function (visible here) never reads the parameter the argument binds: Dynamo installs
+        no guard on a value it does not read (checked on 2.13: an unused int, str, dynamic=False or not)."""
+        got = self._target_fn(target)
+        if got is None:
+            return False
+        fn, method = got
+        a = fn.args
+        if a.vararg is not None or a.kwarg is not None:
+            return False
+        params = [x.arg for x in a.posonlyargs + a.args][1 if method else 0:]
+        name = key if isinstance(key, str) else params[key] if isinstance(key, int) and key < len(params) else None
+        if name is None:
+            return False
+        return not any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in ast.walk(fn))
 
     def _specialised(self, target, key) -> str | None:
         """How the compiled function (a function of this module) uses the parameter an argument binds so
