@@ -354,6 +354,38 @@ HAZARDS = {
                 f = torch.compile(make(0.1 * (i + 1)))
                 f(torch.ones(2))
         """, [(12, "FG608")], 2),
+    "an item of a schedule list": ("""
+        def step(x, stage):
+            return x * stage
+
+        def main():
+            f = torch.compile(step, dynamic=False)
+            schedule = [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8]
+            for it, stage in enumerate(schedule):
+                f(torch.ones(2), stage)
+        """, [(12, "FG602")], LIMIT),
+    "a tensor grown with torch.cat": ("""
+        def last(x):
+            return x.sum(1)
+
+        def main():
+            f = torch.compile(last)
+            idx = torch.ones(1, 2)
+            for _ in range(6):
+                f(idx)
+                idx = torch.cat([idx, torch.ones(1, 1)], dim=1)
+        """, [(13, "FG606")], 2),
+    "a key of a list of dict literals": ("""
+        REQUESTS = [{"t": 0.5}, {"t": 1.0}, {"t": 1.5}]
+
+        def scale(x, t):
+            return x / t
+
+        def main():
+            f = torch.compile(scale, dynamic=False)
+            for req in REQUESTS:
+                f(torch.ones(2), req["t"])
+        """, [(13, "FG602")], 3),
 }
 
 

@@ -149,6 +149,7 @@ def _scan_scopes(out, scopes, tree, span, inits, by_class_name, reads_by_class, 
                     module_level=fn is None, node=node, fn=fn)
         sc.module_defs = module_defs
         sc.class_defs = class_defs
+        sc.module_body = tree.body
         sc.run()
         scanners.append(sc)
     for sc in scanners:
@@ -459,6 +460,8 @@ class _Loops:
         self.instance_calls: dict[str, ast.Call] = {}  # name -> the call that made it
         self.module_defs: dict = {}
         self.class_defs: dict = {}
+        self.module_body: list = []
+        self.row_values: dict[str, list] = {}  # loop variable -> the dict literals it runs over
         for s in _stmts(body):
             if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
                     and isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Name):
@@ -594,6 +597,18 @@ class _Loops:
                     and isinstance(loop.target, ast.Tuple) and loop.target.elts \
                     and isinstance(loop.target.elts[0], ast.Name):
                 var[loop.target.elts[0].id] = (INT, f"the loop counter of line {line}", None)
+                if len(loop.target.elts) == 2 and isinstance(loop.target.elts[1], ast.Name) and it.args:
+                    # `for i, t in enumerate(timesteps)`: the items of a list this scope builds
+                    elem = self._elements(it.args[0])
+                    if elem is not None:
+                        var[loop.target.elts[1].id] = (elem, why, None)
+            elif isinstance(it, ast.Name) and isinstance(loop.target, ast.Name) \
+                    and (elem := self._elements(it)) is not None:
+                var[loop.target.id] = (elem, why, None)  # `for stage in schedule:`
+            elif isinstance(it, ast.Name) and isinstance(loop.target, ast.Name) \
+                    and (rows := self._rows(it.id)) is not None:
+                self.row_values[loop.target.id] = rows  # `for req in REQUESTS:` (a list of dict literals)
+                var[loop.target.id] = ("row", why, None)
             elif isinstance(it, (ast.List, ast.Tuple)) and isinstance(loop.target, ast.Tuple) and it.elts \
                     and all(isinstance(e, ast.Tuple) and len(e.elts) == len(loop.target.elts) for e in it.elts):
                 for i, t in enumerate(loop.target.elts):  # `for batch, seq in ((4, 10), (6, 10)):`
@@ -620,8 +635,8 @@ class _Loops:
                         var[s.target.id] = (t, f"updated at line {s.lineno}", None)
                         env[s.target.id] = var[s.target.id]
                 elif isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
-                    got = self._kind(s.value, env)
                     name = s.targets[0].id
+                    got = self._grows(s.value, name) or self._kind(s.value, env)
                     if got is not None and not got[1] and self.consts.get(name) in SCALARS \
                             and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(s.value)):
                         got = (got[0], True)  # `lr = lr * 0.9`, `flag = not flag`: a new value each iteration
@@ -643,6 +658,54 @@ class _Loops:
                         var[name] = (LIST, f"grown at line {s.lineno}", None)
                         env[name] = var[name]
         return var
+
+    def _rows(self, name: str) -> list[ast.Dict] | None:
+        """The dict literals of a list literal `name` is bound to (in this scope or at the module's top level)."""
+        for body in (self.body, self.module_body):
+            for s in body:
+                if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
+                        and s.targets[0].id == name:
+                    v = s.value
+                    if isinstance(v, (ast.List, ast.Tuple)) and len(v.elts) > 1 \
+                            and all(isinstance(x, ast.Dict) for x in v.elts):
+                        return v.elts
+                    return None
+        return None
+
+    def _elements(self, e: ast.AST) -> str | None:
+        """The type of the items of a list this scope builds from numbers (`schedule = [0, 0, 1, 1]`,
+        `timesteps = [total - i * k for i in range(n)]`), if their values differ."""
+        if not isinstance(e, ast.Name):
+            return None
+        for s in _stmts(self.body):
+            if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
+                    and s.targets[0].id == e.id:
+                v = s.value
+                if isinstance(v, (ast.List, ast.Tuple)) and v.elts:
+                    types = {_literal_type(x) for x in v.elts}
+                    if len(types) == 1 and types <= set(SCALARS) and len({ast.unparse(x) for x in v.elts}) > 1:
+                        return types.pop()
+                elif isinstance(v, ast.ListComp) and len(v.generators) == 1 \
+                        and isinstance(v.generators[0].target, ast.Name) and isinstance(v.generators[0].iter, ast.Call) \
+                        and isinstance(v.generators[0].iter.func, ast.Name) and v.generators[0].iter.func.id == "range":
+                    var = v.generators[0].target.id
+                    k = self._kind(v.elt, {var: (INT, "", None)})
+                    if k is not None and k[1] and k[0] in (INT, FLOAT):
+                        return k[0]
+                    if any(isinstance(n, ast.Name) and n.id == var for n in ast.walk(v.elt)):
+                        return "value"  # changes with the index; its type shows where it is used (`float(t)`)
+                return None
+        return None
+
+    @staticmethod
+    def _grows(value: ast.AST, name: str) -> tuple[str, bool] | None:
+        """`idx = torch.cat([idx, nxt], dim=1)`: a tensor that grows each iteration."""
+        if isinstance(value, ast.Call) and _dotted(value.func) in ("torch.cat", "torch.concat", "torch.hstack",
+                                                                   "torch.vstack", "torch.column_stack") \
+                and value.args and isinstance(value.args[0], (ast.List, ast.Tuple)) \
+                and any(isinstance(x, ast.Name) and x.id == name for x in value.args[0].elts):
+            return TENSOR, True
+        return None
 
     def _made_in(self, name: str, loop: ast.stmt) -> bool:
         """`name` is assigned afresh inside the loop (a new list each iteration)."""
@@ -701,6 +764,15 @@ class _Loops:
                 types = {_literal_type(x) for x in e.value.elts}
                 if len(types) == 1 and types <= set(SCALARS):
                     return types.pop(), self._changes(e.slice, env)
+                return None
+            if isinstance(e.value, ast.Name) and e.value.id in self.row_values and e.value.id in env \
+                    and isinstance(e.slice, ast.Constant):
+                # `req["temperature"]` over a list of dict literals: that key's values
+                vals = [v for d in self.row_values[e.value.id] for k, v in zip(d.keys, d.values)
+                        if isinstance(k, ast.Constant) and k.value == e.slice.value]
+                types = {_literal_type(v) for v in vals}
+                if len(vals) == len(self.row_values[e.value.id]) and len(types) == 1 and types <= set(SCALARS):
+                    return types.pop(), len({ast.unparse(v) for v in vals}) > 1
                 return None
             base = self._kind(e.value, env)
             sl = e.slice
@@ -883,7 +955,13 @@ class _Loops:
         return None
 
     def _dims(self, value, env: dict) -> list[int]:
-        """The dimensions whose size changes, of a tensor made by `torch.randn(n, 8)` or `x[:, :n]`."""
+        """The dimensions whose size changes, of a tensor made by `torch.randn(n, 8)`, `x[:, :n]` or
+        `torch.cat([x, y], dim=1)`."""
+        if isinstance(value, ast.Call) and _dotted(value.func) in ("torch.cat", "torch.concat"):
+            dim = next((k.value for k in value.keywords if k.arg == "dim"), value.args[1] if len(value.args) > 1 else None)
+            if dim is None:
+                return [0]
+            return [dim.value] if isinstance(dim, ast.Constant) and isinstance(dim.value, int) and dim.value >= 0 else []
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and _dotted(value.func.value) == "torch":
             name = value.func.attr
             if name == "randint":
