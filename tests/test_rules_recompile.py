@@ -386,6 +386,44 @@ HAZARDS = {
             for req in REQUESTS:
                 f(torch.ones(2), req["t"])
         """, [(13, "FG602")], 3),
+    "a list an evaluator grows per call": ("""
+        def stats(scores):
+            return torch.stack(scores).mean()
+
+        class Evaluator:
+            def __init__(self):
+                self.scores = []
+                self.stats = torch.compile(stats)
+
+            def update(self, x):
+                self.scores.append(x.mean())
+                return self.stats(self.scores)
+
+        def main():
+            ev = Evaluator()
+            for _ in range(10):
+                ev.update(torch.ones(2))
+        """, [(15, "FG604")], LIMIT),
+    "a new module per episode from what changes": ("""
+        class Head(nn.Module):
+            def __init__(self, n):
+                super().__init__()
+                self.n = n
+
+            def forward(self, x):
+                return x[: self.n].sum()
+
+        def apply(head, x):
+            return head(x)
+
+        def main():
+            f = torch.compile(apply)
+            x = torch.ones(12)
+            for episode in range(10):
+                n = 2 + episode
+                head = Head(n)
+                f(head, x)
+        """, [(22, "FG607")], LIMIT),
 }
 
 

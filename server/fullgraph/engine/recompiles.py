@@ -118,6 +118,7 @@ def _scan_scopes(out, scopes, tree, span, inits, by_class_name, reads_by_class, 
     memo = _MEMO.setdefault(id(tree), [])
     module_defs = {s.name: s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
     class_defs = {s.name: s for s in tree.body if isinstance(s, ast.ClassDef)}
+    class_nodes = {c.name: c for c in ast.walk(tree) if isinstance(c, ast.ClassDef)} if any_compile else {}
     for qual, node, body, cls in scopes:
         if node is not tree:
             memo.append(node)
@@ -125,6 +126,8 @@ def _scan_scopes(out, scopes, tree, span, inits, by_class_name, reads_by_class, 
         if fn is not None:
             if cls is not None and inits.get(cls):
                 out.extend(_attr_updates(fn, qual, cls, inits, span))
+            if cls is not None and any_compile and cls.rpartition(".")[2] in class_nodes:
+                out.extend(_grown_self_lists(fn, class_nodes[cls.rpartition(".")[2]], span))
             if globals_change:
                 out.extend(_global_rebinds(fn, qual, glob_types, span))
             if has_nonlocal:
@@ -385,6 +388,34 @@ def _global_rebinds(fn: ast.AST, qual: str, glob_types: dict, span) -> list[tupl
             elif isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id not in local \
                     and glob_types.get(t.value.id) == DICT and _literal_type(s.value) is None:
                 out.append(("global", t.value.id, span(s), DICT, qual))
+    return out
+
+
+def _grown_self_lists(fn: ast.AST, cls: ast.ClassDef, span) -> list[tuple]:
+    """A method that appends to `self.<list>` and passes it to `self.<compiled>(...)`, an attribute `__init__`
+    sets to torch.compile(...): the list is one longer on every call of the method."""
+    init = next((m for m in cls.body if isinstance(m, ast.FunctionDef) and m.name == "__init__"), None)
+    if init is None or fn is init:
+        return []
+    compiled = {}
+    for s in _stmts(init.body):
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and _self_attr(s.targets[0]) \
+                and isinstance(s.value, ast.Call) and _is_compile(s.value.func):
+            compiled[s.targets[0].attr] = span(s.value)
+    if not compiled:
+        return []
+    nodes = _own_nodes(fn)
+    grown = {n.func.value.attr for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+             and n.func.attr in ("append", "extend", "insert") and _self_attr(n.func.value)}
+    grown -= {t.attr for n in nodes if isinstance(n, ast.Assign) for t in n.targets if _self_attr(t)}
+    out = []
+    for n in nodes:
+        if isinstance(n, ast.Call) and _self_attr(n.func) and n.func.attr in compiled:
+            for i, a in enumerate(n.args):
+                if _self_attr(a) and a.attr in grown:
+                    out.append(("call", compiled[n.func.attr], "FG604", span(a),
+                                {"key": i, "arg": ast.unparse(a), "type": LIST, "every": True, "call": ast.unparse(n.func),
+                                 "why": f"`{fn.name}` appends to it on every call", "dynamic": None}))
     return out
 
 
@@ -650,6 +681,13 @@ class _Loops:
                         # (`tokens = F.pad(tokens, (0, 16 - n))`): the last assignment decides
                         del var[name]
                         env.pop(name, None)
+                elif isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Tuple) \
+                        and isinstance(s.value, ast.Tuple) and len(s.value.elts) == len(s.targets[0].elts):
+                    for t, v in zip(s.targets[0].elts, s.value.elts):  # `n_way, k_shot = 2 + e % 9, 2`
+                        got = self._kind(v, env)
+                        if isinstance(t, ast.Name) and got is not None and got[1] and t.id not in var:
+                            var[t.id] = (got[0], f"assigned at line {s.lineno}", None)
+                            env[t.id] = var[t.id]
                 elif isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) \
                         and isinstance(s.value.func, ast.Attribute) and s.value.func.attr in _MUTATE_LIST \
                         and isinstance(s.value.func.value, ast.Name) and s.value.func.attr != "clear":
