@@ -226,3 +226,42 @@ def dynamo_lines(root: Path, module: str) -> set[int]:
     """The lines of `root/<module>.py` where Dynamo breaks when the module's main() runs."""
     mine = os.path.realpath(root / (module.replace(".", "/") + ".py"))
     return {line for path, line in dynamo_breaks_of_main(root, module) if path == mine}
+
+
+def count_compiles(code: str, call: str, eager: bool = False, **config) -> tuple[int, object]:
+    """Import `code` as a module (torch.compile's backend forced to "eager"), evaluate `call` and return
+    how many frames Dynamo compiled (first compile and recompiles) and what `call` returned.  `eager`:
+    torch.compile is the identity (the result to compare with); `config`: torch._dynamo.config flags."""
+    import torch
+    import torch._dynamo
+    from torch._dynamo.utils import counters
+
+    orig_compile = torch.compile
+
+    def eager_compile(model=None, **kw):
+        if eager:
+            return model if model is not None else (lambda m: m)
+        kw["backend"] = "eager"
+        return orig_compile(model, **kw) if model is not None else (lambda m: orig_compile(m, **kw))
+
+    d = Path(tempfile.mkdtemp(prefix="fg_rc_"))
+    name = f"fg_recompile_{next(_counter)}"
+    p = d / f"{name}.py"
+    p.write_text(code, encoding="utf-8")
+    torch._dynamo.reset()
+    counters.clear()
+    torch.compile = eager_compile
+    torch.manual_seed(0)  # the same weights for the compiled and the eager run
+    try:
+        with torch._dynamo.config.patch(**config):
+            spec = importlib.util.spec_from_file_location(name, p)
+            mod = importlib.util.module_from_spec(spec)
+            sys.modules[name] = mod
+            spec.loader.exec_module(mod)
+            result = eval(call, mod.__dict__)
+            compiles = counters["frames"]["ok"]
+    finally:
+        torch.compile = orig_compile
+        sys.modules.pop(name, None)
+        torch._dynamo.reset()
+    return compiles, result

@@ -32,7 +32,8 @@ def test_examples_text_output_and_exit_code():
     assert r.returncode == 1, r.stderr
     assert "examples/nanogpt/utils.py:27:5: error FG101" in r.stdout or "utils.py:27:5: error FG101" in r.stdout
     assert "call path: nanogpt.model.GPT.forward -> nanogpt.layers.Block.forward" in r.stdout
-    assert "Found 10 graph breaks (6 errors, 4 warnings) in 7 files checked" in r.stdout
+    assert "Found 10 graph breaks (6 errors, 4 warnings) and 1 recompilation hazard (warning) in 7 files checked" \
+        in r.stdout
 
 
 def test_clean_exit_zero(tmp_path):

@@ -69,5 +69,6 @@ def test_dynamo_agrees_on_examples(examples_on_path, capsys):
         # import inside the run: decorators call torch.compile at import time
         seen |= dynamo_breaks_of_run(lambda: getattr(importlib.import_module(mod), fn)())
     seen = {(p, line) for p, line in seen if p.startswith(os.path.realpath(EXAMPLES))}
-    want = {(p, line) for p, line, _ in _expected_all()}
+    # FG6xx markers are recompiles, not breaks (tests/test_rules_recompile.py counts them)
+    want = {(p, line) for p, line, code in _expected_all() if not code.startswith("FG6")}
     assert seen == want

@@ -224,6 +224,45 @@ async def test_hover_rule_path_and_torch_registry(client: LanguageClient):
     assert "3 graph breaks reachable" in h.contents.value
 
 
+RECOMPILING = """import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+        self.step = 0
+
+    def forward(self, x):
+        self.step += 1
+        return self.lin(x)
+
+
+def main():
+    model = torch.compile(Model(), fullgraph=True)
+    x = torch.randn(2, 4)
+    for _ in range(10):
+        model(x)
+"""
+
+
+async def test_recompilation_hazard_is_a_warning_with_dynamo_guard_in_hover(client: LanguageClient):
+    uri = await open_doc(client, "stepper.py", RECOMPILING)
+    diags = await diagnostics(client, uri)
+    d = by_code(diags)["FG601"]
+    assert d.severity == t.DiagnosticSeverity.Warning  # a slowdown, even under fullgraph=True
+    assert d.range.start.line == 11
+    h = await client.text_document_hover_async(t.HoverParams(text_document=t.TextDocumentIdentifier(uri=uri),
+                                                             position=d.range.start))
+    md = h.contents.value
+    assert "FG601" in md and "`self.step == 7`" in md and "Why it recompiles" in md
+    # the counter moved to a buffer: the warning goes
+    fixed = RECOMPILING.replace("self.step = 0",
+                                'self.register_buffer("step", torch.tensor(0), persistent=False)')
+    assert "FG601" not in by_code(await change(client, uri, fixed, 2))
+
+
 async def test_code_lens_on_root(client: LanguageClient):
     uri = await open_doc(client, "model.py", MODEL)
     await diagnostics(client, uri)

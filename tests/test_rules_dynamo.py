@@ -20,7 +20,8 @@ from fullgraph.rules.base import PARTIAL
 
 torch = pytest.importorskip("torch")
 
-EXAMPLES = [(r, i, ex) for r in registry.RULES for i, ex in enumerate(r.examples)]
+# recompilation hazards (FG6xx) break no graph: tests/test_rules_recompile.py counts their recompiles
+EXAMPLES = [(r, i, ex) for r in registry.RULES if not r.recompile for i, ex in enumerate(r.examples)]
 
 
 def _ids():

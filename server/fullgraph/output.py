@@ -12,7 +12,8 @@ from .torchinfo import versions_text
 from .trace.parse import is_library_path
 
 FORMATS = ("text", "json", "sarif", "github")
-FILE_CODES = ("FG001", "FG002")  # the file could not be analysed (syntax error, unreadable): not a graph break
+FILE_CODES = ("FG001", "FG002")
+RECOMPILE_CODES = ("FG6",)  # recompilation hazards (rules/recompile.py): counted apart from graph breaks  # the file could not be analysed (syntax error, unreadable): not a graph break
 LIBRARY_SITES_SHOWN = 3  # library sites listed under a finding in the text output before folding
 
 
@@ -93,12 +94,17 @@ def runtime_lines(f: Finding, base: str | None = None, rule: str | None = None) 
     return lines
 
 
+def _hazards(n: int) -> str:
+    return f"{n} recompilation hazard{'s' if n != 1 else ''} (warning{'s' if n != 1 else ''})"
+
+
 def summary_line(findings: list[Finding], files_checked: int, torch_version: str, torch_source: str,
                  unresolved: int = 0, conditional: int = 0, unfollowed: int = 0, replaced: int = 0) -> str:
     """The closing line: graph breaks, files that could not be analysed, compiled targets not resolved,
     replaced methods and calls from compiled code not followed, conditional findings not shown."""
     unreadable = sum(1 for f in findings if f.code in FILE_CODES)
-    breaks = [f for f in findings if f.code not in FILE_CODES]
+    hazards = sum(1 for f in findings if f.code.startswith(RECOMPILE_CODES))
+    breaks = [f for f in findings if f.code not in FILE_CODES and not f.code.startswith(RECOMPILE_CODES)]
     n = len(breaks)
     errors = sum(1 for f in breaks if f.severity == ERROR)
     conds = sum(1 for f in breaks if f.condition is not None)
@@ -108,7 +114,10 @@ def summary_line(findings: list[Finding], files_checked: int, torch_version: str
                  f"{n - errors - conds} warning{'s' if n - errors - conds != 1 else ''}"]
         if conds:
             kinds.append(f"{conds} conditional")
-        head = f"Found {n} graph break{'s' if n != 1 else ''} ({', '.join(kinds)}) in {files}"
+        head = f"Found {n} graph break{'s' if n != 1 else ''} ({', '.join(kinds)})"
+        head += f" and {_hazards(hazards)} in {files}" if hazards else f" in {files}"
+    elif hazards:
+        head = f"No graph breaks; found {_hazards(hazards)} in {files}"
     else:
         head = f"No graph breaks found in {files}"
     extra = []
@@ -171,7 +180,7 @@ def format_sarif(findings: list[Finding], base: str | None = None) -> str:
             "helpUri": r.url(),
             "help": {"text": " ".join(r.instead.split()), "markdown": rule_docs(r)},
             "properties": {"gb_codes": list(r.gb_codes), "torch_versions": r.versions.describe()},
-            "defaultConfiguration": {"level": "error"},
+            "defaultConfiguration": {"level": "warning" if getattr(r, "recompile", False) else "error"},
         })
     from .conditional import GROUP_CODE, GROUP_NAME
 
@@ -271,7 +280,8 @@ def rule_docs(cls) -> str:
     """A rule's documentation in Markdown (`fullgraph explain`, hover, SARIF help)."""
     parts = [f"## {cls.code} {cls.name}", "", cls.summary, ""]
     parts += ["### What it does", cls.what.strip(), ""]
-    parts += ["### Why it breaks the graph", cls.why.strip(), ""]
+    parts += ["### Why it recompiles" if getattr(cls, "recompile", False) else "### Why it breaks the graph",
+              cls.why.strip(), ""]
     gbs = ", ".join(f"[{c}]({u})" for c, u in cls.gb_links())
     meta = [f"Applies to: {cls.versions.describe()}"]
     if gbs:

@@ -13,7 +13,7 @@ import dataclasses
 from typing import Callable
 
 from ..config import Config
-from ..model import ERROR, INFO, WARNING, Finding, LibrarySite, Step
+from ..model import ERROR, INFO, WARNING, Finding, LibrarySite, Location, RootInfo, Step
 from ..positions import Span
 from . import conditions_evaluated as C
 from .contents import Contents
@@ -24,7 +24,7 @@ from .ruleset import RuleSet, applies
 from .settings import program_settings
 from .summary import ModuleSummary
 from .walk import Reached, Unfollowed, Walker
-from .walk_events import EdgeEvent, FrameEvent, Placed, ReachedEvent, RootEvent, WalkContext
+from .walk_events import CompileEvent, EdgeEvent, FrameEvent, Placed, ReachedEvent, RootEvent, WalkContext
 
 # edges whose own checks are the rules' (a tensor hook's registration, a `with` on an outside object):
 # they run no function of their own
@@ -84,6 +84,7 @@ class FindingsPass:
                 if dynamo_config and rule is not None and rule.silenced_by(dynamo_config, f.data):
                     continue  # e.g. capture_scalar_outputs = True, set in this root's program
                 _keep_best(best, f)
+        self._compile_sites(roots, version, best)
         self._library_echoes(best)
         first: dict[tuple[str, str], tuple[str, str, Span, str]] = {}
         for u in sorted(calls, key=lambda u: (u[1], u[2], u[0])):
@@ -91,6 +92,37 @@ class FindingsPass:
             first.setdefault((u[0], u[1] if u[3] else ""), u)
         self.unfollowed_calls = sorted(first.values(), key=lambda u: (u[1], u[2], u[0]))
         return sorted(best.values(), key=Finding.sort_key)
+
+    def _compile_sites(self, roots: list[RootRecord], version, best: dict[tuple, Finding]) -> None:
+        """The rules' compile hooks: what each user module does around the calls of what it compiles
+        (engine/recompiles.py), with the compile call as the finding's root."""
+        rules = [r for r in self.rules.project["compile"] if r.versions.contains(version)]
+        if not rules:
+            return
+        by_mod: dict[str, dict] = {}
+        for root in roots:
+            by_mod.setdefault(root.mod.path, {})[root.decl.span] = root
+        for mod in self.c.modules.values():
+            if getattr(mod, "library", False) or not any(r[0] == "call" for r in mod.recompiles):
+                continue
+            ev = CompileEvent(mod, by_mod.get(mod.path, {}))
+            compiles = {r[1]: r for r in mod.recompiles if r[0] == "compile"}
+            for rule in rules:
+                for p in rule.at_compile(ev):
+                    at = p.data.get("compile_span")
+                    rec = ev.roots.get(at)
+                    info = rec.info if rec is not None else None
+                    if info is None:
+                        _, _, label, fg, target = compiles.get(at, (None, at, "torch.compile(...)", None, ""))
+                        info = RootInfo(qualname=target or label, label=label, location=Location(mod.path, at),
+                                        fullgraph=fg)
+                    f = Finding(path=p.path or mod.path, code=rule.code, name=rule.name, message=p.message,
+                                severity=getattr(rule, "severity", None) or WARNING, span=p.span, root=info,
+                                call_path=p.steps or [Step(info.qualname, None)], gb_codes=tuple(rule.gb_codes),
+                                url=rule.url(), data=dict(p.data))
+                    if not self.config.code_enabled(f.code) or _suppressed(mod, f):
+                        continue
+                    _keep_best(best, f)
 
     def _library_echoes(self, best: dict[tuple, Finding]) -> None:
         """A break inside a followed library: reported at the user's call that reaches it (the last call
@@ -171,7 +203,7 @@ class FindingsPass:
         hooks = {e: [r for r in rules if applies(r, version, fg)] for e, rules in self.rules.project.items()}
 
         def place(rule, p: Placed, path: str, span, steps, when: tuple) -> None:
-            emit(_make(rule, p.path or path, p.span or span, p.message, severity, root,
+            emit(_make(rule, p.path or path, p.span or span, p.message, getattr(rule, "severity", None) or severity, root,
                        p.steps if p.steps is not None else steps, p.data, p.when if p.when is not None else when))
 
         for fs, mod in root.entries[:1]:

@@ -13,7 +13,7 @@ import warnings
 
 from ..modnames import absolute_module, module_name_for, package_of
 from ..positions import LineIndex, Span
-from . import incremental, suppressions
+from . import incremental, recompiles, suppressions
 from .syspath import sys_path_edits
 from . import values as V
 from .analyzer import FunctionAnalyzer
@@ -169,6 +169,7 @@ class ModuleAnalyzer:
                 # what each top-level statement's functions look up among the module's names
                 top.env = self.bindings = incremental.Reads(top.env)
             self._function_pass(tree, lines, keep=self.tree is not None)
+            self.summary.recompiles = recompiles.scan(tree, self.span, self.modname)
         return self.summary
 
     def _function_pass(self, tree: ast.Module, lines: list[str] | None, keep: bool = True) -> None:

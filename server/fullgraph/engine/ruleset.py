@@ -20,7 +20,7 @@ FULLGRAPH = "fullgraph"  # torch.compile(..., fullgraph=True): the break raises
 PARTIAL = "partial"  # torch.compile(...) without fullgraph: the break splits the graph
 BOTH = frozenset({FULLGRAPH, PARTIAL})
 
-PROJECT_EVENTS = ("root", "edge", "reached", "frame")
+PROJECT_EVENTS = ("root", "edge", "reached", "frame", "compile")
 
 
 class RuleSet:

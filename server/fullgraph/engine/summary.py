@@ -246,6 +246,8 @@ class ModuleSummary:
     syntax_error: tuple[str, Span] | None = None
     suppressions: dict[int, frozenset | None] = field(default_factory=dict)  # line -> codes (None: all)
     line_count: int = 0
+    # recompilation hazards read from the syntax tree (engine/recompiles.py): plain tuples
+    recompiles: list[tuple] = field(default_factory=list)
 
 
 def writable_copy(obj):

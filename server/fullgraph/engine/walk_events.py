@@ -9,6 +9,9 @@ tell, and places what the rule yields:
   calls); a finding is one of the calling function's own breaks, unless ``Placed.apart``;
 - ``ReachedEvent``: a function reached from the root, with what its callers pass; a finding is one of
   its own breaks, unless ``Placed.apart``;
+- ``CompileEvent``: a module's torch.compile calls and what its code does around the calls of what they
+  compile (engine/recompiles.py), whether or not the analysis sees what is compiled; a finding goes where
+  the rule says, with the compile call as its root;
 - ``FrameEvent``: a reached function once the breaks of everything it calls are known
   (engine/frames.py), first while they are gathered (``gathering``: what it yields counts among the
   function's own breaks), then once they are placed.
@@ -130,6 +133,13 @@ class ReachedEvent:
         if src is not None:
             self.ctx.read_everywhere()  # the message names a call site in whichever module passes it
         return src
+
+
+@dataclass
+class CompileEvent:
+    mod: ModuleSummary  # a user module with recompilation facts (ModuleSummary.recompiles)
+    roots: dict  # compile call span -> RootRecord, for the module's roots the analysis resolved
+    ctx: WalkContext | None = None
 
 
 @dataclass

@@ -27,6 +27,7 @@ from . import (
     iterargs,
     logging_fns,
     onehot,
+    recompile,
     rng,
     simple,
     split,
@@ -44,7 +45,9 @@ def _register() -> None:
                 logging_fns.ReorderableLogging, branch.TorchWhere, branch.TorchCond, simple.CloneRewrite,
                 simple.TorchMath, simple.MinMaxList, simple.SortKey, simple.FString, hop_print.HopPrint, config.CaptureConfig,
                 asserts.AssertAsync, asserts.TensorAssert, rng.TorchRand, rng.RandomWhere, rng.NumpyRandom,
-                rng.SeedGuard, onehot.NumClasses, disabled.ReorderableDisabled, simple.Suppress):
+                rng.SeedGuard, onehot.NumClasses, disabled.ReorderableDisabled, recompile.TensorArg,
+                recompile.CounterBuffer, recompile.MarkDynamic, recompile.DynamicTrue, recompile.UnspecIntConfig,
+                simple.Suppress):
         fix = cls()
         FIXES[fix.id] = fix
         FIX_TITLES[fix.id] = fix.title
@@ -82,7 +85,8 @@ def compute_offer(ctx: FixContext, finding, fix_id: str) -> Offer | None:
 def attach_fixes(findings, workspace) -> None:
     """Attach the fixes offered for each finding, preferred first, with their edits."""
     ctx = FixContext(workspace)
-    ctx.findings = findings  # a split keeps the other breaks of the same root out of the graph too
+    # a split keeps the other breaks of the same root out of the graph too (a recompilation hazard is no break)
+    ctx.findings = [f for f in findings if not getattr(registry.BY_CODE.get(f.code), "recompile", False)]
     for f in findings:
         rule = registry.BY_CODE.get(f.code)
         refs: list[FixRef] = []

@@ -106,7 +106,8 @@ def _finding_hover(ls: FullgraphServer, f: Finding, doc: Doc) -> str:
         parts.append("**Fixes:** " + "; ".join(f"{x.title}{'' if x.safe else ' (changes behaviour)'}" for x in f.fixes))
         parts.append("")
     if rule is not None:
-        parts += ["---", f"**Why it breaks the graph.** {' '.join(rule.why.split())}", "",
+        why = "Why it recompiles" if getattr(rule, "recompile", False) else "Why it breaks the graph"
+        parts += ["---", f"**{why}.** {' '.join(rule.why.split())}", "",
                   f"**Use instead.** {' '.join(rule.instead.split())}"]
     return "\n".join(parts)
 

@@ -13,9 +13,9 @@ message (or a ``Report``) to report, or None to stay silent.
 What only the whole project can tell (the class of `self.lstm`, whether a callee is disabled, who
 passes an iterator) reaches a rule as a project event, named in ``project_hooks``: ``"root"`` (the
 compiled function itself), ``"edge"`` (a call reached from a root), ``"reached"`` (a function reached
-from a root, with what its callers pass) and ``"frame"`` (a reached function once all its breaks are
-known).  The walk calls ``at_<event>(event)`` (engine/walk_events.py), which yields ``Placed``
-findings.
+from a root, with what its callers pass), ``"frame"`` (a reached function once all its breaks are
+known) and ``"compile"`` (a module's compile calls and the loops calling what they compile).  The
+walk calls ``at_<event>(event)`` (engine/walk_events.py), which yields ``Placed`` findings.
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from typing import ClassVar, Iterable
 
 from ..engine.event import Event, Report
 from ..engine.ruleset import BOTH, FULLGRAPH, PARTIAL
-from ..engine.walk_events import EdgeEvent, FrameEvent, Placed, ReachedEvent, RootEvent
+from ..engine.walk_events import CompileEvent, EdgeEvent, FrameEvent, Placed, ReachedEvent, RootEvent
 from ..torchinfo import ALL_VERSIONS, TorchVersion, VersionRange, gb_url
 
 __all__ = ["BOTH", "FULLGRAPH", "PARTIAL", "Event", "Example", "Placed", "Report", "Rule"]
@@ -75,6 +75,9 @@ class Rule:
     # Dynamo compiles that frame on its own even when the caller runs uncompiled after an unresumable
     # break, so the caller's break does not hide it (engine/frames.py)
     breaks_in_callee: ClassVar[bool] = False
+    # a recompilation hazard (FG6xx), not a graph break: reported with `severity` whatever the root's mode
+    recompile: ClassVar[bool] = False
+    severity: ClassVar[str | None] = None  # None: the root's (error under fullgraph=True, else warning)
 
     def modes(self, torch: TorchVersion) -> frozenset[str]:
         """Compile modes in which this pattern breaks, for that torch version."""
@@ -96,6 +99,11 @@ class Rule:
 
     def at_reached(self, ev: ReachedEvent) -> Iterable[Placed]:
         """A function reached from the root, with what its callers pass."""
+        return ()
+
+    def at_compile(self, ev: CompileEvent) -> Iterable[Placed]:
+        """A user module's torch.compile calls and what happens around the calls of what they compile
+        (engine/recompiles.py), resolved or not; `Placed.data["compile_span"]` names the compile call."""
         return ()
 
     def at_frame(self, ev: FrameEvent) -> Iterable[Placed]:

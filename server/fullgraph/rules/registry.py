@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..engine.ruleset import RuleSet
-from . import autograd, data_dependent, host, meta, opaque, python, side_effects  # noqa: F401  (they define the rules)
+from . import autograd, data_dependent, host, meta, opaque, python, recompile, side_effects  # noqa: F401  (they define the rules)
 from .base import Rule
 
 
