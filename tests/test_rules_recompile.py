@@ -295,6 +295,52 @@ NEAR_MISSES = {
                 patch = crop(img)
                 f(patch)
         """,
+    "a random crop of a fixed size": """
+        import random
+
+        class RandomCrop:
+            def __init__(self, size=8, seed=0):
+                self.size = size
+                self.rng = random.Random(seed)
+
+            def __call__(self, img):
+                top = self.rng.randint(0, img.shape[1] - self.size)
+                left = self.rng.randint(0, img.shape[2] - self.size)
+                return img[:, top:top + self.size, left:left + self.size]
+
+        def scale(x):
+            return x * 2
+
+        def main():
+            crop = RandomCrop()
+            f = torch.compile(scale, dynamic=False)
+            img = torch.arange(3 * 16 * 16.).reshape(3, 16, 16)
+            for _ in range(12):
+                f(crop(img))
+        """,
+    "a sliding window of a fixed length": """
+        def scale(x):
+            return x * 2
+
+        def main():
+            f = torch.compile(scale, dynamic=False)
+            seq = torch.arange(40.)
+            for i in range(0, 32, 4):
+                f(seq[i:i + 8])
+        """,
+    "a helper given what changes, returning a fixed size": """
+        def make(n):
+            return torch.ones(4, 4) * n
+
+        def scale(x):
+            return x * 2
+
+        def main():
+            f = torch.compile(scale)
+            for n in range(2, 8):
+                x = make(n)
+                f(x)
+        """,
 }
 
 
@@ -598,6 +644,19 @@ HAZARDS = {
                 patch = crop(img)
                 patch = f(patch)
         """, [(23, "FG605")], LIMIT),
+    "a helper given a size that changes": ("""
+        def make(n):
+            return torch.randn(n, 4)
+
+        def scale(x):
+            return x * 2
+
+        def main():
+            f = torch.compile(scale)
+            for n in range(2, 8):
+                x = make(n)
+                f(x)
+        """, [(14, "FG606")], 2),
 }
 
 

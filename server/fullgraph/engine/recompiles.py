@@ -767,7 +767,7 @@ class _Loops:
                         if name not in var or var[name][2] is not None:
                             why = f"assigned at line {s.lineno}"
                             if got[0] == TENSOR and isinstance(s.value, ast.Call) and self._helper(s.value.func):
-                                why = (f"returned by `{ast.unparse(s.value.func)}()`, which draws its size on each "
+                                why = (f"returned by `{ast.unparse(s.value.func)}()`, whose size changes from call to "
                                        f"call (line {s.lineno})")
                             var[name] = (got[0], why, self.span(s))
                             env[name] = var[name]
@@ -785,8 +785,8 @@ class _Loops:
                         and (rets := self._returns(s.value, env)) is not None and len(rets) == len(s.targets[0].elts):
                     for t, r in zip(s.targets[0].elts, rets):  # `x, edges, batch = random_batch(g)`
                         if isinstance(t, ast.Name) and r and t.id not in var:
-                            var[t.id] = (TENSOR, f"returned by `{ast.unparse(s.value.func)}()`, which draws its "
-                                                 f"size on each call (line {s.lineno})", self.span(s))
+                            var[t.id] = (TENSOR, f"returned by `{ast.unparse(s.value.func)}()`, whose size changes "
+                                                 f"from call to call (line {s.lineno})", self.span(s))
                             env[t.id] = var[t.id]
                             self.made[var[t.id][2]] = s.value
                 elif isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Tuple) \
@@ -858,6 +858,23 @@ class _Loops:
         return any(isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in s.targets)
                    for s in _stmts(loop.body))
 
+    def _length_changes(self, sl: ast.Slice, env: dict) -> bool:
+        """A slice whose bounds change and whose length may: not `top:top + size` with `size` fixed (a crop at a
+        random offset keeps its size; Dynamo does not guard on the offset)."""
+        lo, hi = sl.lower, sl.upper
+        if not any(b is not None and self._changes(b, env) for b in (lo, hi)):
+            return False
+        if lo is not None and hi is not None:
+            d = ast.dump(lo)
+            if isinstance(hi, ast.BinOp) and isinstance(hi.op, ast.Add) and \
+                    any(ast.dump(x) == d and not self._changes(y, env)
+                        for x, y in ((hi.left, hi.right), (hi.right, hi.left))):
+                return False  # `top:top + size`
+            if isinstance(lo, ast.BinOp) and isinstance(lo.op, ast.Sub) and ast.dump(lo.left) == ast.dump(hi) \
+                    and not self._changes(lo.right, env):
+                return False  # `end - size:end`
+        return True
+
     def _changes(self, e: ast.AST, env: dict) -> bool:
         return any(isinstance(n, ast.Name) and n.id in env for n in ast.walk(e))
 
@@ -923,9 +940,8 @@ class _Loops:
             base = self._kind(e.value, env)
             sl = e.slice
             if isinstance(sl, ast.Slice) or (isinstance(sl, ast.Tuple) and any(isinstance(x, ast.Slice) for x in sl.elts)):
-                bounds = [b for x in (sl.elts if isinstance(sl, ast.Tuple) else [sl]) if isinstance(x, ast.Slice)
-                          for b in (x.lower, x.upper) if b is not None]
-                if any(self._changes(b, env) for b in bounds):
+                slices = [x for x in (sl.elts if isinstance(sl, ast.Tuple) else [sl]) if isinstance(x, ast.Slice)]
+                if any(self._length_changes(x, env) for x in slices):
                     return (LIST, True) if base is not None and base[0] == LIST else (TENSOR, True)
             return None
         if isinstance(e, (ast.ListComp, ast.GeneratorExp)) and len(e.generators) == 1:
@@ -1221,8 +1237,7 @@ class _Loops:
         if isinstance(value, ast.Subscript):
             items = value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice]
             if all(isinstance(x, ast.Slice) for x in items):
-                return [i for i, x in enumerate(items)
-                        if any(b is not None and self._changes(b, env) for b in (x.lower, x.upper))]
+                return [i for i, x in enumerate(items) if self._length_changes(x, env)]
         return []
 
     def _rebound_in_loop(self, call: ast.Call, loops: list, root_span, target) -> None:
