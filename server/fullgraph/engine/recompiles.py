@@ -499,7 +499,9 @@ def _number_type(e: ast.AST, known: str | None) -> str | None:
 
 def _needs_exact(fn: ast.AST, attr: str) -> str | None:
     """How a method uses `self.<attr>` so that Dynamo needs its exact value (`range(self.n)`, an `if`, a slice)."""
-    uses = lambda e: any(_self_attr(n) and n.attr == attr for n in ast.walk(e))  # noqa: E731
+    def uses(e: ast.AST) -> bool:
+        return any(_self_attr(n) and n.attr == attr for n in ast.walk(e))
+
     for n in ast.walk(fn):
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "range" and any(uses(a) for a in n.args):
             return f"`range()` over `self.{attr}`"
@@ -785,8 +787,8 @@ class _Loops:
                         and (rets := self._returns(s.value, env)) is not None and len(rets) == len(s.targets[0].elts):
                     for t, r in zip(s.targets[0].elts, rets):  # `x, edges, batch = random_batch(g)`
                         if isinstance(t, ast.Name) and r and t.id not in var:
-                            var[t.id] = (TENSOR, f"returned by `{ast.unparse(s.value.func)}()`, whose size changes "
-                                                 f"from call to call (line {s.lineno})", self.span(s))
+                            var[t.id] = (TENSOR, (f"returned by `{ast.unparse(s.value.func)}()`, whose size changes "
+                                                  f"from call to call (line {s.lineno})"), self.span(s))
                             env[t.id] = var[t.id]
                             self.made[var[t.id][2]] = s.value
                 elif isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Tuple) \
