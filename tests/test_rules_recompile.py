@@ -202,6 +202,145 @@ NEAR_MISSES = {
                 with torch.no_grad():
                     f(torch.ones(2, dtype=torch.float64))
         """,
+    "a plain object's attribute reset to what does not change": """
+        class Trainer:
+            def __init__(self, base=0.99):
+                self.base = base
+                self.momentum = base
+                self.ema = torch.compile(self.update)
+
+            def update(self, x):
+                return x * self.momentum
+
+            def step(self, s, x):
+                self.momentum = self.base
+                return self.ema(x)
+
+        def main():
+            t = Trainer()
+            for s in range(6):
+                t.step(s, torch.ones(4))
+        """,
+    "a plain object's counter its compiled method does not read": """
+        class Runner:
+            def __init__(self):
+                self.step = 0
+                self.run = torch.compile(self.fwd)
+
+            def fwd(self, x):
+                return x * 2
+
+            def tick(self, x):
+                self.step += 1
+                return self.run(x)
+
+        def main():
+            r = Runner()
+            for _ in range(6):
+                r.tick(torch.ones(4))
+        """,
+    "a plain object's attribute that is a tensor": """
+        class Trainer:
+            def __init__(self):
+                self.momentum = torch.tensor(0.99)
+                self.ema = torch.compile(self.update)
+
+            def update(self, x):
+                return x * self.momentum
+
+            def step(self, s, x):
+                self.momentum = torch.tensor(1 - 0.01 * s)
+                return self.ema(x)
+
+        def main():
+            t = Trainer()
+            for s in range(6):
+                t.step(s, torch.ones(4))
+        """,
+    "a helper that draws values, not sizes": """
+        def scale(x):
+            return x * 2
+
+        def make(g):
+            n = int(torch.randint(2, 9, (1,), generator=g))
+            return torch.randn(4, 8, generator=g) * n
+
+        def main():
+            f = torch.compile(scale)
+            g = torch.Generator().manual_seed(3)
+            for _ in range(6):
+                x = make(g)
+                f(x)
+        """,
+    "a random crop resized to a fixed size": """
+        import random
+        import torch.nn.functional as F
+
+        class Crop:
+            def __init__(self, seed=0):
+                self.rng = random.Random(seed)
+
+            def __call__(self, img):
+                s = self.rng.randint(4, 15)
+                return F.interpolate(img[None, :, :s, :s], size=(8, 8))[0]
+
+        def scale(x):
+            return x * 2
+
+        def main():
+            crop = Crop()
+            f = torch.compile(scale, dynamic=False)
+            img = torch.ones(3, 16, 16)
+            for _ in range(12):
+                patch = crop(img)
+                f(patch)
+        """,
+    "a random crop of a fixed size": """
+        import random
+
+        class RandomCrop:
+            def __init__(self, size=8, seed=0):
+                self.size = size
+                self.rng = random.Random(seed)
+
+            def __call__(self, img):
+                top = self.rng.randint(0, img.shape[1] - self.size)
+                left = self.rng.randint(0, img.shape[2] - self.size)
+                return img[:, top:top + self.size, left:left + self.size]
+
+        def scale(x):
+            return x * 2
+
+        def main():
+            crop = RandomCrop()
+            f = torch.compile(scale, dynamic=False)
+            img = torch.arange(3 * 16 * 16.).reshape(3, 16, 16)
+            for _ in range(12):
+                f(crop(img))
+        """,
+    "a sliding window of a fixed length": """
+        def scale(x):
+            return x * 2
+
+        def main():
+            f = torch.compile(scale, dynamic=False)
+            seq = torch.arange(40.)
+            for i in range(0, 32, 4):
+                f(seq[i:i + 8])
+        """,
+    "a helper given what changes, returning a fixed size": """
+        def make(n):
+            return torch.ones(4, 4) * n
+
+        def scale(x):
+            return x * 2
+
+        def main():
+            f = torch.compile(scale)
+            for n in range(2, 8):
+                x = make(n)
+                f(x)
+        """,
 }
 
 
@@ -424,6 +563,100 @@ HAZARDS = {
                 head = Head(n)
                 f(head, x)
         """, [(22, "FG607")], LIMIT),
+    "a plain object's float attribute its compiled method reads": ("""
+        import math
+
+        class Trainer:
+            def __init__(self, base=0.99):
+                self.base = base
+                self.momentum = base
+                self.ema = torch.compile(self.update)
+
+            def update(self, x):
+                return x * self.momentum
+
+            def step(self, s, x):
+                self.momentum = 1 - (1 - self.base) * (math.cos(math.pi * s / 10) + 1) / 2
+                return self.ema(x)
+
+        def main():
+            t = Trainer()
+            for s in range(10):
+                t.step(s, torch.ones(4))
+        """, [(17, "FG601")], 2),
+    "a plain object's int counter its compiled method loops over": ("""
+        class Runner:
+            def __init__(self):
+                self.step = 0
+                self.run = torch.compile(self.fwd)
+
+            def fwd(self, x):
+                for _ in range(self.step):
+                    x = x * 2
+                return x
+
+            def tick(self, x):
+                self.step += 1
+                return self.run(x)
+
+        def main():
+            r = Runner()
+            for _ in range(10):
+                r.tick(torch.ones(4))
+        """, [(16, "FG601")], LIMIT),
+    "sizes drawn by a helper the loop calls": ("""
+        def total(x, y):
+            return x.sum() + y.sum()
+
+        def random_batch(g):
+            xs = []
+            for i in range(3):
+                n = int(torch.randint(2, 9, (1,), generator=g))
+                xs.append(torch.randn(n, 4, generator=g))
+            return torch.cat(xs), torch.ones(3)
+
+        def main():
+            f = torch.compile(total)
+            g = torch.Generator().manual_seed(3)
+            for _ in range(6):
+                x, y = random_batch(g)
+                f(x, y)
+        """, [(19, "FG606")], 2),
+    "a random crop in a transform object's __call__, dynamic=False": ("""
+        import random
+
+        class Crop:
+            def __init__(self, seed=0):
+                self.rng = random.Random(seed)
+
+            def __call__(self, img):
+                s = self.rng.randint(4, 15)
+                return img[:, :s, :s]
+
+        def scale(x):
+            return x * 2
+
+        def main():
+            crop = Crop()
+            f = torch.compile(scale, dynamic=False)
+            img = torch.ones(3, 16, 16)
+            for _ in range(12):
+                patch = crop(img)
+                patch = f(patch)
+        """, [(23, "FG605")], LIMIT),
+    "a helper given a size that changes": ("""
+        def make(n):
+            return torch.randn(n, 4)
+
+        def scale(x):
+            return x * 2
+
+        def main():
+            f = torch.compile(scale)
+            for n in range(2, 8):
+                x = make(n)
+                f(x)
+        """, [(14, "FG606")], 2),
 }
 
 

@@ -38,7 +38,7 @@ def main():
     with torch.no_grad():
         for episode in range(10):
             n_way, k_shot = 2 + episode % 9, 2
-            support = torch.randn(n_way * k_shot, 20, generator=g)
+            support = torch.randn(n_way * k_shot, 20, generator=g)  # recompile: dynamic-dim-unmarked
             query = torch.randn(6, 20, generator=g)
             head = PrototypeHead(n_way, k_shot)
             logits = run(backbone, head, support, query)  # recompile: new-object-per-call

@@ -75,6 +75,9 @@ def scan(tree: ast.Module, span: Callable[[ast.AST], Span], modname: str) -> lis
         elif t is ast.Nonlocal:
             has_nonlocal = True
     any_compile = bool(out)
+    if any_compile:
+        for c in classes:
+            out.extend(_object_attrs(c, span))
     glob_types = _const_types(tree.body)
     inits = _init_types(tree, modname, classes) if classes else {}
     by_class_name = {q.rpartition(".")[2]: v for q, v in inits.items()}
@@ -419,6 +422,96 @@ def _grown_self_lists(fn: ast.AST, cls: ast.ClassDef, span) -> list[tuple]:
     return out
 
 
+def _object_attrs(cls: ast.ClassDef, span) -> list[tuple]:
+    """A plain object (not an nn.Module) that compiles one of its own methods (`self.ema =
+    torch.compile(self.ema_update)`) and, in another method, sets an attribute that method reads to a Python
+    number that changes (`self.momentum = f(step)`, `self.step += 1`): Dynamo guards on the value (`self.momentum
+    == 0.99`) and compiles again; once, then the number is dynamic, or for every new value when the compiled code
+    needs it exactly (`range(self.n)`, an `if`, a slice bound)."""
+    if any(_dotted(b).rpartition(".")[2] == "Module" for b in cls.bases):
+        return []  # an nn.Module's int attributes: FG601
+    methods = {m.name: m for m in cls.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    compiled: dict[str, tuple] = {}  # attribute -> (compile span, compiled method)
+    for m in methods.values():
+        for s in _stmts(m.body):
+            if isinstance(s, ast.Assign) and len(s.targets) == 1 and _self_attr(s.targets[0]) \
+                    and isinstance(s.value, ast.Call) and _is_compile(s.value.func) and s.value.args \
+                    and _self_attr(s.value.args[0]) and s.value.args[0].attr in methods:
+                compiled[s.targets[0].attr] = (span(s.value), methods[s.value.args[0].attr])
+    if not compiled:
+        return []
+    init = methods.get("__init__")
+    init_types: dict[str, str] = {}
+    if init is not None:
+        defaults = dict(zip([a.arg for a in init.args.args][::-1], init.args.defaults[::-1]))
+        for s in _stmts(init.body):
+            if isinstance(s, ast.Assign) and len(s.targets) == 1 and _self_attr(s.targets[0]):
+                v = defaults.get(s.value.id) if isinstance(s.value, ast.Name) else s.value
+                t = _literal_type(v) if v is not None else None
+                init_types.setdefault(s.targets[0].attr, t or "?")
+    out = []
+    for cattr, (cspan, target) in compiled.items():
+        reads = {n.attr for n in ast.walk(target) if _self_attr(n) and isinstance(n.ctx, ast.Load)}
+        calls_it = {m.name for m in methods.values() if m.name != "__init__" and any(
+            isinstance(n, ast.Call) and _self_attr(n.func) and n.func.attr == cattr for n in ast.walk(m))}
+        if not calls_it:
+            continue
+        for m in methods.values():
+            if m.name == "__init__" or m is target:
+                continue
+            params = {a.arg for a in m.args.args[1:] + m.args.kwonlyargs + m.args.posonlyargs}
+            for s in _stmts(m.body):
+                if isinstance(s, ast.AugAssign) and _self_attr(s.target) and s.target.attr in reads:
+                    attr, typ = s.target.attr, init_types.get(s.target.attr)
+                elif isinstance(s, ast.Assign) and len(s.targets) == 1 and _self_attr(s.targets[0]) \
+                        and s.targets[0].attr in reads and _literal_type(s.value) is None:
+                    attr = s.targets[0].attr
+                    names = {n.id for n in ast.walk(s.value) if isinstance(n, ast.Name)}
+                    if not names & params and not any(_self_attr(n) and n.attr == attr for n in ast.walk(s.value)):
+                        continue  # set from what does not change here (`self.momentum = self.base`)
+                    typ = _number_type(s.value, init_types.get(attr))
+                else:
+                    continue
+                if typ not in (INT, FLOAT):
+                    continue
+                fixed = _needs_exact(target, attr)
+                out.append(("call", cspan, "FG601", span(s),
+                            {"attr": attr, "type": typ, "every": typ == INT and fixed is not None, "outside": True,
+                             "object": True, "module": "self", "method": target.name, "specialised": fixed,
+                             "setter": m.name}))
+    return out
+
+
+def _number_type(e: ast.AST, known: str | None) -> str | None:
+    """int/float of an expression that computes a Python number (`1 - (1 - self.base) * (math.cos(...) + 1) / 2`),
+    None when it may be a tensor (a torch call in it) or the analysis cannot tell."""
+    if known in (INT, FLOAT):
+        return known
+    if any(isinstance(n, ast.Attribute) and _dotted(n).startswith(("torch.", "np.", "numpy.")) for n in ast.walk(e)):
+        return None
+    if any(isinstance(n, ast.Call) and _dotted(n.func).startswith("math.") for n in ast.walk(e)) \
+            or (isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "float"):
+        return FLOAT
+    if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id in ("int", "len", "round"):
+        return INT
+    return None
+
+
+def _needs_exact(fn: ast.AST, attr: str) -> str | None:
+    """How a method uses `self.<attr>` so that Dynamo needs its exact value (`range(self.n)`, an `if`, a slice)."""
+    def uses(e: ast.AST) -> bool:
+        return any(_self_attr(n) and n.attr == attr for n in ast.walk(e))
+
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "range" and any(uses(a) for a in n.args):
+            return f"`range()` over `self.{attr}`"
+        if isinstance(n, (ast.If, ast.While, ast.IfExp)) and uses(n.test):
+            return f"a branch on `self.{attr}`"
+        if isinstance(n, ast.Slice) and any(b is not None and uses(b) for b in (n.lower, n.upper)):
+            return f"a slice bound `self.{attr}`"
+    return None
+
+
 def _closures_compiled(out: list, scopes: list, tree: ast.Module, span) -> list[tuple]:
     """A compiled function taken from what a module-level function returns (`step, deeper = make_stepper()`,
     then `torch.compile(step)`), whose sibling rebinds (`nonlocal`) a variable it reads: the compile call's
@@ -502,6 +595,7 @@ class _Loops:
         self.compile_loops: list = []  # (compile call, loops) of torch.compile calls inside loops
         self._marked_names: set[str] | None = None
         self.made: dict = {}  # span of an assignment in a loop -> the value it assigns
+        self._in_helper: set[int] = set()  # helpers being read (no recursion)
 
     @property
     def defs(self) -> dict:
@@ -673,14 +767,30 @@ class _Loops:
                         got = (got[0], True)  # `lr = lr * 0.9`, `flag = not flag`: a new value each iteration
                     if got is not None and got[1]:
                         if name not in var or var[name][2] is not None:
-                            var[name] = (got[0], f"assigned at line {s.lineno}", self.span(s))
+                            why = f"assigned at line {s.lineno}"
+                            if got[0] == TENSOR and isinstance(s.value, ast.Call) and self._helper(s.value.func):
+                                why = (f"returned by `{ast.unparse(s.value.func)}()`, whose size changes from call to "
+                                       f"call (line {s.lineno})")
+                            var[name] = (got[0], why, self.span(s))
                             env[name] = var[name]
                             self.made[var[name][2]] = s.value
-                    elif name in var and var[name][2] is not None and var[name][2].start.line < s.lineno:
+                    elif name in var and var[name][2] is not None and var[name][2].start.line < s.lineno \
+                            and not (isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Name)
+                                     and s.value.func.id in self.compiled):
                         # assigned again from what does not change, or what the analysis does not know
-                        # (`tokens = F.pad(tokens, (0, 16 - n))`): the last assignment decides
+                        # (`tokens = F.pad(tokens, (0, 16 - n))`): the last assignment decides; not the result of
+                        # the compiled call itself (`patch = jitter(patch)`: the call reads the varying value first)
                         del var[name]
                         env.pop(name, None)
+                elif isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Tuple) \
+                        and isinstance(s.value, ast.Call) \
+                        and (rets := self._returns(s.value, env)) is not None and len(rets) == len(s.targets[0].elts):
+                    for t, r in zip(s.targets[0].elts, rets):  # `x, edges, batch = random_batch(g)`
+                        if isinstance(t, ast.Name) and r and t.id not in var:
+                            var[t.id] = (TENSOR, (f"returned by `{ast.unparse(s.value.func)}()`, whose size changes "
+                                                  f"from call to call (line {s.lineno})"), self.span(s))
+                            env[t.id] = var[t.id]
+                            self.made[var[t.id][2]] = s.value
                 elif isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Tuple) \
                         and isinstance(s.value, ast.Tuple) and len(s.value.elts) == len(s.targets[0].elts):
                     for t, v in zip(s.targets[0].elts, s.value.elts):  # `n_way, k_shot = 2 + e % 9, 2`
@@ -750,6 +860,23 @@ class _Loops:
         return any(isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in s.targets)
                    for s in _stmts(loop.body))
 
+    def _length_changes(self, sl: ast.Slice, env: dict) -> bool:
+        """A slice whose bounds change and whose length may: not `top:top + size` with `size` fixed (a crop at a
+        random offset keeps its size; Dynamo does not guard on the offset)."""
+        lo, hi = sl.lower, sl.upper
+        if not any(b is not None and self._changes(b, env) for b in (lo, hi)):
+            return False
+        if lo is not None and hi is not None:
+            d = ast.dump(lo)
+            if isinstance(hi, ast.BinOp) and isinstance(hi.op, ast.Add) and \
+                    any(ast.dump(x) == d and not self._changes(y, env)
+                        for x, y in ((hi.left, hi.right), (hi.right, hi.left))):
+                return False  # `top:top + size`
+            if isinstance(lo, ast.BinOp) and isinstance(lo.op, ast.Sub) and ast.dump(lo.left) == ast.dump(hi) \
+                    and not self._changes(lo.right, env):
+                return False  # `end - size:end`
+        return True
+
     def _changes(self, e: ast.AST, env: dict) -> bool:
         return any(isinstance(n, ast.Name) and n.id in env for n in ast.walk(e))
 
@@ -815,9 +942,8 @@ class _Loops:
             base = self._kind(e.value, env)
             sl = e.slice
             if isinstance(sl, ast.Slice) or (isinstance(sl, ast.Tuple) and any(isinstance(x, ast.Slice) for x in sl.elts)):
-                bounds = [b for x in (sl.elts if isinstance(sl, ast.Tuple) else [sl]) if isinstance(x, ast.Slice)
-                          for b in (x.lower, x.upper) if b is not None]
-                if any(self._changes(b, env) for b in bounds):
+                slices = [x for x in (sl.elts if isinstance(sl, ast.Tuple) else [sl]) if isinstance(x, ast.Slice)]
+                if any(self._length_changes(x, env) for x in slices):
                     return (LIST, True) if base is not None and base[0] == LIST else (TENSOR, True)
             return None
         if isinstance(e, (ast.ListComp, ast.GeneratorExp)) and len(e.generators) == 1:
@@ -834,6 +960,10 @@ class _Loops:
         name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
         args = [self._kind(a, env) for a in e.args]
         changes = any(self._changes(a, env) for a in [*e.args, *(k.value for k in e.keywords)])
+        if isinstance(f, ast.Name) and name in ("int", "float") and len(e.args) == 1 and _torch_random(e.args[0]):
+            return (INT if name == "int" else FLOAT), True  # `n = int(torch.randint(3, 9, (1,)))`: a new number per call
+        if isinstance(f, ast.Attribute) and name == "item" and not e.args and _torch_random(f.value):
+            return FLOAT, True  # `torch.rand(()).item()`
         if isinstance(f, ast.Name) and name in ("float", "int", "round", "abs", "min", "max", "len", "bool", "str"):
             if name == "len":
                 return INT, changes
@@ -867,12 +997,108 @@ class _Loops:
             return None
         if isinstance(f, ast.Attribute) and name in _RESHAPE:
             return TENSOR, changes
+        rets = self._returns(e, env)
+        if rets is not None and len(rets) == 1 and rets[0]:
+            return TENSOR, True  # `patch = crop(img)`: a helper that returns a tensor of a size it draws per call
         callee = _dotted(f).rpartition(".")[2]
         if changes and callee and (callee[0].isupper() or callee in ("partial", "dict", "SimpleNamespace")) \
                 and _dotted(f).split(".")[0] not in ("torch", "nn", "F"):
             # a new object per iteration built from what changes (`Settings(repeats=n)`, `partial(f, k=h)`)
             return OBJ, True
         return None
+
+    # ---- what a helper called in the loop returns
+    def _helper(self, f: ast.AST):
+        """The function a call in the loop runs, when this module defines it: a module-level function
+        (`random_batch(g)`) or the `__call__` of an instance of a module-level class (`crop(img)`, `crop =
+        RandomResizedCrop()`); with whether it is a method.  Not a compiled object."""
+        if not isinstance(f, ast.Name) or f.id in self.compiled:
+            return None
+        if f.id in self.module_defs and (self.fn is None or f.id not in _local_names(self.fn)):
+            fn = self.module_defs[f.id]
+            if not any(_is_compile(d) or (isinstance(d, ast.Call) and _is_compile(d.func)) for d in fn.decorator_list):
+                return fn, False
+            return None
+        cls = self.class_defs.get(self.instances.get(f.id, ""))
+        if cls is not None:
+            fn = next((m for m in cls.body if isinstance(m, ast.FunctionDef) and m.name == "__call__"), None)
+            if fn is not None:
+                return fn, True
+        return None
+
+    def _returns(self, call: ast.Call, env: dict) -> list[bool] | None:
+        """Per returned value of a helper this module defines (`x, edges, batch = random_batch(g)`), whether it
+        is a tensor whose size the helper draws anew on each call: from `random`/`rng.randint`/
+        `int(torch.randint(...))`, or from an argument that changes in the caller's loop.  None when the call
+        is not of such a helper, or its return statements disagree."""
+        got = self._helper(call.func)
+        if got is None:
+            return None
+        fn, method = got
+        if id(fn) in self._in_helper:
+            return None
+        params = [a.arg for a in fn.args.posonlyargs + fn.args.args][1 if method else 0:]
+        seed: dict[str, tuple] = {}
+        for i, a in enumerate(call.args):
+            k = self._kind(a, env) if not isinstance(a, ast.Starred) else None
+            if k is not None and k[1] and i < len(params):
+                seed[params[i]] = (k[0], "an argument that changes", None)
+        for kw in call.keywords:
+            k = self._kind(kw.value, env)
+            if kw.arg in params and k is not None and k[1]:
+                seed[kw.arg] = (k[0], "an argument that changes", None)
+        self._in_helper.add(id(fn))
+        try:
+            return self._helper_returns(fn, seed)
+        finally:
+            self._in_helper.discard(id(fn))
+
+    def _helper_returns(self, fn: ast.AST, seed: dict) -> list[bool] | None:
+        env = dict(seed)
+        grown: set[str] = set()  # lists of tensors of drawn sizes (`xs.append(torch.randn(n, 8))`)
+
+        def varies(e) -> bool:
+            if isinstance(e, ast.Call) and _dotted(e.func) in ("torch.cat", "torch.concat", "torch.stack") and e.args:
+                parts = e.args[0].elts if isinstance(e.args[0], (ast.List, ast.Tuple)) else [e.args[0]]
+                return any((isinstance(p, ast.Name) and p.id in grown) or varies(p) for p in parts)
+            k = self._kind(e, env)
+            return k is not None and k[0] == TENSOR and k[1]
+
+        nodes = [n for n in _stmts(fn.body)]
+        rets: list[ast.Return] = []
+        for _ in range(2):
+            for s in nodes:
+                if isinstance(s, ast.Assign) and len(s.targets) == 1:
+                    t = s.targets[0]
+                    if isinstance(t, ast.Name):
+                        if varies(s.value):
+                            env[t.id] = (TENSOR, "", None)
+                        else:
+                            k = self._kind(s.value, env)
+                            if k is not None and k[1] and k[0] in (INT, FLOAT):
+                                env[t.id] = (k[0], "", None)
+                    elif isinstance(t, ast.Tuple) and isinstance(s.value, ast.Tuple) and len(t.elts) == len(s.value.elts):
+                        for x, v in zip(t.elts, s.value.elts):
+                            k = self._kind(v, env)
+                            if isinstance(x, ast.Name) and k is not None and k[1] and k[0] in (INT, FLOAT, TENSOR):
+                                env[x.id] = (k[0], "", None)
+                elif isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Attribute) \
+                        and s.value.func.attr in ("append", "extend", "insert") and isinstance(s.value.func.value, ast.Name) \
+                        and s.value.args and varies(s.value.args[-1]):
+                    grown.add(s.value.func.value.id)
+        for n in _own_nodes(fn):
+            if isinstance(n, ast.Return) and n.value is not None:
+                rets.append(n)
+        if not rets:
+            return None
+        out = None
+        for r in rets:
+            vals = r.value.elts if isinstance(r.value, ast.Tuple) else [r.value]
+            got = [varies(v) for v in vals]
+            if out is not None and len(out) != len(got):
+                return None
+            out = got if out is None else [a or b for a, b in zip(out, got)]
+        return out
 
     # ---- at a call of the compiled object
     def _marked(self) -> set[str]:
@@ -1013,8 +1239,7 @@ class _Loops:
         if isinstance(value, ast.Subscript):
             items = value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice]
             if all(isinstance(x, ast.Slice) for x in items):
-                return [i for i, x in enumerate(items)
-                        if any(b is not None and self._changes(b, env) for b in (x.lower, x.upper))]
+                return [i for i, x in enumerate(items) if self._length_changes(x, env)]
         return []
 
     def _rebound_in_loop(self, call: ast.Call, loops: list, root_span, target) -> None:
@@ -1098,6 +1323,12 @@ class _Loops:
                 sp = self.span(call)
                 self.out.append(("call", sp, "FG608", sp, {"why": why, "every": False,
                                                            "loop": loops[-1][0].lineno if loops else None}))
+
+
+def _torch_random(e: ast.AST) -> bool:
+    """A call of a torch random factory (`torch.randint(3, 9, (1,))`): its values are new on every call."""
+    return isinstance(e, ast.Call) and _dotted(e.func) in ("torch.randint", "torch.rand", "torch.randn",
+                                                          "torch.normal", "torch.multinomial", "torch.poisson")
 
 
 def _dotted(e: ast.AST) -> str:

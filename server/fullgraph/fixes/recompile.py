@@ -131,8 +131,8 @@ class UnspecIntConfig(Fix):
     safe = False
 
     def offer(self, ctx: FixContext, f) -> Offer | None:
-        if f.code != "FG601" or f.data.get("type") != "int":
-            give_up("not an int attribute")
+        if f.code != "FG601" or f.data.get("type") != "int" or f.data.get("object"):
+            give_up("not an int attribute of an nn.Module")
         src = ctx.source(f.path)
         tn, edits = ctx.torch_name(src)
         line = f"{tn}._dynamo.config.allow_unspec_int_on_nn_module = True"

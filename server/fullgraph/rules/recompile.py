@@ -64,8 +64,11 @@ class ModuleAttrMutated(RecompileRule):
     fixes = ("counter-buffer", "unspec-int-config", "suppress")
     project_hooks = ("reached", "compile")
     what = """Finds `self.<attr> += ...` (or `self.<attr> = self.<attr> + ...`) in a method reached from a compiled
-root, where `__init__` set the attribute to a Python int or float; and `model.<attr> = <value that changes>`
-in the loop that calls the compiled module."""
+root, where `__init__` set the attribute to a Python int or float; `model.<attr> = <value that changes>`
+in the loop that calls the compiled module; and, on a plain object (not an nn.Module) that compiles one of its
+own methods (`self.ema = torch.compile(self.ema_update)`), a number attribute that method reads set in another
+method from what changes (`self.momentum = f(step)`, `self.step += 1`): once, then dynamic, or on every new
+value when the compiled method needs it exactly (`range(self.n)`)."""
     why = """Dynamo treats integer attributes of an nn.Module as constants and guards on their value
 (`self.step == 7`, "torch.compile considers integer attributes of the nn.Module to be static"): the next call
 fails the guard, on every call, until the recompile limit, after which forward runs in eager.  A float
@@ -136,6 +139,12 @@ def main():
                 yield Placed(f"`{info['module']}` switches the compiled module between train and eval "
                              f"mode between calls: Dynamo guards on `self.training` and compiles again for each mode",
                              data=info, span=span)
+                continue
+            if info.get("object"):
+                how = (f"Dynamo guards on its value and {EVERY} ({info['specialised']} needs its exact value)"
+                       if info["every"] else f"Dynamo guards on its value (`self.{attr} == ...`) and {ONCE}")
+                yield Placed(f"`self.{attr}` is set (in `{info['setter']}`) to a Python {typ} that changes between calls "
+                             f"of the compiled method `{info['method']}`, which reads it: {how}", data=info, span=span)
                 continue
             how = (f"Dynamo guards on its value (`self.{attr} == 7`: int attributes of an nn.Module are static) "
                    f"and {EVERY}" if typ == "int" else f"Dynamo guards on its value and {ONCE}")
@@ -356,7 +365,8 @@ class ShapeVariesStatic(RecompileRule):
     fixes = ("dynamic-true", "mark-dynamic", "suppress")
     project_hooks = ("compile",)
     what = """Finds a call of a function compiled with `dynamic=False`, inside a loop, passing a tensor whose size
-changes per iteration (`torch.randn(n, 8)` with `n` from the loop, `x[:n]`)."""
+changes per iteration (`torch.randn(n, 8)` with `n` from the loop, `x[:n]`, a tensor returned by a helper of the
+module that draws its size on each call: `random.randint` in a transform's `__call__`, `int(torch.randint(...))`)."""
     why = """With `dynamic=False` Dynamo specialises on every size and guards on it ("tensor 'x' size mismatch at
 index 0. expected 8, actual 9"): every new size recompiles, until the recompile limit, after which the function
 runs in eager."""
@@ -409,7 +419,8 @@ class DynamicDimUnmarked(RecompileRule):
     fixes = ("mark-dynamic", "suppress")
     project_hooks = ("compile",)
     what = """Finds a call of a compiled function (default `dynamic`), inside a loop, passing a tensor whose size
-changes per iteration, without `torch._dynamo.mark_dynamic` on it."""
+changes per iteration (made in the loop, or returned by a helper of the module that draws its size on each
+call: `x, edges = random_batch(g)`), without `torch._dynamo.mark_dynamic` on it."""
     why = """Dynamo compiles the first call for its sizes; the next size fails the guard ("tensor 'x' size
 mismatch at index 0") and Dynamo compiles again, once, with that dimension dynamic (automatic dynamic shapes).
 A mild hazard: one extra compile (and a recompile reason in the logs)."""

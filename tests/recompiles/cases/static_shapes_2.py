@@ -12,7 +12,7 @@ def main():
     table = torch.randn(100, 8)
     outs = []
     for length in range(3, 13):
-        tokens = torch.randint(0, 100, (length,))
+        tokens = torch.randint(0, 100, (length,))  # recompile: shape-varies-static
         outs.append(encode(tokens, table))  # recompile: shape-varies-static
     return outs
 
