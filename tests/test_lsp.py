@@ -257,6 +257,14 @@ async def test_recompilation_hazard_is_a_warning_with_dynamo_guard_in_hover(clie
                                                              position=d.range.start))
     md = h.contents.value
     assert "FG601" in md and "`self.step == 7`" in md and "Why it recompiles" in md
+    assert "warning: a recompilation (slowdown)" in md
+
+    async def lenses():
+        got = await client.text_document_code_lens_async(t.CodeLensParams(text_document=t.TextDocumentIdentifier(uri=uri)))
+        return [(cl.range.start.line, cl.command.title) for cl in got]
+
+    compile_line = RECOMPILING.split("\n").index("    model = torch.compile(Model(), fullgraph=True)")
+    assert await lenses() == [(compile_line, "fullgraph-clean, 1 recompilation hazard")]  # no graph break
     # the quick fix `counter-buffer` (what the editor e2e scenario tests/e2e/recompile.test.js applies): the
     # counter becomes a buffer updated in place, the file still parses, and the warning goes
     actions = await client.text_document_code_action_async(t.CodeActionParams(
@@ -268,6 +276,7 @@ async def test_recompilation_hazard_is_a_warning_with_dynamo_guard_in_hover(clie
     assert 'self.register_buffer("step", torch.tensor(0), persistent=False)' in fixed
     compile(fixed, "stepper.py", "exec")
     assert "FG601" not in by_code(await change(client, uri, fixed, 2))
+    assert await lenses() == [(compile_line, "fullgraph-clean")]
 
 
 async def test_code_lens_on_root(client: LanguageClient):

@@ -18,7 +18,7 @@ from ..torchinfo import gb_registry
 from . import convert as cv
 from .documents import Doc
 from .engine import NOW
-from .session import FullgraphServer
+from .session import FullgraphServer, is_recompile_hazard
 
 _SUPPRESS_CODE_RE = re.compile(r"#\s*fullgraph:\s*ignore\[([^\]]*)\]")
 
@@ -179,10 +179,15 @@ def _root_hover(ls: FullgraphServer, path: str, pos: Pos):
         if root.info is None:
             return (f"**fullgraph**: `{root.decl.label}` — fullgraph cannot see what it compiles.", root.decl.span)
         lines = [f"**fullgraph**: `{root.decl.label}` compiles `{root.info.qualname}` ({fg})", ""]
+        hazards = sum(1 for f in findings if is_recompile_hazard(f))  # FG6xx: recompiles, no graph breaks
+        breaks = len(findings) - hazards
+        also = f", {hazards} recompilation hazard{'s' if hazards != 1 else ''}" if hazards else ""
         if not findings:
             lines.append("No graph breaks reachable from here (fullgraph-clean).")
+        elif not breaks:
+            lines.append(f"No graph breaks reachable from here (fullgraph-clean){also}:")
         else:
-            lines.append(f"{len(findings)} graph break{'s' if len(findings) != 1 else ''} reachable:")
+            lines.append(f"{breaks} graph break{'s' if breaks != 1 else ''} reachable{also}:")
             for f in findings[:20]:
                 lines.append(f"- `{f.code}` {os.path.basename(f.path)}:{f.span.start.line + 1} — {f.message}")
             if len(findings) > 20:
