@@ -4,7 +4,8 @@
 // forward again on every step. The editor shows one warning squiggle (FG601) on that line, its hover quotes the
 // guard Dynamo installs (`self.step == 7`), and the quick fix "counter-buffer" makes the counter a non-persistent
 // buffer; the warning goes and the file still parses. The compile call's code lens counts it as a recompilation
-// hazard, not as a graph break.
+// hazard, not as a graph break, and so does the language status. A run of the loop under `fullgraph trace` puts
+// what Dynamo did on the same warning: "observed at runtime: Dynamo recompiled `forward` 8 times (guard ...)".
 //
 //   node --test tests/e2e/recompile.test.js   (after `npm run package`; .ci/editor.sh sets everything up)
 //
@@ -39,7 +40,8 @@ describe("VS Code: a recompilation hazard (FG601), its guard on hover and its qu
         "fullgraph.importStrategy": "fromEnvironment",
         "fullgraph.logLevel": "debug",
       },
-      { "stepper.py": SOURCE },
+      // .fullgraph/ exists before the run: a file watcher may miss a record in a folder created after it started
+      { "stepper.py": SOURCE, ".fullgraph/README": "fullgraph trace writes its record here\n" },
     );
     await cs.start();
     await cs.openFile("stepper.py");
@@ -57,6 +59,10 @@ describe("VS Code: a recompilation hazard (FG601), its guard on hover and its qu
     await cs.until("a warning squiggle", async () => (await cs.squiggleCount("warning")) > 0, 90000);
     assert.equal(await cs.squiggleCount("warning"), 1);
     assert.equal(await cs.squiggleCount("error"), 0);
+    const status = await cs.languageStatusText();
+    log("language status:", JSON.stringify(status));
+    assert.match(status, /fullgraph: no graph breaks, 1 recompilation hazard/);
+    await cs.p.keyboard.press("Escape");
     const rows = await cs.problems();
     log("Problems:", JSON.stringify(rows, null, 1));
     assert.equal(rows.length, 1, JSON.stringify(rows));
@@ -79,6 +85,32 @@ describe("VS Code: a recompilation hazard (FG601), its guard on hover and its qu
     assert.match(text, /guards on its value \(self\.step == 7: it treats int attributes of an nn\.Module as static\)/);
     assert.match(text, /recompile_limit/);
     await cs.screenshot("recompile-hover");
+    await cs.p.keyboard.press("Escape");
+  });
+
+  it("shows a run's recompiles on the warning, “observed at runtime” (fullgraph trace)", async () => {
+    // the training loop under runtime capture, as a user runs it in a terminal: forward recompiles up to the limit
+    const run = execFileSync(python, ["-m", "fullgraph", "trace", "--", python, "stepper.py"],
+      { cwd: cs.workspace, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 300000 });
+    log("fullgraph trace:", JSON.stringify(run.slice(0, 400)));
+    assert.ok(fs.existsSync(path.join(cs.workspace, ".fullgraph", "breaks.json")), "no runtime record");
+    // the server reads the record when the file watcher reports it: the one warning says what Dynamo did
+    /** @type {{label: string, text: string}[]} */
+    let rows = [];
+    await cs.until("the warning observed at runtime", async () => {
+      rows = await cs.problems();
+      return rows.some((r) => r.label.includes("observed at runtime"));
+    }, 60000);
+    log("Problems:", JSON.stringify(rows, null, 1));
+    assert.equal(rows.length, 1, "the recompile confirms the hazard, no second diagnostic");
+    assert.match(rows[0].label, /— observed at runtime: Dynamo recompiled `forward` 8 times \(guard `self\.step == 0` \.\.\. `self\.step == 7` failed; hit recompile_limit \(8\)\)/);
+    assert.equal(await cs.squiggleCount("warning"), 1);
+    await cs.goTo(COUNTER_LINE, COUNTER_COL);
+    const text = await cs.hoverText("Observed at runtime");
+    log("hover:", JSON.stringify(text.slice(0, 1500)));
+    assert.match(text, /Observed at runtime \(fullgraph trace\): Dynamo recompiled forward 8 times\./);
+    assert.match(text, /Guards that failed: self\.step == 0, self\.step == 1, self\.step == 2, \.\.\., self\.step == 7; hit recompile_limit \(8\)/);
+    await cs.screenshot("observed-at-runtime");
     await cs.p.keyboard.press("Escape");
   });
 
