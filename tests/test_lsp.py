@@ -257,10 +257,26 @@ async def test_recompilation_hazard_is_a_warning_with_dynamo_guard_in_hover(clie
                                                              position=d.range.start))
     md = h.contents.value
     assert "FG601" in md and "`self.step == 7`" in md and "Why it recompiles" in md
-    # the counter moved to a buffer: the warning goes
-    fixed = RECOMPILING.replace("self.step = 0",
-                                'self.register_buffer("step", torch.tensor(0), persistent=False)')
+    assert "warning: a recompilation (slowdown)" in md
+
+    async def lenses():
+        got = await client.text_document_code_lens_async(t.CodeLensParams(text_document=t.TextDocumentIdentifier(uri=uri)))
+        return [(cl.range.start.line, cl.command.title) for cl in got]
+
+    compile_line = RECOMPILING.split("\n").index("    model = torch.compile(Model(), fullgraph=True)")
+    assert await lenses() == [(compile_line, "fullgraph-clean, 1 recompilation hazard")]  # no graph break
+    # the quick fix `counter-buffer` (what the editor e2e scenario tests/e2e/recompile.test.js applies): the
+    # counter becomes a buffer updated in place, the file still parses, and the warning goes
+    actions = await client.text_document_code_action_async(t.CodeActionParams(
+        text_document=t.TextDocumentIdentifier(uri=uri), range=d.range, context=t.CodeActionContext(diagnostics=[d])))
+    buffer = [a for a in actions if "non-persistent buffer" in a.title]
+    assert len(buffer) == 1, [a.title for a in actions]
+    assert buffer[0].title.startswith("fullgraph (FG601): Make `self.step` a non-persistent buffer")
+    fixed = apply_edits(RECOMPILING, buffer[0].edit.changes[uri], client.enc)
+    assert 'self.register_buffer("step", torch.tensor(0), persistent=False)' in fixed
+    compile(fixed, "stepper.py", "exec")
     assert "FG601" not in by_code(await change(client, uri, fixed, 2))
+    assert await lenses() == [(compile_line, "fullgraph-clean")]
 
 
 async def test_code_lens_on_root(client: LanguageClient):
@@ -449,6 +465,66 @@ async def test_runtime_record_merge_and_staleness(client: LanguageClient):
     diags = await change(client, uri, edited, 2)
     assert [(d.range.start.line, d.code) for d in diags] == [(5, "FG101")]
     assert not diags[0].message.endswith("(confirmed at runtime)")
+
+
+async def test_runtime_recompiles_confirm_hazards_or_are_observed(client: LanguageClient):
+    """Issue 28: the recompiles of a real `fullgraph trace` run (record version 2) show in the editor. A static
+    recompilation hazard (FG6xx) at a recompile's line (the line that reads the guarded value, or the call of the
+    compiled function) is confirmed, one diagnostic saying "observed at runtime: Dynamo recompiled ..."; a
+    recompile no static finding stands for (FG602 suppressed here) is a warning of its own at its line; an edit
+    drops them (the record no longer matches the file)."""
+    import subprocess
+
+    if client.kind not in ("visual-studio-code", "neovim@v0.11.0"):
+        pytest.skip("one push and one pull client are enough")
+    src = (Path(__file__).parent / "trace_fixtures" / "recompiles" / "train.py").read_text()
+    src = src.replace("compiled(torch.ones(3), lr)", "compiled(torch.ones(3), lr)  # fullgraph: ignore[FG602]")
+    lines = src.split("\n")
+    counter = lines.index("        self.calls += 1")  # 0-based
+    step = lines.index("    return x * lr")
+    uri = await open_doc(client, "train.py", src)
+    diags = await eventually(lambda: diagnostics(client, uri), lambda ds: bool(ds))
+    assert [(d.range.start.line, d.code) for d in diags] == [(counter, "FG601")]
+    static_message = diags[0].message
+
+    env = {k: v for k, v in os.environ.items() if k != "TORCH_LOGS"}
+    run = subprocess.run([sys.executable, "-m", "fullgraph", "trace", "--", sys.executable, "train.py"],
+                         cwd=client.ws, env=env, capture_output=True, text=True, timeout=300)
+    rec_path = client.ws / ".fullgraph" / "breaks.json"
+    assert rec_path.is_file(), run.stdout + run.stderr
+    client.workspace_did_change_watched_files(t.DidChangeWatchedFilesParams(changes=[
+        t.FileEvent(uri=rec_path.as_uri(), type=t.FileChangeType.Created)]))
+    diags = await eventually(lambda: diagnostics(client, uri), lambda ds: len(ds) == 2)
+    got = sorted((d.range.start.line, d.code, d.severity, d.message) for d in diags)
+    assert [g[:3] for g in got] == [(step, "Recompile", t.DiagnosticSeverity.Warning),
+                                    (counter, "FG601", t.DiagnosticSeverity.Warning)], got
+    assert got[0][3] == "observed at runtime: Dynamo recompiled `step` 1 time (guard `lr == 0.1` failed)"
+    assert got[1][3] == (static_message + " — observed at runtime: Dynamo recompiled `forward` 3 times "
+                         "(guard `self.calls == 0` ... `self.calls == 2` failed; hit recompile_limit (3))")
+    assert sorted(d.data["origin"] for d in diags) == ["confirmed", "runtime"]
+
+    async def hover(d):
+        h = await client.text_document_hover_async(t.HoverParams(text_document=t.TextDocumentIdentifier(uri=uri),
+                                                                 position=d.range.start))
+        return h.contents.value
+
+    confirmed = by_code(diags)["FG601"]
+    md = await hover(confirmed)
+    assert "**Observed at runtime** (`fullgraph trace`): Dynamo recompiled `forward` 3 times." in md
+    assert "Guards that failed: `self.calls == 0`, `self.calls == 1`, `self.calls == 2`; hit `recompile_limit` (3)" in md
+    assert "integer attributes of the nn.Module to be static" in md  # Dynamo's hint
+    assert "warning: a recompilation (slowdown)" in md and "Why it recompiles" in md
+    md = await hover(by_code(diags)["Recompile"])
+    assert "static analysis did not find it" in md and "Guard that failed: `lr == 0.1`" in md
+    # the fix of the static finding is still offered
+    actions = await client.text_document_code_action_async(t.CodeActionParams(
+        text_document=t.TextDocumentIdentifier(uri=uri), range=confirmed.range,
+        context=t.CodeActionContext(diagnostics=[confirmed])))
+    assert any("non-persistent buffer" in a.title for a in actions), [a.title for a in actions]
+
+    # the file changes: the record no longer matches it, the runtime parts go
+    diags = await change(client, uri, src.replace("return x * lr", "return x * lr * 1"), 2)
+    assert [(d.range.start.line, d.code, d.message) for d in diags] == [(counter, "FG601", static_message)]
 
 
 async def test_project_findings_update_after_editing_a_callee(client: LanguageClient):

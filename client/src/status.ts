@@ -23,15 +23,29 @@ export function captureAge(iso: string, now: number = Date.now()): string {
   return `${Math.round(s / 86400)} days ago`;
 }
 
-export function countFindings(uri: vscode.Uri): number {
-  return vscode.languages.getDiagnostics(uri).filter((d) => d.source === DIAGNOSTIC_SOURCE).length;
+/**
+ * Whether a diagnostic's code is a recompilation, not a graph break: a hazard FG601-FG609, or a recompile of the
+ * runtime record ("Recompile", GB0039 when the recompile limit was hit).
+ * @param code a vscode.Diagnostic's code (an object when the diagnostic links to its documentation)
+ */
+export function isRecompileCode(code: vscode.Diagnostic["code"]): boolean {
+  const value = typeof code === "object" ? code.value : code;
+  return typeof value === "string" && (/^FG6\d\d$/.test(value) || value === "Recompile" || value === "GB0039");
 }
 
-export function findingsText(count: number): string {
-  if (count === 0) {
-    return "no graph breaks";
+/** The fullgraph diagnostics of a document: graph breaks (and the rest) and recompilation hazards, counted apart. */
+export function countFindings(uri: vscode.Uri): { breaks: number; hazards: number } {
+  const mine = vscode.languages.getDiagnostics(uri).filter((d) => d.source === DIAGNOSTIC_SOURCE);
+  const hazards = mine.filter((d) => isRecompileCode(d.code)).length;
+  return { breaks: mine.length - hazards, hazards };
+}
+
+export function findingsText(count: number, hazards = 0): string {
+  const breaks = count === 0 ? "no graph breaks" : count === 1 ? "1 graph break" : `${count} graph breaks`;
+  if (hazards === 0) {
+    return breaks;
   }
-  return count === 1 ? "1 graph break" : `${count} graph breaks`;
+  return `${breaks}, ${hazards} recompilation hazard${hazards === 1 ? "" : "s"}`;
 }
 
 export function torchText(status: ServerStatus | undefined): string | undefined {
@@ -111,7 +125,8 @@ export class StatusItem implements vscode.Disposable {
         return;
       case "running": {
         const uri = vscode.window.activeTextEditor?.document.uri;
-        item.text = uri ? `fullgraph: ${findingsText(countFindings(uri))}` : "fullgraph";
+        const counted = uri ? countFindings(uri) : undefined;
+        item.text = counted ? `fullgraph: ${findingsText(counted.breaks, counted.hazards)}` : "fullgraph";
         const { interpreter } = this.state.runtime;
         const parts = [
           torchText(this.serverStatus) ?? "torch version not reported yet",

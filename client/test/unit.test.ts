@@ -7,7 +7,7 @@ import { describe, it, beforeEach } from "node:test";
 import { state } from "./vscode-stub";
 import { expandPath } from "../src/settings";
 import { hostTarget, PythonEnvironments, probeInterpreter, resolveInterpreter, unusableReason } from "../src/python";
-import { findingsText, torchText } from "../src/status";
+import { findingsText, isRecompileCode, torchText } from "../src/status";
 import { parseRules } from "../src/rules";
 
 const PYTHON = process.env.FULLGRAPH_TEST_PYTHON ?? "python3";
@@ -157,6 +157,11 @@ describe("texts", () => {
     assert.equal(findingsText(0), "no graph breaks");
     assert.equal(findingsText(1), "1 graph break");
     assert.equal(findingsText(5), "5 graph breaks");
+    assert.equal(findingsText(0, 1), "no graph breaks, 1 recompilation hazard");
+    assert.equal(findingsText(2, 3), "2 graph breaks, 3 recompilation hazards");
+    assert.ok(isRecompileCode("FG601") && isRecompileCode("Recompile") && isRecompileCode("GB0039"));
+    assert.ok(isRecompileCode({ value: "FG609", target: undefined as never }));
+    assert.ok(!isRecompileCode("FG101") && !isRecompileCode("GB0059") && !isRecompileCode(undefined));
   });
 
   it("shows the torch version and where it comes from", () => {

@@ -9,7 +9,7 @@ from ..model import Finding, LibrarySite
 from . import convert as cv
 from .documents import same_uri
 from .engine import NOW
-from .session import FullgraphServer
+from .session import FullgraphServer, is_recompile_hazard
 
 
 async def code_lens(ls: FullgraphServer, params: t.CodeLensParams):
@@ -66,12 +66,17 @@ def confirm_command(uri: str, line: int) -> t.Command:
 
 def _lens_title(findings: list[Finding], observed: frozenset | set = frozenset()) -> str:
     """"3 graph breaks reachable, 5 more when `output_attentions=True`" (the commonest condition).  A break
-    inside a library counts once per site; `observed`: (path, span) of the sites a recorded run broke at."""
+    inside a library counts once per site; `observed`: (path, span) of the sites a recorded run broke at.
+    Recompilation hazards (FG6xx) are no graph breaks: "fullgraph-clean, 1 recompilation hazard"."""
+    hazards = sum(1 for f in findings if is_recompile_hazard(f))
+    findings = [f for f in findings if not is_recompile_hazard(f)]
     n = sum(len(f.library_sites) or 1 for f in findings if f.condition is None)
     n += sum(1 for f in findings if f.condition is not None for s in f.library_sites if (s.path, s.span) in observed)
     conditional = [s.condition or f.condition for f in findings if f.condition is not None
                    for s in (f.library_sites or [f]) if not isinstance(s, LibrarySite) or (s.path, s.span) not in observed]
     title = f"{n} graph break{'s' if n != 1 else ''} reachable" if n else "fullgraph-clean"
+    if hazards:
+        title += f", {hazards} recompilation hazard{'s' if hazards != 1 else ''}"
     if conditional:
         common = min(set(conditional), key=lambda c: (-conditional.count(c), c))  # the commonest; ties: sorted
         more = len(conditional)

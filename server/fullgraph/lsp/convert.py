@@ -93,9 +93,10 @@ def to_diagnostic(f: Finding, idx: LineIndex, enc: str, uri_of: Callable[[str], 
         if edits:
             fixes.append({"id": ref.id, "title": ref.title, "safe": ref.safe, "edits": edits})
     message = f.message
-    if f.origin == "confirmed" and not f.data.get("observed_site"):  # an observed site says so already
+    # an observed site, and a recompile hazard Dynamo recompiled at (session._with_recompiles), say so already
+    if f.origin == "confirmed" and not f.data.get("observed_site") and not f.data.get("recompiles_observed"):
         message += " (confirmed at runtime)"
-    elif f.origin == "runtime":
+    elif f.origin == "runtime" and f.data.get("kind") != "recompile":
         message += " (observed at runtime)"
     return t.Diagnostic(
         range=to_range(idx, f.span, enc),

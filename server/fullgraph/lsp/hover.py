@@ -18,7 +18,7 @@ from ..torchinfo import gb_registry
 from . import convert as cv
 from .documents import Doc
 from .engine import NOW
-from .session import FullgraphServer
+from .session import FullgraphServer, is_recompile_hazard
 
 _SUPPRESS_CODE_RE = re.compile(r"#\s*fullgraph:\s*ignore\[([^\]]*)\]")
 
@@ -64,8 +64,11 @@ def _finding_hover(ls: FullgraphServer, f: Finding, doc: Doc) -> str:
     if is_group(f):
         return group_hover(ls, f)
     rule = registry.BY_CODE.get(f.code)
+    recompile = f.data.get("kind") == "recompile" or getattr(rule, "recompile", False)
     if f.condition is not None:
         kind = f"conditional: a graph break only when {f.condition}"
+    elif recompile:
+        kind = "warning: a recompilation (slowdown)"
     elif f.severity == ERROR:
         kind = "error: this raises under `fullgraph=True`"
     else:
@@ -74,12 +77,20 @@ def _finding_hover(ls: FullgraphServer, f: Finding, doc: Doc) -> str:
     rt = f.data.get("runtime")
     if f.origin == "confirmed" and rt:
         parts += [f"**Confirmed at runtime** (`fullgraph trace`): Dynamo reported *{rt.get('gb_type')}* here.", ""]
+    elif f.origin == "runtime" and f.data.get("kind") == "recompile":
+        parts += ["**Observed at runtime** (`fullgraph trace`); static analysis did not find it.", ""]
+        parts += _recompile_parts(f.data)
     elif f.origin == "runtime":
         parts += ["**Observed at runtime** (`fullgraph trace`); static analysis did not find it.", ""]
         if f.data.get("explanation"):
             parts += [str(f.data["explanation"]).strip(), ""]
         parts += [f"- {h}" for h in (f.data.get("hints") or [])[:4]]
         parts.append("")
+    for seen in f.data.get("recompiles_observed") or []:
+        parts += [f"**Observed at runtime** (`fullgraph trace`): Dynamo recompiled "
+                  f"`{(seen.get('frame') or {}).get('function') or '?'}` {seen.get('count') or 1} "
+                  f"time{'s' if (seen.get('count') or 1) != 1 else ''}.", ""]
+        parts += _recompile_parts(seen)
     if f.root is not None:
         line = f.root.location.span.start.line
         where = f"{os.path.basename(f.root.location.path)}:{line + 1}"
@@ -110,6 +121,22 @@ def _finding_hover(ls: FullgraphServer, f: Finding, doc: Doc) -> str:
         parts += ["---", f"**{why}.** {' '.join(rule.why.split())}", "",
                   f"**Use instead.** {' '.join(rule.instead.split())}"]
     return "\n".join(parts)
+
+
+def _recompile_parts(d: dict) -> list[str]:
+    """A runtime recompile's guards that failed (Dynamo's text), its hint and the limit, as hover lines."""
+    guards = [g for g in d.get("guards") or [] if g] or [d.get("guard") or "?"]
+    shown = guards[:3] + (["..."] if len(guards) > 4 else []) + (guards[-1:] if len(guards) > 3 else [])
+    out = ["Guard that failed: " if len(guards) == 1 else "Guards that failed: "]
+    out[0] += ", ".join(g if g == "..." else f"`{g}`" for g in shown)
+    if d.get("limit_hit"):
+        lim = d.get("limit") or {}
+        out[0] += f"; hit `{lim.get('name') or 'recompile_limit'}`" + (
+            f" ({lim['value']})" if lim.get("value") is not None else "")
+    out.append("")
+    hints = d.get("hints") or []
+    out += [f"- {h}" for h in hints[:2]] + ([""] if hints else [])
+    return out
 
 
 HOVER_SITES = 60  # sites listed in a gathered finding's hover
@@ -152,10 +179,15 @@ def _root_hover(ls: FullgraphServer, path: str, pos: Pos):
         if root.info is None:
             return (f"**fullgraph**: `{root.decl.label}` — fullgraph cannot see what it compiles.", root.decl.span)
         lines = [f"**fullgraph**: `{root.decl.label}` compiles `{root.info.qualname}` ({fg})", ""]
+        hazards = sum(1 for f in findings if is_recompile_hazard(f))  # FG6xx: recompiles, no graph breaks
+        breaks = len(findings) - hazards
+        also = f", {hazards} recompilation hazard{'s' if hazards != 1 else ''}" if hazards else ""
         if not findings:
             lines.append("No graph breaks reachable from here (fullgraph-clean).")
+        elif not breaks:
+            lines.append(f"No graph breaks reachable from here (fullgraph-clean){also}:")
         else:
-            lines.append(f"{len(findings)} graph break{'s' if len(findings) != 1 else ''} reachable:")
+            lines.append(f"{breaks} graph break{'s' if breaks != 1 else ''} reachable{also}:")
             for f in findings[:20]:
                 lines.append(f"- `{f.code}` {os.path.basename(f.path)}:{f.span.start.line + 1} — {f.message}")
             if len(findings) > 20:

@@ -298,7 +298,51 @@ class FullgraphServer(LanguageServer):
                 f.data["runtime"] = {"gb_type": r.name, "message": r.message}
             else:
                 out.append(r)
+        out = self._with_recompiles(path, text, out)
         out.sort(key=Finding.sort_key)
+        return out
+
+    def _with_recompiles(self, path: str, text: str, findings: list[Finding]) -> list[Finding]:
+        """Merge the recompiles Dynamo performed (a version 2 record): a static recompilation hazard
+        (FG6xx) at one of a recompile's lines (the line that reads the guarded value, the compiled
+        function's first line, or the call of the compiled function in this file) is confirmed, its message
+        saying "observed at runtime: Dynamo recompiled `fn` N times (guard `...` failed)"; a recompile no
+        static finding stands for becomes a warning of its own at its line.  Like breaks, recompiles of a
+        file changed since the run are dropped (recompile_findings)."""
+        from ..trace.record import recompile_findings
+
+        try:
+            observed = recompile_findings(self.record, path, text)
+        except Exception as e:  # a bad record must not take diagnostics down
+            self.log("warning", f"cannot use the recompiles of the runtime record: {e}")
+            return findings
+        if not observed:
+            return findings
+        hazards: dict[int, list[int]] = {}  # 0-based line -> indices of static FG6xx findings there
+        for i, f in enumerate(findings):
+            if f.origin != "runtime" and not is_group(f) and is_recompile_hazard(f):
+                hazards.setdefault(f.span.start.line, []).append(i)
+        out = list(findings)
+        key = os.path.normcase(os.path.realpath(path))
+        for r in observed:
+            lines = {r.span.start.line}
+            for where in (r.data.get("frame"), r.data.get("call_site")):
+                if where and isinstance(where.get("line"), int) and \
+                        os.path.normcase(os.path.realpath(where.get("path") or "")) == key:
+                    lines.add(where["line"] - 1)
+            matched = sorted({i for line in lines for i in hazards.get(line, [])})
+            summary = recompile_summary(r)
+            if not matched:
+                g = _fix_copy(r)
+                g.message = f"observed at runtime: {summary}"
+                out.append(g)
+                continue
+            for i in matched:
+                g = out[i] if out[i].data.get("recompiles_observed") else _fix_copy(out[i])
+                g.data["recompiles_observed"] = list(g.data.get("recompiles_observed") or []) + [r.data]
+                g.message += f" — observed at runtime: {summary}"
+                g.origin = "confirmed"
+                out[i] = g
         return out
 
     def load_runtime_record(self) -> None:
@@ -308,7 +352,8 @@ class FullgraphServer(LanguageServer):
             self.record_path = default_record_path(self.root) if self.root else None
         self.record = load_record(self.record_path) if self.record_path and os.path.isfile(self.record_path) else None
         if self.record is not None:
-            self.log("info", f"runtime record {self.record_path}: {len(self.record.breaks)} breaks")
+            self.log("info", f"runtime record {self.record_path}: {len(self.record.breaks)} breaks, "
+                             f"{len(self.record.recompiles)} recompiles")
 
     # ---- scheduling ----------------------------------------------------------------------------
     def schedule(self, uri: str, delay: float | None = None) -> None:
@@ -511,6 +556,28 @@ class FullgraphServer(LanguageServer):
             })
         except Exception:
             pass
+
+
+def is_recompile_hazard(f: Finding) -> bool:
+    """A static finding of a recompilation rule (FG6xx)."""
+    from ..rules import registry
+
+    return bool(getattr(registry.BY_CODE.get(f.code), "recompile", False))
+
+
+def recompile_summary(r: Finding) -> str:
+    """What a runtime recompile (a `recompile_finding`) says in a diagnostic: "Dynamo recompiled `step` 2
+    times (guard `lr == 0.1` failed)", the limit added when it was hit."""
+    d = r.data
+    n = d.get("count") or 1
+    guards = [g for g in d.get("guards") or [] if g] or [d.get("guard") or "?"]
+    shown = f"`{guards[0]}`" + (f" ... `{guards[-1]}`" if len(guards) > 1 else "")
+    text = f"Dynamo recompiled `{r.root.qualname if r.root else '?'}` {n} time{'s' if n != 1 else ''} (guard {shown} failed"
+    if d.get("limit_hit"):
+        lim = d.get("limit") or {}
+        name = lim.get("name") or "recompile_limit"
+        text += f"; hit {name}" + (f" ({lim['value']})" if lim.get("value") is not None else "")
+    return text + ")"
 
 
 def _fix_copy(f: Finding) -> Finding:
