@@ -529,15 +529,22 @@ def runtime_findings(record: Record | None, path: str, current_text: str) -> lis
     the capture (the text's SHA-1, as UTF-8 with or without BOM, differs from the recorded one):
     runtime breaks are never shown at lines that may have moved.
     """
-    if record is None:
-        return []
-    key = norm_path(path)
-    recorded = next((h for p, h in record.files.items() if norm_path(p) == key), None)
-    if recorded is None or recorded not in _text_hashes(current_text):
+    key = _unchanged(record, path, current_text)
+    if key is None:
         return []
     out = [to_finding(b, current_text) for b in record.breaks if norm_path(b.path) == key]
     out.sort(key=Finding.sort_key)
     return out
+
+
+def _unchanged(record: Record | None, path: str, current_text: str) -> str | None:
+    """The record's key for `path` when the record knows the file and `current_text` is what Dynamo saw
+    (the text's SHA-1, as UTF-8 with or without BOM); else None."""
+    if record is None:
+        return None
+    key = norm_path(path)
+    recorded = next((h for p, h in record.files.items() if norm_path(p) == key), None)
+    return key if recorded is not None and recorded in _text_hashes(current_text) else None
 
 
 # ---- recompiles as findings ---------------------------------------------------------------------------
@@ -620,11 +627,8 @@ def recompile_lines(r: Recompile, base: str | None = None) -> list[str]:
 def recompile_findings(record: Record | None, path: str, current_text: str) -> list[Finding]:
     """The record's recompiles in `path` as Findings, if `current_text` is what Dynamo saw ([] otherwise,
     like `runtime_findings`)."""
-    if record is None:
-        return []
-    key = norm_path(path)
-    recorded = next((h for p, h in record.files.items() if norm_path(p) == key), None)
-    if recorded is None or recorded not in _text_hashes(current_text):
+    key = _unchanged(record, path, current_text)
+    if key is None:
         return []
     out = [recompile_finding(r, current_text) for r in record.recompiles if norm_path(r.path) == key]
     out.sort(key=Finding.sort_key)
