@@ -169,7 +169,7 @@ class ModuleAnalyzer:
                 # what each top-level statement's functions look up among the module's names
                 top.env = self.bindings = incremental.Reads(top.env)
             self._function_pass(tree, lines, keep=self.tree is not None)
-            self.summary.recompiles = recompiles.scan(tree, self.span, self.modname)
+            self.summary.recompiles = recompiles.scan(tree, self.span, self.modname, self.text)
         return self.summary
 
     def _function_pass(self, tree: ast.Module, lines: list[str] | None, keep: bool = True) -> None:

@@ -35,6 +35,7 @@ step do.
 from __future__ import annotations
 
 import ast
+import re
 from typing import Callable
 
 from ..positions import Span
@@ -51,19 +52,21 @@ OBJ = "object"  # a new object per call whose contents change (a lambda's defaul
 SCALARS = (INT, FLOAT, BOOL, STR)
 
 
-def scan(tree: ast.Module, span: Callable[[ast.AST], Span], modname: str) -> list[tuple]:
-    """The module's recompilation facts (see the module's docstring).  One walk of the tree finds what
-    the rest needs (compile calls, classes, `global`/`nonlocal` statements); most modules stop there."""
+def scan(tree: ast.Module, span: Callable[[ast.AST], Span], modname: str, text: str | None = None) -> list[tuple]:
+    """The module's recompilation facts (see the module's docstring).  One walk of the statements finds
+    what the rest needs (classes, `global`/`nonlocal` statements, compile decorators), and of the
+    expressions only in a module whose text spells `torch.compile` (compile calls); most modules stop there."""
     out: list[tuple] = []
     classes: list[ast.ClassDef] = []
     has_global = has_nonlocal = False
-    for n in ast.walk(tree):
-        t = type(n)
-        if t is ast.Call:
-            if _is_compile(n.func):
+    if text is None or _COMPILE_CALL.search(text):  # (what _is_compile matches, called)
+        for n in ast.walk(tree):
+            if type(n) is ast.Call and _is_compile(n.func):
                 out.append(("compile", span(n), ast.unparse(n), _fullgraph(n),
                             ast.unparse(n.args[0]) if n.args else ""))
-        elif t is ast.FunctionDef or t is ast.AsyncFunctionDef:
+    for n in _statements(tree):
+        t = type(n)
+        if t is ast.FunctionDef or t is ast.AsyncFunctionDef:
             for d in n.decorator_list:
                 if _is_compile(d) or (isinstance(d, ast.Call) and _is_compile(d.func)):
                     out.append(("compile", span(d), "@" + ast.unparse(d),
@@ -88,7 +91,8 @@ def scan(tree: ast.Module, span: Callable[[ast.AST], Span], modname: str) -> lis
     scanners: list = []
     try:
         _scan_scopes(out, scopes, tree, span, inits, by_class_name, reads_by_class, glob_types, outer,
-                     varied_calls, scanners, any_compile, has_global or DICT in glob_types.values(), has_nonlocal)
+                     varied_calls, scanners, any_compile, (has_global, _dict_items_set(glob_types, text)),
+                     has_nonlocal)
         if any(r[0] == "global" for r in out):  # what reads the rebound globals
             module_names = _module_assigned(tree.body)
             for qual, node, _, _ in scopes:
@@ -112,6 +116,59 @@ def scan(tree: ast.Module, span: Callable[[ast.AST], Span], modname: str) -> lis
     return out
 
 
+_COMPILE_CALL = re.compile(r"torch\s*\.\s*compile(?:r\s*\.\s*compile)?\s*\(")
+
+
+def _dict_items_set(glob_types: dict, text: str | None) -> bool:
+    """May a function set an item of a module-level dict (`CONFIG["scale"] = s`)?  Not when the text never
+    subscripts one of them."""
+    names = [k for k, v in glob_types.items() if v == DICT]
+    if not names:
+        return False
+    return text is None or \
+        re.search(r"\b(?:%s)\s*\[[^\]\n]*\]\s*=(?!=)" % "|".join(map(re.escape, names)), text) is not None
+
+
+def _declares_global(fn: ast.AST) -> bool:
+    """Does the function's own body (its nested statements, not nested functions) hold a `global` statement?"""
+    return any(isinstance(s, ast.Global) for s in _own_statements(fn))
+
+
+def _own_statements(fn: ast.AST):
+    """The statements of a function's body, nested ones included, not those of the functions and classes
+    it defines (their `def`/`class` statements are)."""
+    stack = list(fn.body)
+    while stack:
+        s = stack.pop()
+        yield s
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            sub = getattr(s, field, None)
+            if isinstance(sub, list):
+                stack.extend(sub)
+        for h in getattr(s, "handlers", ()):
+            stack.extend(h.body)
+        for c in getattr(s, "cases", ()):
+            stack.extend(c.body)
+
+
+def _statements(tree: ast.Module):
+    """Every statement of the module, nested ones included (not the expressions: a fraction of the nodes)."""
+    stack = list(tree.body)
+    while stack:
+        s = stack.pop()
+        yield s
+        for field in ("body", "orelse", "finalbody"):
+            sub = getattr(s, field, None)
+            if isinstance(sub, list):
+                stack.extend(sub)
+        for h in getattr(s, "handlers", ()):
+            stack.extend(h.body)
+        for c in getattr(s, "cases", ()):
+            stack.extend(c.body)
+
+
 # functions whose own nodes were memoised during a scan (dropped at its end), per tree
 _MEMO: dict[int, list] = {}
 
@@ -131,7 +188,7 @@ def _scan_scopes(out, scopes, tree, span, inits, by_class_name, reads_by_class, 
                 out.extend(_attr_updates(fn, qual, cls, inits, span))
             if cls is not None and any_compile and cls.rpartition(".")[2] in class_nodes:
                 out.extend(_grown_self_lists(fn, class_nodes[cls.rpartition(".")[2]], span))
-            if globals_change:
+            if (globals_change[0] and _declares_global(fn)) or globals_change[1]:
                 out.extend(_global_rebinds(fn, qual, glob_types, span))
             if has_nonlocal:
                 out.extend(_nonlocal_rebinds(fn, qual, span))
@@ -377,10 +434,10 @@ def _attr_updates(fn: ast.AST, qual: str, cls: str, inits: dict, span) -> list[t
 def _global_rebinds(fn: ast.AST, qual: str, glob_types: dict, span) -> list[tuple]:
     """A function that declares `global G` (G a module-level literal) and assigns G other than a literal, or
     sets an item of a module-level dict (`CONFIG["scale"] = s`) to something that is not a literal."""
-    declared = {n for s in _own_nodes(fn) if isinstance(s, ast.Global) for n in s.names}
-    local = _local_names(fn)
+    stmts = list(_own_statements(fn))
+    declared = {n for s in stmts if isinstance(s, ast.Global) for n in s.names}
     out = []
-    for s in _own_nodes(fn):
+    for s in stmts:
         if isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name) and s.target.id in declared \
                 and s.target.id in glob_types:
             out.append(("global", s.target.id, span(s), glob_types[s.target.id], qual))
@@ -388,8 +445,9 @@ def _global_rebinds(fn: ast.AST, qual: str, glob_types: dict, span) -> list[tupl
             t = s.targets[0]
             if isinstance(t, ast.Name) and t.id in declared and t.id in glob_types and _literal_type(s.value) is None:
                 out.append(("global", t.id, span(s), glob_types[t.id], qual))
-            elif isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id not in local \
-                    and glob_types.get(t.value.id) == DICT and _literal_type(s.value) is None:
+            elif isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) \
+                    and glob_types.get(t.value.id) == DICT and _literal_type(s.value) is None \
+                    and t.value.id not in _local_names(fn):
                 out.append(("global", t.value.id, span(s), DICT, qual))
     return out
 
@@ -548,12 +606,15 @@ def _closures_compiled(out: list, scopes: list, tree: ast.Module, span) -> list[
 
 def _nonlocal_rebinds(fn: ast.AST, qual: str, span) -> list[tuple]:
     """`nonlocal x; x += 1` in a nested function: ("closure", the sibling functions reading x, ...)."""
-    declared = {n for s in _own_nodes(fn) if isinstance(s, ast.Nonlocal) for n in s.names}
-    if not declared or ".<locals>." not in qual:
+    if ".<locals>." not in qual:
+        return []
+    stmts = list(_own_statements(fn))
+    declared = {n for s in stmts if isinstance(s, ast.Nonlocal) for n in s.names}
+    if not declared:
         return []
     outer = qual.rpartition(".<locals>.")[0]
     out = []
-    for s in _own_nodes(fn):
+    for s in stmts:
         target = s.target if isinstance(s, ast.AugAssign) else s.targets[0] \
             if isinstance(s, ast.Assign) and len(s.targets) == 1 else None
         if isinstance(target, ast.Name) and target.id in declared:
