@@ -64,7 +64,7 @@ def scan(tree: ast.Module, span: Callable[[ast.AST], Span], modname: str, text: 
             if type(n) is ast.Call and _is_compile(n.func):
                 out.append(("compile", span(n), ast.unparse(n), _fullgraph(n),
                             ast.unparse(n.args[0]) if n.args else ""))
-    for n in _statements(tree):
+    for n in _stmts(tree.body, into_defs=True):
         t = type(n)
         if t is ast.FunctionDef or t is ast.AsyncFunctionDef:
             for d in n.decorator_list:
@@ -131,42 +131,7 @@ def _dict_items_set(glob_types: dict, text: str | None) -> bool:
 
 def _declares_global(fn: ast.AST) -> bool:
     """Does the function's own body (its nested statements, not nested functions) hold a `global` statement?"""
-    return any(isinstance(s, ast.Global) for s in _own_statements(fn))
-
-
-def _own_statements(fn: ast.AST):
-    """The statements of a function's body, nested ones included, not those of the functions and classes
-    it defines (their `def`/`class` statements are)."""
-    stack = list(fn.body)
-    while stack:
-        s = stack.pop()
-        yield s
-        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        for field in ("body", "orelse", "finalbody"):
-            sub = getattr(s, field, None)
-            if isinstance(sub, list):
-                stack.extend(sub)
-        for h in getattr(s, "handlers", ()):
-            stack.extend(h.body)
-        for c in getattr(s, "cases", ()):
-            stack.extend(c.body)
-
-
-def _statements(tree: ast.Module):
-    """Every statement of the module, nested ones included (not the expressions: a fraction of the nodes)."""
-    stack = list(tree.body)
-    while stack:
-        s = stack.pop()
-        yield s
-        for field in ("body", "orelse", "finalbody"):
-            sub = getattr(s, field, None)
-            if isinstance(sub, list):
-                stack.extend(sub)
-        for h in getattr(s, "handlers", ()):
-            stack.extend(h.body)
-        for c in getattr(s, "cases", ()):
-            stack.extend(c.body)
+    return any(isinstance(s, ast.Global) for s in _stmts(fn.body))
 
 
 # functions whose own nodes were memoised during a scan (dropped at its end), per tree
@@ -362,18 +327,21 @@ def _dynamic(call: ast.Call):
     return None
 
 
-def _stmts(body: list[ast.stmt]):
-    """Statements, nested blocks included, not inside function or class bodies."""
+def _stmts(body: list[ast.stmt], into_defs: bool = False):
+    """Statements, nested blocks included (`match` cases too), not inside function or class bodies unless
+    `into_defs` (then every statement of a module: not its expressions, a fraction of the nodes)."""
     for s in body:
         yield s
-        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if not into_defs and isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
         for field in ("body", "orelse", "finalbody"):
             sub = getattr(s, field, None)
             if isinstance(sub, list) and sub and isinstance(sub[0], ast.stmt):
-                yield from _stmts(sub)
+                yield from _stmts(sub, into_defs)
         for h in getattr(s, "handlers", ()) or ():
-            yield from _stmts(h.body)
+            yield from _stmts(h.body, into_defs)
+        for c in getattr(s, "cases", ()) or ():
+            yield from _stmts(c.body, into_defs)
 
 
 # ---- module attributes and globals --------------------------------------------------------------
@@ -434,7 +402,7 @@ def _attr_updates(fn: ast.AST, qual: str, cls: str, inits: dict, span) -> list[t
 def _global_rebinds(fn: ast.AST, qual: str, glob_types: dict, span) -> list[tuple]:
     """A function that declares `global G` (G a module-level literal) and assigns G other than a literal, or
     sets an item of a module-level dict (`CONFIG["scale"] = s`) to something that is not a literal."""
-    stmts = list(_own_statements(fn))
+    stmts = list(_stmts(fn.body))
     declared = {n for s in stmts if isinstance(s, ast.Global) for n in s.names}
     out = []
     for s in stmts:
@@ -608,7 +576,7 @@ def _nonlocal_rebinds(fn: ast.AST, qual: str, span) -> list[tuple]:
     """`nonlocal x; x += 1` in a nested function: ("closure", the sibling functions reading x, ...)."""
     if ".<locals>." not in qual:
         return []
-    stmts = list(_own_statements(fn))
+    stmts = list(_stmts(fn.body))
     declared = {n for s in stmts if isinstance(s, ast.Nonlocal) for n in s.names}
     if not declared:
         return []
