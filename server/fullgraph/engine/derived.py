@@ -17,6 +17,15 @@ _BUILTINS = frozenset(dir(builtins))
 
 
 def _node(arr, fs: FunctionSummary, mod: ModuleSummary) -> ast.FunctionDef | None:
+    """The function's definition in its module's syntax tree (looked up once per generation)."""
+    key = ("fn_node", mod.path, mod.text_hash, fs.qualname, fs.span.start.line)
+    memo = arr.c.memo
+    if key not in memo:
+        memo[key] = _find_node(arr, fs, mod)
+    return memo[key]
+
+
+def _find_node(arr, fs: FunctionSummary, mod: ModuleSummary) -> ast.FunctionDef | None:
     if arr.source_of is None:
         return None
     text = arr.source_of(mod.path)

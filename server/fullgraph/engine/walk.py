@@ -99,7 +99,7 @@ class Walker:
                 picked = {f.qualname for f, _ in self.res.registry_targets(e, r.mod)} \
                     if e.kind in ("factory_call", "registry_call") else \
                     {f.qualname for f, _ in self.res.property_results(e, r.mod)} if e.kind == "method" else ()
-                decided = self._property_entries(e, r, attr_of) if picked and e.kind == "method" else None
+                decided = self._property_entries(e, r, attr_of, picked) if picked and e.kind == "method" else None
                 if unfollowed is not None and e.kind == "method" and e.attr:
                     self._unfollowed(self._self_class(e, r), e.attr, r.mod.path, r.mod.path, e.span, unfollowed)
                 for tfs, tmod, recv in self._dispatch(e, r):
@@ -128,15 +128,15 @@ class Walker:
                     queue.append(Reached(tfs, tmod, r.path + [Step(q, Location(r.mod.path, e.span))], env, cond,
                                          self_q=recv))
 
-    def _property_entries(self, e: Edge, r: Reached, attr_of) -> frozenset | None:
-        """The registry functions a property read by a `self.<name>(...)` call returns for this object,
-        when its code and what the object holds tell (engine/derived.py); None when not known."""
+    def _property_entries(self, e: Edge, r: Reached, attr_of, known: set[str]) -> frozenset | None:
+        """The registry functions a property read by a `self.<name>(...)` call returns for this object
+        (among `known`, all it may return), when its code and what the object holds tell
+        (engine/derived.py); None when not known."""
         cls = self._self_class(e, r) or e.target
         m = self.res.find_method(cls, e.attr or "", r.mod.path)
         if m is None:
             return None
         got = returned_entries(self.arr, m[0], m[1], r.self_q, attr_of)
-        known = {f.qualname for f, _ in self.res.property_results(e, r.mod)}
         return (got & known) or None if got else None
 
     def attr_reader(self, root: RootRecord, r: Reached):
