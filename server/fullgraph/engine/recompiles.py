@@ -59,11 +59,8 @@ def scan(tree: ast.Module, span: Callable[[ast.AST], Span], modname: str, text: 
     out: list[tuple] = []
     classes: list[ast.ClassDef] = []
     has_global = has_nonlocal = False
-    if text is None or _COMPILE_CALL.search(text):  # (what _is_compile matches, called)
-        for n in ast.walk(tree):
-            if type(n) is ast.Call and _is_compile(n.func):
-                out.append(("compile", span(n), ast.unparse(n), _fullgraph(n),
-                            ast.unparse(n.args[0]) if n.args else ""))
+    for n in _spelled_compile_calls(tree, text):
+        out.append(("compile", span(n), ast.unparse(n), _fullgraph(n), ast.unparse(n.args[0]) if n.args else ""))
     for n in _stmts(tree.body, into_defs=True):
         t = type(n)
         if t is ast.FunctionDef or t is ast.AsyncFunctionDef:
@@ -82,21 +79,25 @@ def scan(tree: ast.Module, span: Callable[[ast.AST], Span], modname: str, text: 
         for c in classes:
             out.extend(_object_attrs(c, span))
     glob_types = _const_types(tree.body)
-    inits = _init_types(tree, modname, classes) if classes else {}
+    class_nodes: dict[str, ast.ClassDef] = {}
+    scopes = list(_scopes(tree, modname, class_nodes))
+    inits = _init_types(scopes, classes) if classes else {}
     by_class_name = {q.rpartition(".")[2]: v for q, v in inits.items()}
     reads_by_class = _attr_reads(classes) if any_compile else {}
-    scopes = list(_scopes(tree, modname))
     outer = _compiled_names(tree.body, span)
     varied_calls: set[str] = set()  # functions called in a loop with an argument that changes
     scanners: list = []
     try:
         _scan_scopes(out, scopes, tree, span, inits, by_class_name, reads_by_class, glob_types, outer,
                      varied_calls, scanners, any_compile, (has_global, _dict_items_set(glob_types, text)),
-                     has_nonlocal)
+                     has_nonlocal, class_nodes)
         if any(r[0] == "global" for r in out):  # what reads the rebound globals
-            module_names = _module_assigned(tree.body)
+            module_names = _module_assigned(tree.body) & {r[1] for r in out if r[0] == "global"}
+            lines = _lines(text)
+            spelled = re.compile(r"\b(?:%s)\b" % "|".join(map(re.escape, sorted(module_names))))
             for qual, node, _, _ in scopes:
-                if node is not tree:
+                if node is not tree and module_names and (lines is None or spelled.search(
+                        "\n".join(lines[node.lineno - 1:node.end_lineno]))):
                     reads = _reads(node, module_names)
                     if reads:
                         out.append(("reads", qual, frozenset(reads)))
@@ -119,14 +120,63 @@ def scan(tree: ast.Module, span: Callable[[ast.AST], Span], modname: str, text: 
 _COMPILE_CALL = re.compile(r"torch\s*\.\s*compile(?:r\s*\.\s*compile)?\s*\(")
 
 
+def _spelled_compile_calls(tree: ast.Module, text: str | None) -> list[ast.Call]:
+    """The `torch.compile(...)` calls (as _is_compile names them), in the order ast.walk meets them.  With the
+    text, only the top-level statements holding a line that spells one are walked (most modules spell none;
+    most that do, in a docstring)."""
+    if text is None:
+        nodes = ast.walk(tree)
+    else:
+        lines = {text.count("\n", 0, m.start()) + 1 for m in _COMPILE_CALL.finditer(text)}
+        if not lines:
+            return []
+        if _lone_cr(text):  # (lines counted at "\n" only)
+            nodes = ast.walk(tree)
+        else:
+            held = [s for s in tree.body if any(_first_line(s) <= n <= s.end_lineno for n in lines)]
+            nodes = _walk_all(held)
+    return [n for n in nodes if type(n) is ast.Call and _is_compile(n.func)]
+
+
+def _first_line(s: ast.stmt) -> int:
+    """A statement's first line, its decorators' included (a `def`'s lineno is its `def` line)."""
+    decorators = getattr(s, "decorator_list", None)
+    return min(s.lineno, *(d.lineno for d in decorators)) if decorators else s.lineno
+
+
+def _lone_cr(text: str) -> bool:
+    """Does a "\\r" end a line by itself (then lines are not counted at "\\n")?"""
+    return "\r" in text and text.count("\r") != text.count("\r\n")
+
+
+def _lines(text: str | None) -> list[str] | None:
+    """The text's lines as ast numbers them (from 1: lines[n - 1]), or None when not known."""
+    return None if text is None or _lone_cr(text) else text.split("\n")
+
+
+def _walk_all(roots: list[ast.AST]):
+    """ast.walk over several roots at once (the same order as ast.walk of a module holding just them)."""
+    from collections import deque
+    todo = deque(roots)
+    while todo:
+        node = todo.popleft()
+        todo.extend(ast.iter_child_nodes(node))
+        yield node
+
+
 def _dict_items_set(glob_types: dict, text: str | None) -> bool:
     """May a function set an item of a module-level dict (`CONFIG["scale"] = s`)?  Not when the text never
     subscripts one of them."""
     names = [k for k, v in glob_types.items() if v == DICT]
     if not names:
         return False
-    return text is None or \
-        re.search(r"\b(?:%s)\s*\[[^\]\n]*\]\s*=(?!=)" % "|".join(map(re.escape, names)), text) is not None
+    if text is None:
+        return True
+    names = set(names)
+    return any(m.group(1) in names for m in _ITEM_SET.finditer(text))
+
+
+_ITEM_SET = re.compile(r"\b(\w+)\s*\[[^\]\n]*\]\s*=(?!=)")  # name[...] = ...
 
 
 def _declares_global(fn: ast.AST) -> bool:
@@ -139,11 +189,11 @@ _MEMO: dict[int, list] = {}
 
 
 def _scan_scopes(out, scopes, tree, span, inits, by_class_name, reads_by_class, glob_types, outer,
-                 varied_calls, scanners, any_compile, globals_change, has_nonlocal) -> None:
+                 varied_calls, scanners, any_compile, globals_change, has_nonlocal, class_nodes) -> None:
+    """`class_nodes`: class qualname -> its node."""
     memo = _MEMO.setdefault(id(tree), [])
     module_defs = {s.name: s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
     class_defs = {s.name: s for s in tree.body if isinstance(s, ast.ClassDef)}
-    class_nodes = {c.name: c for c in ast.walk(tree) if isinstance(c, ast.ClassDef)} if any_compile else {}
     for qual, node, body, cls in scopes:
         if node is not tree:
             memo.append(node)
@@ -151,8 +201,8 @@ def _scan_scopes(out, scopes, tree, span, inits, by_class_name, reads_by_class, 
         if fn is not None:
             if cls is not None and inits.get(cls):
                 out.extend(_attr_updates(fn, qual, cls, inits, span))
-            if cls is not None and any_compile and cls.rpartition(".")[2] in class_nodes:
-                out.extend(_grown_self_lists(fn, class_nodes[cls.rpartition(".")[2]], span))
+            if cls is not None and any_compile and cls in class_nodes:
+                out.extend(_grown_self_lists(fn, class_nodes[cls], span))
             if (globals_change[0] and _declares_global(fn)) or globals_change[1]:
                 out.extend(_global_rebinds(fn, qual, glob_types, span))
             if has_nonlocal:
@@ -171,7 +221,8 @@ def _scan_scopes(out, scopes, tree, span, inits, by_class_name, reads_by_class, 
             for name in _local_names(fn) - set(own):
                 compiled.pop(name, None)  # shadowed
         compiled.update(own)
-        consts = glob_types if fn is None else {**{k: v for k, v in glob_types.items() if k in _declared(fn)},
+        declared = _declared(fn) if fn is not None and glob_types else ()
+        consts = glob_types if fn is None else {**{k: v for k, v in glob_types.items() if k in declared},
                                                  **_const_types(body)}
         sc = _Loops(out, compiled, span, consts, body, by_class_name, reads_by_class, varied_calls,
                     module_level=fn is None, node=node, fn=fn)
@@ -196,8 +247,9 @@ def _fullgraph(call: ast.Call):
 
 
 # ---- scopes and names ---------------------------------------------------------------------------
-def _scopes(tree: ast.Module, modname: str):
-    """(qualname, node, body, class qualname) of the module and every function, as the analyzer names them."""
+def _scopes(tree: ast.Module, modname: str, class_nodes: dict | None = None):
+    """(qualname, node, body, class qualname) of the module and every function, as the analyzer names them;
+    each class's qualname -> its node into `class_nodes`."""
     yield modname, tree, tree.body, None
 
     def walk(body, prefix, cls, in_function):
@@ -208,8 +260,10 @@ def _scopes(tree: ast.Module, modname: str):
                 yield from walk(s.body, q, None, True)
             elif isinstance(s, ast.ClassDef):
                 q = f"{prefix}.<locals>.{s.name}" if in_function else f"{prefix}.{s.name}"
+                if class_nodes is not None:
+                    class_nodes[q] = s
                 yield from walk(s.body, q, q, False)
-            else:
+            elif type(s) in _COMPOUND:
                 for field in ("body", "orelse", "finalbody", "handlers"):
                     sub = getattr(s, field, None)
                     if isinstance(sub, list) and sub and isinstance(sub[0], (ast.stmt, ast.excepthandler)):
@@ -327,29 +381,47 @@ def _dynamic(call: ast.Call):
     return None
 
 
-def _stmts(body: list[ast.stmt], into_defs: bool = False):
-    """Statements, nested blocks included (`match` cases too), not inside function or class bodies unless
-    `into_defs` (then every statement of a module: not its expressions, a fraction of the nodes)."""
+def _stmts(body: list[ast.stmt], into_defs: bool = False) -> list[ast.stmt]:
+    """Statements, nested blocks included (`match` cases too; a `try`'s handlers after its other blocks), not
+    inside function or class bodies unless `into_defs` (then every statement of a module: not its expressions,
+    a fraction of the nodes)."""
+    out: list[ast.stmt] = []
+    _collect_stmts(body, into_defs, out)
+    return out
+
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+# the statements that hold statements (any other is a leaf: most of a module's statements)
+_COMPOUND = frozenset({ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try,
+                       getattr(ast, "TryStar", ast.Try), ast.Match, *_DEFS})
+
+
+def _collect_stmts(body: list[ast.stmt], into_defs: bool, out: list) -> None:
     for s in body:
-        yield s
-        if not into_defs and isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        out.append(s)
+        t = type(s)
+        if t not in _COMPOUND or (not into_defs and t in _DEFS):
             continue
-        for field in ("body", "orelse", "finalbody"):
-            sub = getattr(s, field, None)
-            if isinstance(sub, list) and sub and isinstance(sub[0], ast.stmt):
-                yield from _stmts(sub, into_defs)
-        for h in getattr(s, "handlers", ()) or ():
-            yield from _stmts(h.body, into_defs)
-        for c in getattr(s, "cases", ()) or ():
-            yield from _stmts(c.body, into_defs)
+        if t is ast.Match:
+            for c in s.cases:
+                _collect_stmts(c.body, into_defs, out)
+            continue
+        _collect_stmts(s.body, into_defs, out)
+        if t is ast.If or t is ast.For or t is ast.AsyncFor or t is ast.While:
+            _collect_stmts(s.orelse, into_defs, out)
+        elif t is ast.Try or t.__name__ == "TryStar":  # (handlers last)
+            _collect_stmts(s.orelse, into_defs, out)
+            _collect_stmts(s.finalbody, into_defs, out)
+            for h in s.handlers:
+                _collect_stmts(h.body, into_defs, out)
 
 
 # ---- module attributes and globals --------------------------------------------------------------
-def _init_types(tree: ast.Module, modname: str, classes: list) -> dict[str, dict[str, str]]:
-    """class qualname -> {attr: "int"/"float"} for `self.<attr> = <number>` in `__init__`; a class
-    also sees its bases' (named in the same module)."""
+def _init_types(scopes: list, classes: list) -> dict[str, dict[str, str]]:
+    """class qualname -> {attr: "int"/"float"} for `self.<attr> = <number>` in `__init__` (`scopes`: the
+    module's, as _scopes gives them); a class also sees its bases' (named in the same module)."""
     out: dict[str, dict[str, str]] = {}
-    for q, node, body, cls in _scopes(tree, modname):
+    for q, node, body, cls in scopes:
         if cls is None or not isinstance(node, ast.FunctionDef) or node.name != "__init__":
             continue
         got = out.setdefault(cls, {})
@@ -389,7 +461,7 @@ def _attr_updates(fn: ast.AST, qual: str, cls: str, inits: dict, span) -> list[t
         return []
     types = inits.get(cls) or {}
     out = []
-    for s in _own_nodes(fn):
+    for s in _stmts(fn.body):
         if isinstance(s, ast.AugAssign) and _self_attr(s.target) and s.target.attr in types:
             out.append(("attr", qual, s.target.attr, span(s), types[s.target.attr]))
         elif isinstance(s, ast.Assign) and len(s.targets) == 1 and _self_attr(s.targets[0]) \
