@@ -18,7 +18,7 @@ class Contents:
     def __init__(self) -> None:
         self.modules: dict[str, ModuleSummary] = {}  # path -> summary
         self.by_name: dict[str, list[ModuleSummary]] = {}
-        self._fn_index: dict[str, tuple[FunctionSummary, ModuleSummary]] | None = None
+        self._fn_index: dict[str, ModuleSummary] | None = None
         # Per-generation memos: the language server asks for findings after every keystroke and for
         # every open file, and most of the walk is the same name resolutions over and over.
         self.memo: dict = {}
@@ -70,15 +70,17 @@ class Contents:
         self.guard_memo = {}
         self.memo = {}
 
-    @property
-    def fn_index(self) -> dict[str, tuple[FunctionSummary, ModuleSummary]]:
+    def function(self, q: str) -> tuple[FunctionSummary, ModuleSummary] | None:
+        """The function of that qualified name and its module (the first module put that has it)."""
         if self._fn_index is None:
-            idx: dict[str, tuple[FunctionSummary, ModuleSummary]] = {}
+            idx: dict[str, ModuleSummary] = {}
             for m in list(self.modules.values()):
-                for q, fs in m.functions.items():
-                    idx.setdefault(q, (fs, m))
+                for name in m.function_names():  # (names only: a module's functions are read when found)
+                    idx.setdefault(name, m)
             self._fn_index = idx
-        return self._fn_index
+        m = self._fn_index.get(q)
+        fs = m.functions.get(q) if m is not None else None
+        return (fs, m) if fs is not None else None
 
     def add_name(self, name: str, summary: ModuleSummary) -> None:
         """Index a module under one more name it is imported by (found on a search path under that name)."""

@@ -41,7 +41,6 @@ class Project:
         self._pass = FindingsPass(self.contents, self.resolver, self.walker, rules, self.config)
         self._findings: list[Finding] | None = None
         self._unresolved: list[tuple[str, str, Span, str]] | None = None
-        self._interfaces: dict[str, tuple] = {}
 
     # ---- contents ------------------------------------------------------------------------------
     @property
@@ -51,15 +50,13 @@ class Project:
     def set_module(self, summary: ModuleSummary) -> None:
         path = summary.path
         old = self.contents.put(summary)
-        iface = interface_of(summary)
         # names, classes or call targets changed: every root may differ; else only those that read it
-        self._pass.forget(None if old is None or self._interfaces.get(path) != iface else path)
-        self._interfaces[path] = iface
+        # (a first load forgets them all: no interface computed, no summary's functions read)
+        self._pass.forget(None if old is None or interface_of(old) != interface_of(summary) else path)
         self._findings = self._unresolved = None
 
     def remove_module(self, path: str) -> None:
         if self.contents.pop(path) is not None:
-            self._interfaces.pop(path, None)
             self._pass.forget(None)
             self._findings = self._unresolved = None
 

@@ -43,7 +43,7 @@ class Resolver:
     def _lookup(self, q: str, near: str | None, _depth: int):
         if not q or _depth > 12:
             return None
-        hit = self.c.fn_index.get(q)
+        hit = self.c.function(q)
         if hit is not None:
             return ("function", hit[0], hit[1])
         parts = q.split(".")
