@@ -172,11 +172,12 @@ def _dict_items_set(glob_types: dict, text: str | None) -> bool:
         return False
     if text is None:
         return True
-    names = set(names)
-    return any(m.group(1) in names for m in _ITEM_SET.finditer(text))
-
-
-_ITEM_SET = re.compile(r"\b(\w+)\s*\[[^\]\n]*\]\s*=(?!=)")  # name[...] = ...
+    for name in names:  # (one pattern per name: led by a literal, the search skips to it; `\b(?:a|b)` crawls)
+        for m in re.finditer(re.escape(name) + r"\s*\[[^\]\n]*\]\s*=(?!=)", text):
+            i = m.start()
+            if i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_"):
+                return True
+    return False
 
 
 def _declares_global(fn: ast.AST) -> bool:
