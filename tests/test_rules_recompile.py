@@ -670,6 +670,94 @@ def test_hazard_found_where_dynamo_recompiles(name, tmp_path):
     assert compiles == n
 
 
+# the compiled module's class defined in another file (nets.py): the loop that calls it sets an attribute,
+# a hazard only when the class reads it (nanoGPT's `model.require_backward_grad_sync = ...`, which GPT never
+# reads: Dynamo compiles once)
+NETS = """
+    import torch.nn as nn
+
+
+    class Scaled(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.k = 1
+            self.scale = 1.0
+            self.sync = True
+
+        def forward(self, x):
+            return x * self.k * self.scale
+
+
+    class Net(Scaled):
+        pass
+    """
+
+CROSS_FILE = {
+    # (source importing `nets`, [(line, code)], compiles)
+    "a bool the class never reads": ("""
+        from nets import Net
+
+        def main():
+            model = Net()
+            model = torch.compile(model)
+            steps = 4
+            for it in range(3):
+                for micro_step in range(steps):
+                    model.sync = micro_step == steps - 1
+                    model(torch.ones(2))
+        """, [], 1),
+    "an int the class reads in forward": ("""
+        from nets import Scaled
+
+        def main():
+            m = Scaled()
+            f = torch.compile(m)
+            for i in range(10):
+                m.k = i
+                f(torch.ones(2))
+        """, [(11, "FG601")], LIMIT),
+    "a float the base class's forward reads": ("""
+        from nets import Net
+
+        def main():
+            model = torch.compile(Net())
+            for i in range(10):
+                model.scale = 1.0 + i
+                model(torch.ones(2))
+        """, [(10, "FG601")], 2),
+    # the class is not the project's (torch's own): what it reads is not known, no finding
+    "an int set on a torch module": ("""
+        def main():
+            model = torch.compile(nn.Linear(2, 2))
+            for i in range(10):
+                model.step = i
+                model(torch.ones(2))
+        """, [], 1),
+}
+
+
+@pytest.mark.parametrize("name", list(CROSS_FILE))
+def test_attribute_set_on_a_module_of_another_file(name, tmp_path, monkeypatch):
+    from fullgraph.api import Workspace
+    from fullgraph.config import Config
+
+    src, where, n = CROSS_FILE[name]
+    src = dedent(HEAD + src)
+    (tmp_path / "nets.py").write_text(dedent(NETS))
+    (tmp_path / "train.py").write_text(src)
+    ws = Workspace(Config(project_root=str(tmp_path)))
+    got = ws.check([tmp_path / "nets.py", tmp_path / "train.py"]).findings
+    assert {(f.span.start.line + 1, f.code) for f in got if f.code.startswith("FG6")} == set(where)
+    assert all(f.path.endswith("train.py") for f in got if f.code.startswith("FG6"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "nets", raising=False)
+    try:
+        compiles, _ = count_compiles(src, "main()")
+    finally:
+        sys.modules.pop("nets", None)
+    assert compiles == n
+
+
 def test_cli_select_fg6_json_and_sarif(tmp_path):
     ex = next(e for r, _, e in EXAMPLES if r.code == "FG601" and e.breaks)
     p = tmp_path / "model.py"

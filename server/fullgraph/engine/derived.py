@@ -40,6 +40,38 @@ def _find_node(arr, fs: FunctionSummary, mod: ModuleSummary) -> ast.FunctionDef 
     return E.function_node(tree, fs.name, fs.span.start.line)
 
 
+def self_reads(arr, fs: FunctionSummary, mod: ModuleSummary) -> frozenset[str] | None:
+    """The attributes a method reads from its instance (`self.k`, `self.k += 1`, `getattr(self, "k")`), in
+    nested functions too; empty for a static or class method; None when its syntax tree is not available."""
+    key = ("self_reads", mod.path, mod.text_hash, fs.qualname, fs.span.start.line)
+    memo = arr.c.memo
+    if key not in memo:
+        memo[key] = _self_reads(_node(arr, fs, mod), fs)
+    return memo[key]
+
+
+def _self_reads(node, fs: FunctionSummary) -> frozenset[str] | None:
+    if node is None:
+        return None
+    params = node.args.posonlyargs + node.args.args
+    if not fs.is_method or not params:
+        return frozenset()
+    me = params[0].arg
+    out = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == me \
+                and isinstance(n.ctx, ast.Load):
+            out.add(n.attr)
+        elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Attribute) \
+                and isinstance(n.target.value, ast.Name) and n.target.value.id == me:
+            out.add(n.target.attr)
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "getattr" \
+                and len(n.args) >= 2 and isinstance(n.args[0], ast.Name) and n.args[0].id == me \
+                and isinstance(n.args[1], ast.Constant) and isinstance(n.args[1].value, str):
+            out.add(n.args[1].value)
+    return frozenset(out)
+
+
 def global_reader(arr, mod: ModuleSummary) -> Callable[[str], Any]:
     """A module-level name of `mod` as the evaluator sees it: a registry (by its keys), a module imported
     by its own name (`re`), a builtin the module does not rebind; anything else UNKNOWN."""

@@ -105,7 +105,7 @@ class FindingsPass:
         for mod in self.c.modules.values():
             if getattr(mod, "library", False) or not any(r[0] == "call" for r in mod.recompiles):
                 continue
-            ev = CompileEvent(mod, by_mod.get(mod.path, {}))
+            ev = CompileEvent(mod, by_mod.get(mod.path, {}), resolver=self.res, walker=self.walker)
             compiles = {r[1]: r for r in mod.recompiles if r[0] == "compile"}
             for rule in rules:
                 for p in rule.at_compile(ev):

@@ -1372,9 +1372,12 @@ class _Loops:
                 k = self._kind(s.value, env) if isinstance(s, ast.Assign) else None
                 typ = k[0] if k is not None and k[1] else attr_types.get(t.attr) if isinstance(s, ast.AugAssign) else None
                 if typ in (INT, FLOAT, BOOL):
+                    # `unseen`: the module's class is not defined here (another file, or a wrapper such as
+                    # DDP rebinding the name): the rule keeps the fact only if the compiled module's class,
+                    # as the project resolves it, reads the attribute (Dynamo guards only on what it reads)
                     self.out.append(("call", root_span, "FG601", self.span(s),
                                      {"attr": t.attr, "type": typ, "every": typ == INT, "outside": True,
-                                      "module": t.value.id}))
+                                      "module": t.value.id, **({"unseen": True} if read is None else {})}))
             elif isinstance(t, ast.Name) and t.id in free:
                 k = self._kind(s.value, env) if isinstance(s, ast.Assign) else (env.get(t.id) or (None,))[:1] + (True,)
                 if k is not None and k[1] and k[0] in SCALARS + (LIST,):

@@ -24,6 +24,7 @@ from typing import Callable
 from ..positions import Span
 from ..torchinfo import TorchVersion
 from . import conditions_evaluated as C
+from . import derived
 from .frames import FrameFacts, Frames
 from .resolve import Resolver
 from .roots import RootRecord
@@ -140,6 +141,38 @@ class CompileEvent:
     mod: ModuleSummary  # a user module with recompilation facts (ModuleSummary.recompiles)
     roots: dict  # compile call span -> RootRecord, for the module's roots the analysis resolved
     ctx: WalkContext | None = None
+    resolver: Resolver | None = None
+    walker: Walker | None = None
+
+    def compiled_reads(self, compile_span: Span) -> frozenset[str] | None:
+        """The attributes the compiled module's class reads from its instance, in its methods other than
+        `__init__` and those of its bases the project defines (derived.self_reads); None when the class is
+        not known (the compile call unresolved, a plain function compiled, a method's source not read)."""
+        rec = self.roots.get(compile_span)
+        if rec is None or not rec.entries or self.resolver is None or self.walker is None:
+            return None
+        decl, (first, fmod) = rec.decl, rec.entries[0]
+        if decl.kind == "module":  # `torch.compile(Model())`: the instance's class (its forward may be inherited)
+            q, near = decl.target, rec.mod.path
+        elif decl.kind in ("factory", "function", "attr", "method") and first.is_method and first.class_qualname \
+                and first.name in ("forward", "__call__") and decl.attr != first.name:
+            q, near = first.class_qualname, fmod.path  # a module a factory made, held in an attribute, ...
+        else:  # a function or a bound method compiled, a container (nn.Sequential): not the class's instance
+            return None
+        chain = self.resolver.mro(q, near)
+        if not chain:
+            return None
+        out: set[str] = set()
+        for cs, cmod in chain:
+            for name, fq in cs.methods.items():
+                fs = cmod.functions.get(fq)
+                if name == "__init__" or fs is None:
+                    continue
+                got = derived.self_reads(self.walker.arr, fs, cmod)
+                if got is None:
+                    return None
+                out |= got
+        return frozenset(out)
 
 
 @dataclass

@@ -65,10 +65,11 @@ class ModuleAttrMutated(RecompileRule):
     project_hooks = ("reached", "compile")
     what = """Finds `self.<attr> += ...` (or `self.<attr> = self.<attr> + ...`) in a method reached from a compiled
 root, where `__init__` set the attribute to a Python int or float; `model.<attr> = <value that changes>`
-in the loop that calls the compiled module; and, on a plain object (not an nn.Module) that compiles one of its
-own methods (`self.ema = torch.compile(self.ema_update)`), a number attribute that method reads set in another
-method from what changes (`self.momentum = f(step)`, `self.step += 1`): once, then dynamic, or on every new
-value when the compiled method needs it exactly (`range(self.n)`)."""
+in the loop that calls the compiled module, when the module's class (in any file of the project, its bases
+included) reads that attribute in a method other than `__init__`; and, on a plain object (not an nn.Module)
+that compiles one of its own methods (`self.ema = torch.compile(self.ema_update)`), a number attribute that
+method reads set in another method from what changes (`self.momentum = f(step)`, `self.step += 1`): once,
+then dynamic, or on every new value when the compiled method needs it exactly (`range(self.n)`)."""
     why = """Dynamo treats integer attributes of an nn.Module as constants and guards on their value
 (`self.step == 7`, "torch.compile considers integer attributes of the nn.Module to be static"): the next call
 fails the guard, on every call, until the recompile limit, after which forward runs in eager.  A float
@@ -146,6 +147,13 @@ def main():
                 yield Placed(f"`self.{attr}` is set (in `{info['setter']}`) to a Python {typ} that changes between calls "
                              f"of the compiled method `{info['method']}`, which reads it: {how}", data=info, span=span)
                 continue
+            if info.pop("unseen", False):
+                # the module's class is not in the scanned file (or the name was rebound to a wrapper such as
+                # DDP): a hazard only if the compiled module's class reads the attribute; silent when the
+                # class is not known (Dynamo guards only on what the compiled code reads)
+                reads = ev.compiled_reads(info["compile_span"])
+                if reads is None or attr not in reads:
+                    continue
             how = (f"Dynamo guards on its value (`self.{attr} == 7`: int attributes of an nn.Module are static) "
                    f"and {EVERY}" if typ == "int" else f"Dynamo guards on its value and {ONCE}")
             yield Placed(f"`{info['module']}.{attr}` is set to a Python {typ} that changes between calls of the "
