@@ -11,10 +11,12 @@ from __future__ import annotations
 import fnmatch
 import gc
 import hashlib
+import importlib
 import io
 import os
 import pickle
 import re
+import threading
 import tokenize
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -135,6 +137,13 @@ def _analyze_to_cache(args: tuple[str, str | None, bool, str | None]) -> tuple[s
     if directory is not None:  # (the key hashes the file's bytes: not for nothing with --no-cache)
         cache.store(directory, cache.file_key(path, modname, is_pkg, data), payload)
     return path, payload, None
+
+
+def _import_fixes() -> None:
+    try:
+        importlib.import_module(f"{__package__}.fixes")
+    except Exception:  # (imported again where needed: its error is reported there)
+        pass
 
 
 def _patterns(pats: list[str]) -> re.Pattern:
@@ -672,6 +681,9 @@ class Workspace:
                 if directory is not None:
                     cache.engine_key()  # computed once here, inherited by the workers
                 jobs_in = [(p, m, k, directory) for p, m, k, _ in misses]
+                # this process waits for the workers: the fixes (libcst with them), which the findings of a
+                # large tree will want, are imported meanwhile rather than after
+                threading.Thread(target=_import_fixes, daemon=True).start()
                 # small chunks: with 142 files a chunk (a sixteenth of the torch tree per worker), one worker
                 # ran alone for the last second of the run
                 with ProcessPoolExecutor(max_workers=n_jobs) as ex:
