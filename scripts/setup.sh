@@ -10,4 +10,6 @@ fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet "torch==2.13.0"
 .venv/bin/python -m pip install --quiet -e "./server[test]" numpy scipy tqdm
+# a followed library for the end-to-end test of its undecided breaks (tests/e2e/conditional.test.js)
+.venv/bin/python -m pip install --quiet "transformers==5.24.0"
 .venv/bin/python -c "import fullgraph, torch; print('fullgraph', fullgraph.__version__, '| torch', torch.__version__)"
