@@ -5,8 +5,15 @@ calls (left at its default: by default only); a `for` over `items if cond else (
 the items (in user code an unknown test is taken; inside a followed library it is a condition).  Each script's main() runs under Dynamo, which must break exactly where fullgraph says."""
 from __future__ import annotations
 
+import importlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
-from harness import check_code, dynamo_lines, expected
+from harness import check_code, dynamo_breaks_of_run, dynamo_lines, expected
 
 DECIDED = '''\
 import torch
@@ -78,3 +85,87 @@ def test_conditions_the_program_decides(tmp_path):
     assert {f.span.start.line + 1: f.condition for f in findings if f.condition} == want
     pytest.importorskip("torch")
     assert dynamo_lines(tmp_path, "decided") == {line for line, _ in expected(DECIDED)}
+
+
+# ---- a module-level variable of a followed library, read in another of its modules (issue 27) ----------
+# torch_geometric's `backend.use_segment_matmul = None`, tested by RGCNConv.forward: nothing assigns it, so
+# the heuristic behind `if use_segment_matmul is None:` runs (Dynamo breaks in it); a script that sets the
+# variable makes the test undecided again (a condition), and Dynamo then takes the other path.
+SITE = Path(".venv") / "lib" / "python3.11" / "site-packages"
+BACKEND = '''from typing import Optional
+
+use_fast: Optional[bool] = None
+'''
+LAYER = '''import torch.nn as nn
+
+import fglib.backend
+
+
+class Layer(nn.Module):
+    def forward(self, x):
+        use_fast = fglib.backend.use_fast
+        if use_fast is None:
+            print("choosing a kernel")
+            use_fast = False
+        return x * 2 if use_fast else x + 1
+'''
+PRINT_LINE = 10  # in fglib/layer.py
+SCRIPT = '''import torch
+
+import fglib.backend
+from fglib.layer import Layer
+
+{setup}
+
+def main():
+    return torch.compile(Layer())(torch.randn(4))
+'''
+
+
+def _library_project(root: Path, files: dict[str, str], script: str) -> Path:
+    site = root / SITE / "fglib"
+    site.mkdir(parents=True)
+    (site / "__init__.py").write_text("")
+    for name, text in files.items():
+        (site / name).write_text(text)
+    (root / "pyproject.toml").write_text(f'[tool.fullgraph]\nfollow = ["fglib"]\nextra-paths = ["{SITE.as_posix()}"]\n')
+    (root / "train.py").write_text(script)
+    return root
+
+
+def _library_findings(root: Path) -> list[tuple[str, int, str, bool]]:
+    """(file name, line, code, conditional) of each library site `fullgraph check train.py` reports."""
+    env = {k: v for k, v in os.environ.items() if k != "TORCH_LOGS"}
+    proc = subprocess.run([sys.executable, "-m", "fullgraph", "check", "train.py", "--format", "json"], cwd=root,
+                          capture_output=True, text=True, env=env, timeout=300, check=False)
+    out = []
+    for d in json.loads(proc.stdout)["diagnostics"]:
+        for s in d.get("library_sites", ()):
+            out.append((os.path.basename(s["path"]), s["range"]["start"]["line"], s["code"],
+                        bool(d.get("conditional"))))  # (1-based lines)
+    return sorted(out)
+
+
+def _library_breaks(root: Path) -> set[tuple[str, int]]:
+    """(file name, line) of the graph breaks Dynamo logs in the library when train.py's main() runs."""
+    pytest.importorskip("torch")
+    site = str(root / SITE)
+    sys.path[:0] = [str(root), site]
+    try:
+        got = dynamo_breaks_of_run(lambda: importlib.import_module("train").main())
+    finally:
+        sys.path.remove(str(root))
+        sys.path.remove(site)
+        for name in [m for m in sys.modules if m in ("train", "fglib") or m.startswith("fglib.")]:
+            sys.modules.pop(name)
+    return {(os.path.basename(p), line) for p, line in got if p.startswith(os.path.realpath(site))}
+
+
+@pytest.mark.parametrize("setup, shown", [("", True), ("fglib.backend.use_fast = True", False)],
+                         ids=["never-assigned", "set-by-the-script"])
+def test_a_module_variable_nothing_assigns_is_its_initial_value(tmp_path, setup, shown):
+    root = _library_project(tmp_path, {"backend.py": BACKEND, "layer.py": LAYER}, SCRIPT.format(setup=setup))
+    found = _library_findings(root)
+    assert [f for f in found if f[:3] == ("layer.py", PRINT_LINE, "FG101")] == \
+        [("layer.py", PRINT_LINE, "FG101", not shown)]
+    assert _library_breaks(root) == ({("layer.py", PRINT_LINE)} if shown else set())

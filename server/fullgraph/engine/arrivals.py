@@ -15,6 +15,7 @@ from . import conditions_evaluated as C
 from . import values as V
 from .consteval import UNKNOWN
 from .derived import init_value
+from .globals_seen import module_value
 from .incremental import moved_function
 from .module import ModuleAnalyzer
 from .resolve import Resolver
@@ -407,6 +408,7 @@ class Arrivals:
             if value[0] == "init_field":
                 return self._config_field(cs, cmod, value[1], value[2])
             return C.attr_value(value)
+        read.module_value = lambda q: module_value(self, q, mod.path)
         return read
 
     def _config_field(self, cs: ClassSummary, mod: ModuleSummary, param: str, field: str) -> tuple | None:

@@ -120,7 +120,75 @@ class PathCondsMixin:
             return (*f, "truth", True)
         if self.truth(node)[0] != "U":
             return None  # a compile guard: dead_if's business
-        return ("expr", self._test_text(node), "truth", True)
+        return ("expr", self._test_text(node), self._global_test(node) or "truth", True)
+
+    def _global_test(self, node: ast.AST) -> tuple | None:
+        """A test of a module-level name (`backend.use_segment_matmul is None`, or a local read from it
+        once: `flag = backend.flag` ... `if flag:`): ("global", qualified name, how), how ("truth",),
+        ("none", is None?) or ("cmp", operator, constant); the project evaluates it when every
+        assignment of that name is seen (engine/globals_seen.py).  The atom stays an "expr" atom (its
+        text and wording unchanged); None for any other test."""
+        how: tuple = ("truth",)
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.comparators[0], ast.Constant):
+            op, right = node.ops[0], node.comparators[0].value
+            if isinstance(op, (ast.Is, ast.IsNot)) and right is None:
+                how = ("none", isinstance(op, ast.Is))
+            elif type(op) in COMPARISONS and isinstance(right, (int, float, str, bool)):
+                how = ("cmp", COMPARISONS[type(op)], right)
+            else:
+                return None
+            node = node.left
+        q = self._global_name(node)
+        return ("global", q, how) if q else None
+
+    def _global_name(self, node: ast.AST) -> str | None:
+        """The qualified name of a module-level variable `node` reads: `pkg.mod.NAME`, a name imported
+        from another module or defined in this one, or a local assigned once from one of those."""
+        if isinstance(node, ast.Attribute):
+            q = self.resolve_dotted_node(node)
+            return q if q and "." in q else None
+        if not isinstance(node, ast.Name) or self.module_level:
+            return None
+        if node.id in self.local_names:  # a local: what the assignment before the `if` read
+            return self._reaching_global(node)
+        if any(p is not None and node.id in p.local_names and not p.module_level for p in self._parents()):
+            return None  # a closure's variable
+        b = self.mod.bindings.get(node.id)
+        if b is None:
+            return None
+        if b.kind == V.REF:
+            return b.q if b.q and "." in b.q else None
+        return f"{self.mod.modname}.{node.id}"
+
+    def _reaching_global(self, node: ast.Name) -> str | None:
+        """The module-level name a local tested by the `if` being analysed holds: the statement before the
+        `if` in its block that last stores the local is `local = <module>.NAME` (what the body of the `if`
+        stores later does not reach its test); None when that is not so."""
+        s, fn, name = self._testing, self.node, node.id
+        if not isinstance(s, ast.If) or not any(n is node for n in ast.walk(s.test)) or \
+                any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in ast.walk(s.test)) or \
+                any(isinstance(n, ast.Nonlocal) and name in n.names for n in ast.walk(fn)):
+            return None
+        block = next((b for n in ast.walk(fn) for f in ("body", "orelse", "finalbody")
+                      for b in [getattr(n, f, None)] if isinstance(b, list) and any(x is s for x in b)), None)
+        if block is None:
+            return None
+        j = next(i for i, x in enumerate(block) if x is s)
+        for st in reversed(block[:j]):
+            if not any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
+                       for n in ast.walk(st)):
+                continue
+            if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) and \
+                    isinstance(st.value, ast.Attribute):
+                return self._global_name(st.value)
+            return None
+        return None
+
+    def _parents(self):
+        p = self.parent
+        while p is not None:
+            yield p
+            p = p.parent
 
     def _test_text(self, node: ast.AST) -> str:
         """A test's source on one line, shortened, for the condition a finding is worded with."""
