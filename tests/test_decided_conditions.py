@@ -169,3 +169,67 @@ def test_a_module_variable_nothing_assigns_is_its_initial_value(tmp_path, setup,
     assert [f for f in found if f[:3] == ("layer.py", PRINT_LINE, "FG101")] == \
         [("layer.py", PRINT_LINE, "FG101", not shown)]
     assert _library_breaks(root) == ({("layer.py", PRINT_LINE)} if shown else set())
+
+
+# ---- `getattr(self.config, "name", default)` for a field the config class lacks (issue 27) --------------
+# transformers' Data2VecAudioModel reads `getattr(self.config, "apply_spec_augment", True)`, a field that
+# Data2VecAudioConfig never defines: SpecAugment runs, and Dynamo breaks in it.  The config's base stores
+# the extra keywords of its constructor with setattr (as PreTrainedConfig does): a script that passes the
+# field makes it undecided, and so does a `__getattr__` (which may answer for any name).
+CONFIG = '''class BaseConfig:
+    def __init__(self, hidden=4, **kwargs):
+        self.hidden = hidden
+        for key, value in kwargs.items():
+            setattr(self, key, value)
+
+
+class TinyConfig(BaseConfig):
+    model_type = "tiny"
+
+    def __init__(self, dropout=0.0, **kwargs):
+        self.dropout = dropout
+        super().__init__(**kwargs)
+{extra}'''
+MODEL = '''import torch.nn as nn
+
+
+class TinyModel(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        if not getattr(self.config, "use_mask", True):
+            return self.lin(x)
+        print("masking")
+        return self.lin(x)
+'''
+MASK_LINE = 13  # in fglib/model.py
+CONFIG_SCRIPT = '''import torch
+
+from fglib.config import TinyConfig
+from fglib.model import TinyModel
+
+
+def main():
+    return torch.compile(TinyModel(TinyConfig({kwargs})))(torch.randn(2, 4))
+'''
+GETATTR = '''
+    def __getattr__(self, name):
+        return False
+'''
+
+
+@pytest.mark.parametrize("kwargs, extra, shown", [
+    ("hidden=8", "", True),
+    ("hidden=8, use_mask=False", "", False),
+    ("hidden=8", GETATTR, False),
+], ids=["no-such-field", "passed-by-the-script", "getattr-hook"])
+def test_a_field_the_config_class_lacks_is_the_getattr_default(tmp_path, kwargs, extra, shown):
+    root = _library_project(tmp_path, {"config.py": CONFIG.format(extra=extra), "model.py": MODEL},
+                            CONFIG_SCRIPT.format(kwargs=kwargs))
+    found = _library_findings(root)
+    assert [f for f in found if f[:3] == ("model.py", MASK_LINE, "FG101")] == \
+        [("model.py", MASK_LINE, "FG101", not shown)]
+    assert _library_breaks(root) == ({("model.py", MASK_LINE)} if shown else set())

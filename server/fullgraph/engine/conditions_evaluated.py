@@ -170,6 +170,11 @@ def evaluate(atom: tuple, env: Env, self_attr: Callable[[str], tuple | None], li
         got = env[TRAINING]  # the mode the user set before compiling (`model.eval()`)
     else:
         got = self_attr(name)
+        if isinstance(test, tuple) and test[0] == "absent":  # `getattr(self.config, "name", default)`
+            absent = getattr(self_attr, "field_absent", None)
+            if got is None and absent is not None and absent(name):
+                got = (test[1], DEFAULT)  # no such field: the default, unless the user adds one
+            test = test[2]
         if got is None:
             if name != "training":
                 # set from a value the analysis does not know: assumed taken in the user's code (no
@@ -288,6 +293,8 @@ def describe(atom: tuple) -> str:
     if kind == "self" and name == "training" and test == "truth":
         return "the module is in training mode" if want else "the module is in eval mode"
     subject = f"self.{name}" if kind == "self" else name
+    if isinstance(test, tuple) and test[0] == "absent":  # (worded as the test on the field)
+        test = test[2]
     if isinstance(test, tuple) and test[0] == "isinstance":
         text = f"isinstance({subject}, {test[1].rsplit('.', 1)[-1]})"
         return f"`{text}`" if want else f"`not ({text})`"

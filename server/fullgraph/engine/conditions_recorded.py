@@ -103,12 +103,13 @@ class PathCondsMixin:
                 and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None:
             f = self._flag(node.left)
             if f:
-                return (*f, "none", isinstance(node.ops[0], ast.Is))
+                return (*f, self._or_default(node.left, f, "none"), isinstance(node.ops[0], ast.Is))
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in COMPARISONS and \
                 isinstance(node.comparators[0], ast.Constant):
             f = self._flag(node.left)
             if f:  # `self.layerdrop > 0.0`, `mode == "train"`
-                return (*f, ("cmp", COMPARISONS[type(node.ops[0])], node.comparators[0].value), True)
+                return (*f, self._or_default(node.left, f, ("cmp", COMPARISONS[type(node.ops[0])],
+                                                            node.comparators[0].value)), True)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance" and \
                 len(node.args) == 2 and not node.keywords and self.lookup("isinstance").kind == V.REF:
             f = self._flag(node.args[0])
@@ -117,7 +118,7 @@ class PathCondsMixin:
                 return (*f, ("isinstance", cls), True)
         f = self._flag(node)
         if f:
-            return (*f, "truth", True)
+            return (*f, self._or_default(node, f, "truth"), True)
         if self.truth(node)[0] != "U":
             return None  # a compile guard: dead_if's business
         return ("expr", self._test_text(node), self._global_test(node) or "truth", True)
@@ -189,6 +190,16 @@ class PathCondsMixin:
         while p is not None:
             yield p
             p = p.parent
+
+    @staticmethod
+    def _or_default(node: ast.AST, flag: tuple, test):
+        """The test of `getattr(self.config, "name", <literal>)`: ("absent", the literal, test), which the project
+        evaluates on the literal when the class of `self.config` lacks the field (engine/absent_fields.py);
+        `test` itself for any other flag."""
+        if flag[0] == "self" and "." in flag[1] and isinstance(node, ast.Call) and len(node.args) == 3 and \
+                isinstance(node.args[2], ast.Constant):
+            return ("absent", node.args[2].value, test)
+        return test
 
     def _test_text(self, node: ast.AST) -> str:
         """A test's source on one line, shortened, for the condition a finding is worded with."""
