@@ -161,10 +161,23 @@ def _library_breaks(root: Path) -> set[tuple[str, int]]:
     return {(os.path.basename(p), line) for p, line in got if p.startswith(os.path.realpath(site))}
 
 
-@pytest.mark.parametrize("setup, shown", [("", True), ("fglib.backend.use_fast = True", False)],
-                         ids=["never-assigned", "set-by-the-script"])
+TUNING = '''import fglib.backend
+
+
+def prefer_fast_kernels():
+    fglib.backend.use_fast = True
+'''
+
+
+@pytest.mark.parametrize("setup, shown", [
+    ("", True),
+    ("fglib.backend.use_fast = True", False),
+    ("import fglib.tuning\n\nfglib.tuning.prefer_fast_kernels()", False),
+], ids=["never-assigned", "set-by-the-script", "set-by-a-library-function"])
 def test_a_module_variable_nothing_assigns_is_its_initial_value(tmp_path, setup, shown):
-    root = _library_project(tmp_path, {"backend.py": BACKEND, "layer.py": LAYER}, SCRIPT.format(setup=setup))
+    # (a function of the package that assigns the variable keeps it undecided, called or not)
+    files = {"backend.py": BACKEND, "layer.py": LAYER, **({"tuning.py": TUNING} if "tuning" in setup else {})}
+    root = _library_project(tmp_path, files, SCRIPT.format(setup=setup))
     found = _library_findings(root)
     assert [f for f in found if f[:3] == ("layer.py", PRINT_LINE, "FG101")] == \
         [("layer.py", PRINT_LINE, "FG101", not shown)]

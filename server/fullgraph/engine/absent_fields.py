@@ -14,7 +14,8 @@ construction passes for `config`, seen by the analysis) when:
   except as what a `getattr`/`hasattr` reads;
 - no construction of K in the project passes it by keyword or passes `**kwargs` (transformers' config
   `__post_init__` sets every extra keyword with `setattr`);
-- no module the analysis loaded stores it (`.<field> =`, `.<field> += `), nor names it as a string outside a
+- no module the analysis loaded nor file of the packages of those classes stores it (`.<field> =`,
+  `.<field> += `, `setattr(x, "<field>", ...)`), and no loaded module names it as a string outside a
   `getattr`/`hasattr` read while it uses `setattr`, `__dict__` or `vars(`.
 
 Anything else: not known (the test stays a condition).
@@ -23,6 +24,8 @@ from __future__ import annotations
 
 import ast
 import re
+
+from .globals_seen import searched_files, stored_names
 
 
 def field_absent(arr, class_q: str, field: str, near: str) -> bool:
@@ -66,16 +69,14 @@ def _absent(arr, class_q: str, field: str, near: str) -> bool:
     for site in arr._constructions().get(c[0].qualname, ()):
         if any(k in (field, "**") for k, _ in site.kwargs):
             return False
-    store = re.compile(r"\." + re.escape(field) + r"\s*(?:=(?!=)|[-+*/%&|^@]=|//=|\*\*=|>>=|<<=)")
+    for path in dict.fromkeys(p for _, cmod in classes for p in searched_files(arr, cmod.path)):
+        if field in stored_names(arr, path):  # `.field = ...`, `setattr(x, "field", ...)`
+            return False
     for mod in list(arr.c.modules.values()):
         path = getattr(mod, "path", None)
         text = arr.source_of(path) if path else None
-        if text is None:
+        if text is None or field not in text:
             continue
-        if field not in text:
-            continue
-        if store.search(text):
-            return False
         if len(quoted.findall(text)) != len(read.findall(text)) and \
                 ("setattr(" in text or "__dict__" in text or "vars(" in text):
             return False

@@ -47,15 +47,25 @@ def _value(arr, q: str, near: str) -> Any:
     value = _initial_constant(ast.parse(text), text, name)
     if value is NOT_KNOWN:
         return NOT_KNOWN
-    store = re.compile(r"\." + re.escape(name) + r"\s*(?:=(?!=)|[-+*/%&|^@]=|//=|\*\*=|>>=|<<=)")
-    quoted = re.compile(r"""setattr\([^\n]*['"]""" + re.escape(name) + r"""['"]""")
-    for path in _files(arr, mod.path):
-        other = arr.source_of(path) if path != mod.path else text
-        if other is None or name not in other:
-            continue
-        if store.search(other) or quoted.search(other):
+    for path in searched_files(arr, mod.path):
+        if name in stored_names(arr, path):
             return NOT_KNOWN
     return value
+
+
+_STORE = re.compile(r"\.([A-Za-z_]\w*)\s*(?:=(?!=)|[-+*/%&|^@]=|//=|\*\*=|>>=|<<=)")  # `.NAME = `, `.NAME += `
+_SETATTR = re.compile(r"""setattr\(\s*[^,()]*,\s*['"]([A-Za-z_]\w*)['"]""")  # setattr(x, "NAME", ...)
+
+
+def stored_names(arr, path: str) -> frozenset:
+    """The attribute names a file assigns (`.NAME = `) or sets by name (`setattr(x, "NAME", ...)`),
+    memoised per file: one reading of a package serves every variable asked about."""
+    memo = arr.c.memo.setdefault("globals_seen_files", {})
+    if path not in memo:
+        text = arr.source_of(path)
+        memo[path] = frozenset() if text is None else \
+            frozenset(m.group(1) for m in _STORE.finditer(text)) | frozenset(m.group(1) for m in _SETATTR.finditer(text))
+    return memo[path]
 
 
 def _initial_constant(tree: ast.Module, text: str, name: str) -> Any:
@@ -78,28 +88,32 @@ def _initial_constant(tree: ast.Module, text: str, name: str) -> Any:
         for node in ast.walk(stmt):
             if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
                 stores += 1
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
-                and stmt.targets[0].id == name and isinstance(stmt.value, ast.Constant):
-            value = stmt.value.value
-        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == name \
-                and isinstance(stmt.value, ast.Constant):
+        target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else \
+            stmt.target if isinstance(stmt, ast.AnnAssign) else None
+        if isinstance(target, ast.Name) and target.id == name and isinstance(stmt.value, ast.Constant):
             value = stmt.value.value
     # (a store inside a function without `global` binds a local of its own: only the top level counts)
     return value if stores == 1 else NOT_KNOWN
 
 
-def _files(arr, defining: str) -> list[str]:
+def searched_files(arr, defining: str) -> list[str]:
     """The modules the analysis loaded and the files of the package that defines the variable."""
     paths = [m.path for m in list(arr.c.modules.values()) if getattr(m, "path", None)]
     root = os.path.dirname(os.path.abspath(defining))
     while os.path.isfile(os.path.join(os.path.dirname(root), "__init__.py")):
         root = os.path.dirname(root)
     if os.path.isfile(os.path.join(root, "__init__.py")):
-        found: list[str] = []
-        for d, dirs, files in os.walk(root):
-            dirs[:] = [x for x in dirs if x != "__pycache__"]
-            found.extend(os.path.join(d, f) for f in files if f.endswith(".py"))
-            if len(found) > _MAX_FILES:
-                raise ValueError("package too large to search")
-        paths.extend(found)
+        memo = arr.c.memo.setdefault("globals_seen_packages", {})
+        if root not in memo:
+            found: list[str] = []
+            for d, dirs, files in os.walk(root):
+                dirs[:] = [x for x in dirs if x != "__pycache__"]
+                found.extend(os.path.join(d, f) for f in files if f.endswith(".py"))
+                if len(found) > _MAX_FILES:
+                    found = None
+                    break
+            memo[root] = found
+        if memo[root] is None:
+            raise ValueError("package too large to search")
+        paths.extend(memo[root])
     return list(dict.fromkeys(paths))
