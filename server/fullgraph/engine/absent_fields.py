@@ -25,7 +25,7 @@ from __future__ import annotations
 import ast
 import re
 
-from .globals_seen import searched_files, stored_names
+from .globals_seen import stored_anywhere
 
 
 def field_absent(arr, class_q: str, field: str, near: str) -> bool:
@@ -69,9 +69,8 @@ def _absent(arr, class_q: str, field: str, near: str) -> bool:
     for site in arr._constructions().get(c[0].qualname, ()):
         if any(k in (field, "**") for k, _ in site.kwargs):
             return False
-    for path in dict.fromkeys(p for _, cmod in classes for p in searched_files(arr, cmod.path)):
-        if field in stored_names(arr, path):  # `.field = ...`, `setattr(x, "field", ...)`
-            return False
+    if stored_anywhere(arr, field, sorted({cmod.path for _, cmod in classes})):
+        return False  # `.field = ...`, `setattr(x, "field", ...)`
     for mod in list(arr.c.modules.values()):
         path = getattr(mod, "path", None)
         text = arr.source_of(path) if path else None

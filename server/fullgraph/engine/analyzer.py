@@ -90,6 +90,7 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
         self._loops_counted: set[int] = set()  # loops whose names _rebound has (inside a loop counted before)
         self.tensor_holders: dict[str, str] = {}
         self._testing: ast.If | None = None  # the `if` whose test _branch_conds reads (conditions_recorded)
+        self._global_facts: tuple | None = None  # conditions_recorded._local_facts, once per function
         self._with_item: ast.AST | None = None  # the context expression of the `with` being entered
         # name -> (class, Edge.vals) of the construction it holds (`m = Metric(num_classes=3)`)
         self.constructions: dict[str, tuple[str, tuple]] = {}

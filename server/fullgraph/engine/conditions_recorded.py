@@ -15,6 +15,11 @@ from . import values as V
 COMPARISONS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 
 
+def _stores(node: ast.AST) -> set[str]:
+    """The names a statement or expression binds (nested ones included)."""
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+
+
 def negated(atom: tuple) -> tuple:
     """The Cond atom that holds exactly when `atom` does not."""
     return atom[:3] + (not atom[3],)
@@ -165,25 +170,44 @@ class PathCondsMixin:
         """The module-level name a local tested by the `if` being analysed holds: the statement before the
         `if` in its block that last stores the local is `local = <module>.NAME` (what the body of the `if`
         stores later does not reach its test); None when that is not so."""
-        s, fn, name = self._testing, self.node, node.id
-        if not isinstance(s, ast.If) or not any(n is node for n in ast.walk(s.test)) or \
-                any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in ast.walk(s.test)) or \
-                any(isinstance(n, ast.Nonlocal) and name in n.names for n in ast.walk(fn)):
+        s, name = self._testing, node.id
+        v = self.env.get(name)
+        if v is None or v.kind != V.REF or not isinstance(s, ast.If):  # (what the analysis holds: a reference)
             return None
-        block = next((b for n in ast.walk(fn) for f in ("body", "orelse", "finalbody")
-                      for b in [getattr(n, f, None)] if isinstance(b, list) and any(x is s for x in b)), None)
-        if block is None:
+        facts = self._local_facts()
+        if name not in facts[0] or not any(n is node for n in ast.walk(s.test)) or name in _stores(s.test):
             return None
-        j = next(i for i, x in enumerate(block) if x is s)
+        where = facts[1].get(id(s))
+        if where is None:
+            return None
+        block, j = where
         for st in reversed(block[:j]):
-            if not any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
-                       for n in ast.walk(st)):
+            if name not in _stores(st):
                 continue
             if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) and \
                     isinstance(st.value, ast.Attribute):
                 return self._global_name(st.value)
             return None
         return None
+
+    def _local_facts(self) -> tuple[set, dict]:
+        """Of the function analysed (once): the locals some `local = <a.b>` assigns, less those a nested
+        function declares nonlocal; and each statement's block and position in it."""
+        if self._global_facts is None:
+            assigned, nonlocal_, where = set(), set(), {}
+            for n in ast.walk(self.node):
+                if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and \
+                        isinstance(n.value, ast.Attribute):
+                    assigned.add(n.targets[0].id)
+                elif isinstance(n, ast.Nonlocal):
+                    nonlocal_.update(n.names)
+                for f in ("body", "orelse", "finalbody"):
+                    b = getattr(n, f, None)
+                    if isinstance(b, list):
+                        for k, x in enumerate(b):
+                            where[id(x)] = (b, k)
+            self._global_facts = (assigned - nonlocal_, where)
+        return self._global_facts
 
     def _parents(self):
         p = self.parent
