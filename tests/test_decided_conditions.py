@@ -5,8 +5,15 @@ calls (left at its default: by default only); a `for` over `items if cond else (
 the items (in user code an unknown test is taken; inside a followed library it is a condition).  Each script's main() runs under Dynamo, which must break exactly where fullgraph says."""
 from __future__ import annotations
 
+import importlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
-from harness import check_code, dynamo_lines, expected
+from harness import check_code, dynamo_breaks_of_run, dynamo_lines, expected
 
 DECIDED = '''\
 import torch
@@ -78,3 +85,164 @@ def test_conditions_the_program_decides(tmp_path):
     assert {f.span.start.line + 1: f.condition for f in findings if f.condition} == want
     pytest.importorskip("torch")
     assert dynamo_lines(tmp_path, "decided") == {line for line, _ in expected(DECIDED)}
+
+
+# ---- a module-level variable of a followed library, read in another of its modules (issue 27) ----------
+# torch_geometric's `backend.use_segment_matmul = None`, tested by RGCNConv.forward: nothing assigns it, so
+# the heuristic behind `if use_segment_matmul is None:` runs (Dynamo breaks in it); a script that sets the
+# variable makes the test undecided again (a condition), and Dynamo then takes the other path.
+SITE = Path(".venv") / "lib" / "python3.11" / "site-packages"
+BACKEND = '''from typing import Optional
+
+use_fast: Optional[bool] = None
+'''
+LAYER = '''import torch.nn as nn
+
+import fglib.backend
+
+
+class Layer(nn.Module):
+    def forward(self, x):
+        use_fast = fglib.backend.use_fast
+        if use_fast is None:
+            print("choosing a kernel")
+            use_fast = False
+        return x * 2 if use_fast else x + 1
+'''
+PRINT_LINE = 10  # in fglib/layer.py
+SCRIPT = '''import torch
+
+import fglib.backend
+from fglib.layer import Layer
+
+{setup}
+
+def main():
+    return torch.compile(Layer())(torch.randn(4))
+'''
+
+
+def _library_project(root: Path, files: dict[str, str], script: str) -> Path:
+    site = root / SITE / "fglib"
+    site.mkdir(parents=True)
+    (site / "__init__.py").write_text("")
+    for name, text in files.items():
+        (site / name).write_text(text)
+    (root / "pyproject.toml").write_text(f'[tool.fullgraph]\nfollow = ["fglib"]\nextra-paths = ["{SITE.as_posix()}"]\n')
+    (root / "train.py").write_text(script)
+    return root
+
+
+def _library_findings(root: Path) -> list[tuple[str, int, str, bool]]:
+    """(file name, line, code, conditional) of each library site `fullgraph check train.py` reports."""
+    env = {k: v for k, v in os.environ.items() if k != "TORCH_LOGS"}
+    proc = subprocess.run([sys.executable, "-m", "fullgraph", "check", "train.py", "--format", "json"], cwd=root,
+                          capture_output=True, text=True, env=env, timeout=300, check=False)
+    out = []
+    for d in json.loads(proc.stdout)["diagnostics"]:
+        for s in d.get("library_sites", ()):
+            out.append((os.path.basename(s["path"]), s["range"]["start"]["line"], s["code"],
+                        bool(d.get("conditional"))))  # (1-based lines)
+    return sorted(out)
+
+
+def _library_breaks(root: Path) -> set[tuple[str, int]]:
+    """(file name, line) of the graph breaks Dynamo logs in the library when train.py's main() runs."""
+    pytest.importorskip("torch")
+    site = str(root / SITE)
+    sys.path[:0] = [str(root), site]
+    try:
+        got = dynamo_breaks_of_run(lambda: importlib.import_module("train").main())
+    finally:
+        sys.path.remove(str(root))
+        sys.path.remove(site)
+        for name in [m for m in sys.modules if m in ("train", "fglib") or m.startswith("fglib.")]:
+            sys.modules.pop(name)
+    return {(os.path.basename(p), line) for p, line in got if p.startswith(os.path.realpath(site))}
+
+
+TUNING = '''import fglib.backend
+
+
+def prefer_fast_kernels():
+    fglib.backend.use_fast = True
+'''
+
+
+@pytest.mark.parametrize("setup, shown", [
+    ("", True),
+    ("fglib.backend.use_fast = True", False),
+    ("import fglib.tuning\n\nfglib.tuning.prefer_fast_kernels()", False),
+], ids=["never-assigned", "set-by-the-script", "set-by-a-library-function"])
+def test_a_module_variable_nothing_assigns_is_its_initial_value(tmp_path, setup, shown):
+    # (a function of the package that assigns the variable keeps it undecided, called or not)
+    files = {"backend.py": BACKEND, "layer.py": LAYER, **({"tuning.py": TUNING} if "tuning" in setup else {})}
+    root = _library_project(tmp_path, files, SCRIPT.format(setup=setup))
+    found = _library_findings(root)
+    assert [f for f in found if f[:3] == ("layer.py", PRINT_LINE, "FG101")] == \
+        [("layer.py", PRINT_LINE, "FG101", not shown)]
+    assert _library_breaks(root) == ({("layer.py", PRINT_LINE)} if shown else set())
+
+
+# ---- `getattr(self.config, "name", default)` for a field the config class lacks (issue 27) --------------
+# transformers' Data2VecAudioModel reads `getattr(self.config, "apply_spec_augment", True)`, a field that
+# Data2VecAudioConfig never defines: SpecAugment runs, and Dynamo breaks in it.  The config's base stores
+# the extra keywords of its constructor with setattr (as PreTrainedConfig does): a script that passes the
+# field makes it undecided, and so does a `__getattr__` (which may answer for any name).
+CONFIG = '''class BaseConfig:
+    def __init__(self, hidden=4, **kwargs):
+        self.hidden = hidden
+        for key, value in kwargs.items():
+            setattr(self, key, value)
+
+
+class TinyConfig(BaseConfig):
+    model_type = "tiny"
+
+    def __init__(self, dropout=0.0, **kwargs):
+        self.dropout = dropout
+        super().__init__(**kwargs)
+{extra}'''
+MODEL = '''import torch.nn as nn
+
+
+class TinyModel(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        if not getattr(self.config, "use_mask", True):
+            return self.lin(x)
+        print("masking")
+        return self.lin(x)
+'''
+MASK_LINE = 13  # in fglib/model.py
+CONFIG_SCRIPT = '''import torch
+
+from fglib.config import TinyConfig
+from fglib.model import TinyModel
+
+
+def main():
+    return torch.compile(TinyModel(TinyConfig({kwargs})))(torch.randn(2, 4))
+'''
+GETATTR = '''
+    def __getattr__(self, name):
+        return False
+'''
+
+
+@pytest.mark.parametrize("kwargs, extra, shown", [
+    ("hidden=8", "", True),
+    ("hidden=8, use_mask=False", "", False),
+    ("hidden=8", GETATTR, False),
+], ids=["no-such-field", "passed-by-the-script", "getattr-hook"])
+def test_a_field_the_config_class_lacks_is_the_getattr_default(tmp_path, kwargs, extra, shown):
+    root = _library_project(tmp_path, {"config.py": CONFIG.format(extra=extra), "model.py": MODEL},
+                            CONFIG_SCRIPT.format(kwargs=kwargs))
+    found = _library_findings(root)
+    assert [f for f in found if f[:3] == ("model.py", MASK_LINE, "FG101")] == \
+        [("model.py", MASK_LINE, "FG101", not shown)]
+    assert _library_breaks(root) == ({("model.py", MASK_LINE)} if shown else set())

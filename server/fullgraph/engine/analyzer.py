@@ -89,6 +89,8 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
         self._rebound: set[str] = set()  # names bound so far in statement order (loops: their whole body)
         self._loops_counted: set[int] = set()  # loops whose names _rebound has (inside a loop counted before)
         self.tensor_holders: dict[str, str] = {}
+        self._testing: ast.If | None = None  # the `if` whose test _branch_conds reads (conditions_recorded)
+        self._global_facts: tuple | None = None  # conditions_recorded._local_facts, once per function
         self._with_item: ast.AST | None = None  # the context expression of the `with` being entered
         # name -> (class, Edge.vals) of the construction it holds (`m = Metric(num_classes=3)`)
         self.constructions: dict[str, tuple[str, tuple]] = {}
@@ -589,7 +591,9 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
         body_err = _ends_with(s.body, ast.Raise)
         else_err = _ends_with(s.orelse, ast.Raise)
         saved, saved_conds = self.dead_if, self.conds
+        self._testing = s
         body_conds, else_conds = self._branch_conds(s.test)
+        self._testing = None
         if test_val.kind in (V.TENSOR, V.DDSCALAR):
             # a branch on tensor data (itself a break, FG301/FG302): what it guards runs only when the
             # data says so

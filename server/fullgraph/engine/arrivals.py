@@ -13,8 +13,10 @@ from typing import TYPE_CHECKING
 
 from . import conditions_evaluated as C
 from . import values as V
+from .absent_fields import field_absent
 from .consteval import UNKNOWN
 from .derived import init_value
+from .globals_seen import module_value
 from .incremental import moved_function
 from .module import ModuleAnalyzer
 from .resolve import Resolver
@@ -407,6 +409,15 @@ class Arrivals:
             if value[0] == "init_field":
                 return self._config_field(cs, cmod, value[1], value[2])
             return C.attr_value(value)
+        read.module_value = lambda q: module_value(self, q, mod.path)
+
+        def absent(attr: str) -> bool:
+            """`self.config.<field>`: the class of the object held lacks the field (engine/absent_fields.py)."""
+            base, _, field = attr.partition(".")
+            got = read(base) if field and "." not in field else None
+            return got is not None and isinstance(got[0], C.Instance) and bool(got[0].q) and got[1] == C.KNOWN \
+                and field_absent(self, got[0].q, field, mod.path)
+        read.field_absent = absent
         return read
 
     def _config_field(self, cs: ClassSummary, mod: ModuleSummary, param: str, field: str) -> tuple | None:

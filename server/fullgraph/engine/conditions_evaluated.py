@@ -159,6 +159,8 @@ def evaluate(atom: tuple, env: Env, self_attr: Callable[[str], tuple | None], li
     if kind == "data":
         return "default"  # only when the tensor data takes this branch
     if kind == "expr":
+        if library and isinstance(test, tuple) and test[0] == "global":
+            return _global_holds(test, want, self_attr)
         return "default" if library else "true"
     if kind == "param":
         got = env.get(name)
@@ -168,6 +170,11 @@ def evaluate(atom: tuple, env: Env, self_attr: Callable[[str], tuple | None], li
         got = env[TRAINING]  # the mode the user set before compiling (`model.eval()`)
     else:
         got = self_attr(name)
+        if isinstance(test, tuple) and test[0] == "absent":  # `getattr(self.config, "name", default)`
+            absent = getattr(self_attr, "field_absent", None)
+            if got is None and absent is not None and absent(name):
+                got = (test[1], DEFAULT)  # no such field: the default, unless the user adds one
+            test = test[2]
         if got is None:
             if name != "training":
                 # set from a value the analysis does not know: assumed taken in the user's code (no
@@ -175,6 +182,27 @@ def evaluate(atom: tuple, env: Env, self_attr: Callable[[str], tuple | None], li
                 return "default" if library else "true"
             got = (True, DEFAULT)  # nn.Module: training until .eval()
     return _holds(got, test, want)
+
+
+def _global_holds(test: tuple, want: bool, self_attr) -> str:
+    """An "expr" test of a module-level variable (conditions_recorded._global_test): decided by its initial
+    constant when every assignment of it is seen (engine/globals_seen.py), else a condition."""
+    from .globals_seen import NOT_KNOWN
+    read = getattr(self_attr, "module_value", None)
+    value = read(test[1]) if read is not None else NOT_KNOWN
+    if value is NOT_KNOWN:
+        return "default"
+    how = test[2]
+    try:
+        if how[0] == "none":
+            holds = (value is None) == how[1]
+        elif how[0] == "cmp":
+            holds = _COMPARE[how[1]](value, how[2])
+        else:
+            holds = bool(value)
+    except TypeError:
+        return "default"
+    return "true" if holds == want else "false"
 
 
 def _holds(got: tuple, test: str, want: bool) -> str:
@@ -265,6 +293,8 @@ def describe(atom: tuple) -> str:
     if kind == "self" and name == "training" and test == "truth":
         return "the module is in training mode" if want else "the module is in eval mode"
     subject = f"self.{name}" if kind == "self" else name
+    if isinstance(test, tuple) and test[0] == "absent":  # (worded as the test on the field)
+        test = test[2]
     if isinstance(test, tuple) and test[0] == "isinstance":
         text = f"isinstance({subject}, {test[1].rsplit('.', 1)[-1]})"
         return f"`{text}`" if want else f"`not ({text})`"

@@ -15,6 +15,11 @@ from . import values as V
 COMPARISONS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 
 
+def _stores(node: ast.AST) -> set[str]:
+    """The names a statement or expression binds (nested ones included)."""
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+
+
 def negated(atom: tuple) -> tuple:
     """The Cond atom that holds exactly when `atom` does not."""
     return atom[:3] + (not atom[3],)
@@ -103,12 +108,13 @@ class PathCondsMixin:
                 and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None:
             f = self._flag(node.left)
             if f:
-                return (*f, "none", isinstance(node.ops[0], ast.Is))
+                return (*f, self._or_default(node.left, f, "none"), isinstance(node.ops[0], ast.Is))
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in COMPARISONS and \
                 isinstance(node.comparators[0], ast.Constant):
             f = self._flag(node.left)
             if f:  # `self.layerdrop > 0.0`, `mode == "train"`
-                return (*f, ("cmp", COMPARISONS[type(node.ops[0])], node.comparators[0].value), True)
+                return (*f, self._or_default(node.left, f, ("cmp", COMPARISONS[type(node.ops[0])],
+                                                            node.comparators[0].value)), True)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance" and \
                 len(node.args) == 2 and not node.keywords and self.lookup("isinstance").kind == V.REF:
             f = self._flag(node.args[0])
@@ -117,10 +123,107 @@ class PathCondsMixin:
                 return (*f, ("isinstance", cls), True)
         f = self._flag(node)
         if f:
-            return (*f, "truth", True)
+            return (*f, self._or_default(node, f, "truth"), True)
         if self.truth(node)[0] != "U":
             return None  # a compile guard: dead_if's business
-        return ("expr", self._test_text(node), "truth", True)
+        return ("expr", self._test_text(node), self._global_test(node) or "truth", True)
+
+    def _global_test(self, node: ast.AST) -> tuple | None:
+        """A test of a module-level name (`backend.use_segment_matmul is None`, or a local read from it
+        once: `flag = backend.flag` ... `if flag:`): ("global", qualified name, how), how ("truth",),
+        ("none", is None?) or ("cmp", operator, constant); the project evaluates it when every
+        assignment of that name is seen (engine/globals_seen.py).  The atom stays an "expr" atom (its
+        text and wording unchanged); None for any other test."""
+        how: tuple = ("truth",)
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.comparators[0], ast.Constant):
+            op, right = node.ops[0], node.comparators[0].value
+            if isinstance(op, (ast.Is, ast.IsNot)) and right is None:
+                how = ("none", isinstance(op, ast.Is))
+            elif type(op) in COMPARISONS and isinstance(right, (int, float, str, bool)):
+                how = ("cmp", COMPARISONS[type(op)], right)
+            else:
+                return None
+            node = node.left
+        q = self._global_name(node)
+        return ("global", q, how) if q else None
+
+    def _global_name(self, node: ast.AST) -> str | None:
+        """The qualified name of a module-level variable `node` reads: `pkg.mod.NAME`, a name imported
+        from another module or defined in this one, or a local assigned once from one of those."""
+        if isinstance(node, ast.Attribute):
+            q = self.resolve_dotted_node(node)
+            return q if q and "." in q else None
+        if not isinstance(node, ast.Name) or self.module_level:
+            return None
+        if node.id in self.local_names:  # a local: what the assignment before the `if` read
+            return self._reaching_global(node)
+        if any(p is not None and node.id in p.local_names and not p.module_level for p in self._parents()):
+            return None  # a closure's variable
+        b = self.mod.bindings.get(node.id)
+        if b is None:
+            return None
+        if b.kind == V.REF:
+            return b.q if b.q and "." in b.q else None
+        return f"{self.mod.modname}.{node.id}"
+
+    def _reaching_global(self, node: ast.Name) -> str | None:
+        """The module-level name a local tested by the `if` being analysed holds: the statement before the
+        `if` in its block that last stores the local is `local = <module>.NAME` (what the body of the `if`
+        stores later does not reach its test); None when that is not so."""
+        s, name = self._testing, node.id
+        v = self.env.get(name)
+        if v is None or v.kind != V.REF or not isinstance(s, ast.If):  # (what the analysis holds: a reference)
+            return None
+        facts = self._local_facts()
+        if name not in facts[0] or not any(n is node for n in ast.walk(s.test)) or name in _stores(s.test):
+            return None
+        where = facts[1].get(id(s))
+        if where is None:
+            return None
+        block, j = where
+        for st in reversed(block[:j]):
+            if name not in _stores(st):
+                continue
+            if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) and \
+                    isinstance(st.value, ast.Attribute):
+                return self._global_name(st.value)
+            return None
+        return None
+
+    def _local_facts(self) -> tuple[set, dict]:
+        """Of the function analysed (once): the locals some `local = <a.b>` assigns, less those a nested
+        function declares nonlocal; and each statement's block and position in it."""
+        if self._global_facts is None:
+            assigned, nonlocal_, where = set(), set(), {}
+            for n in ast.walk(self.node):
+                if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and \
+                        isinstance(n.value, ast.Attribute):
+                    assigned.add(n.targets[0].id)
+                elif isinstance(n, ast.Nonlocal):
+                    nonlocal_.update(n.names)
+                for f in ("body", "orelse", "finalbody"):
+                    b = getattr(n, f, None)
+                    if isinstance(b, list):
+                        for k, x in enumerate(b):
+                            where[id(x)] = (b, k)
+            self._global_facts = (assigned - nonlocal_, where)
+        return self._global_facts
+
+    def _parents(self):
+        p = self.parent
+        while p is not None:
+            yield p
+            p = p.parent
+
+    @staticmethod
+    def _or_default(node: ast.AST, flag: tuple, test):
+        """The test of `getattr(self.config, "name", <literal>)`: ("absent", the literal, test), which the project
+        evaluates on the literal when the class of `self.config` lacks the field (engine/absent_fields.py);
+        `test` itself for any other flag."""
+        if flag[0] == "self" and "." in flag[1] and isinstance(node, ast.Call) and len(node.args) == 3 and \
+                isinstance(node.args[2], ast.Constant):
+            return ("absent", node.args[2].value, test)
+        return test
 
     def _test_text(self, node: ast.AST) -> str:
         """A test's source on one line, shortened, for the condition a finding is worded with."""
