@@ -139,13 +139,6 @@ def _analyze_to_cache(args: tuple[str, str | None, bool, str | None]) -> tuple[s
     return path, payload, None
 
 
-def _size(job: tuple) -> int:
-    try:
-        return os.path.getsize(job[0])
-    except OSError:
-        return 0
-
-
 def _import_fixes() -> None:
     try:
         importlib.import_module(f"{__package__}.fixes")
@@ -693,16 +686,10 @@ class Workspace:
                 threading.Thread(target=_import_fixes, daemon=True).start()
                 # small chunks: with 142 files a chunk (a sixteenth of the torch tree per worker), one worker
                 # ran alone for the last second of the run
-                # the largest files first, so that no large one is left to run alone at the end (the torch
-                # tree's largest, 1.4 MB, sat among the last); loaded in the files' order all the same
-                jobs_in.sort(key=_size, reverse=True)
-                done: dict[str, tuple] = {}
                 with ProcessPoolExecutor(max_workers=n_jobs) as ex:
                     for path, payload, err in ex.map(_analyze_to_cache, jobs_in,
                                                      chunksize=max(1, min(8, len(misses) // (n_jobs * 8)))):
-                        done[path] = (pickle.loads(payload) if payload is not None else None, err)
-                for p, _, _, _ in misses:
-                    self._loaded(p, *done[p])
+                        self._loaded(path, pickle.loads(payload) if payload is not None else None, err)
                 self._stored += len(misses) if directory is not None else 0
             else:
                 for w in misses:
