@@ -246,3 +246,34 @@ def test_a_field_the_config_class_lacks_is_the_getattr_default(tmp_path, kwargs,
     assert [f for f in found if f[:3] == ("model.py", MASK_LINE, "FG101")] == \
         [("model.py", MASK_LINE, "FG101", not shown)]
     assert _library_breaks(root) == ({("model.py", MASK_LINE)} if shown else set())
+
+
+# ---- a conditional expression's branches hold under its test, as an `if` statement's do --------------------
+# (data2vec_audio's `attention_mask.sum(-1).tolist() if attention_mask is not None else ...`: a script that passes
+# no mask takes the other branch, where the break in the first was shown with no condition)
+IFEXP = '''\
+import torch
+
+
+def lengths(x, mask=None):
+    return mask.sum(-1).tolist() if mask is not None else [x.shape[-1]] * x.shape[0]{mark}
+
+
+@torch.compile
+def step(x):
+    return lengths(x{mask})
+
+
+def main():
+    return step(torch.randn(2, 4))
+'''
+
+
+@pytest.mark.parametrize("mask, mark", [("", ""), (", x > 0", "  # expect: FG303")],
+                         ids=["no-mask-passed", "mask-passed"])
+def test_a_conditional_expression_branch_holds_under_its_test(tmp_path, mask, mark):
+    src = IFEXP.format(mask=mask, mark=mark)
+    findings = check_code(src, tmp_path, name="ifexp")
+    assert {(f.span.start.line + 1, f.code) for f in findings if not f.condition} == expected(src)
+    pytest.importorskip("torch")
+    assert dynamo_lines(tmp_path, "ifexp") == {line for line, _ in expected(src)}

@@ -126,17 +126,24 @@ class ExpressionsMixin:
             return self._binop(left, right)
         if t is ast.IfExp:
             tr, atoms = self.truth(node.test)
-            self.cond(node.test)
-            saved = self.dead_if
+            test_val = self.cond(node.test)
+            saved, saved_conds = self.dead_if, self.conds
+            # what each branch holds under, as for an `if` statement (FunctionAnalyzer._if)
+            body_conds, else_conds = self._branch_conds(node.test)
+            if test_val.kind in (V.TENSOR, V.DDSCALAR):
+                text = self._test_text(node.test)
+                body_conds, else_conds = (("data", text, "truth", True),), (("data", text, "truth", False),)
             vb = vo = U
             if not (tr == "F" and not atoms):
                 self.dead_if = self._with_dead(atoms) if tr == "F" else saved
+                self.conds = saved_conds + body_conds
                 vb = self.value(node.body)
-            self.dead_if = saved
+            self.dead_if, self.conds = saved, saved_conds
             if not (tr == "T" and not atoms):
                 self.dead_if = self._with_dead(atoms) if tr == "T" else saved
+                self.conds = saved_conds + else_conds
                 vo = self.value(node.orelse)
-            self.dead_if = saved
+            self.dead_if, self.conds = saved, saved_conds
             if tr == "T" and not atoms:
                 return vb
             if tr == "F" and not atoms:
