@@ -128,11 +128,13 @@ class ExpressionsMixin:
             tr, atoms = self.truth(node.test)
             test_val = self.cond(node.test)
             saved, saved_conds = self.dead_if, self.conds
-            # what each branch holds under, as for an `if` statement (FunctionAnalyzer._if)
-            body_conds, else_conds = self._branch_conds(node.test)
-            if test_val.kind in (V.TENSOR, V.DDSCALAR):
-                text = self._test_text(node.test)
-                body_conds, else_conds = (("data", text, "truth", True),), (("data", text, "truth", False),)
+            # what each branch holds under when a call decides it (a parameter, an attribute of self: `mask if
+            # mask is not None else ...`); a test on anything else (`if index.numel() > 0`, tensor data) is no
+            # condition of a branch this small, as before
+            body_conds, else_conds = ((), ()) if test_val.kind in (V.TENSOR, V.DDSCALAR) else \
+                self._branch_conds(node.test)
+            body_conds = tuple(a for a in body_conds if a[0] in ("param", "self"))
+            else_conds = tuple(a for a in else_conds if a[0] in ("param", "self"))
             vb = vo = U
             if not (tr == "F" and not atoms):
                 self.dead_if = self._with_dead(atoms) if tr == "F" else saved
