@@ -38,7 +38,7 @@ import ast
 import re
 from typing import Callable
 
-from ..positions import Span
+from ..positions import Span, split_lines
 
 # torch factories whose positional arguments are the shape
 _SHAPED = {"randn", "rand", "zeros", "ones", "empty", "arange", "randperm", "full", "eye", "linspace"}
@@ -134,7 +134,7 @@ def _spelled_compile_calls(tree: ast.Module, text: str | None) -> list[ast.Call]
             nodes = ast.walk(tree)
         else:
             held = [s for s in tree.body if any(_first_line(s) <= n <= s.end_lineno for n in lines)]
-            nodes = _walk_all(held)
+            nodes = ast.walk(ast.Module(body=held, type_ignores=[]))
     return [n for n in nodes if type(n) is ast.Call and _is_compile(n.func)]
 
 
@@ -151,17 +151,7 @@ def _lone_cr(text: str) -> bool:
 
 def _lines(text: str | None) -> list[str] | None:
     """The text's lines as ast numbers them (from 1: lines[n - 1]), or None when not known."""
-    return None if text is None or _lone_cr(text) else text.split("\n")
-
-
-def _walk_all(roots: list[ast.AST]):
-    """ast.walk over several roots at once (the same order as ast.walk of a module holding just them)."""
-    from collections import deque
-    todo = deque(roots)
-    while todo:
-        node = todo.popleft()
-        todo.extend(ast.iter_child_nodes(node))
-        yield node
+    return None if text is None else split_lines(text)
 
 
 def _dict_items_set(glob_types: dict, text: str | None) -> bool:
@@ -598,16 +588,25 @@ def _number_type(e: ast.AST, known: str | None) -> str | None:
 
 def _needs_exact(fn: ast.AST, attr: str) -> str | None:
     """How a method uses `self.<attr>` so that Dynamo needs its exact value (`range(self.n)`, an `if`, a slice)."""
-    def uses(e: ast.AST) -> bool:
-        return any(_self_attr(n) and n.attr == attr for n in ast.walk(e))
+    how = _exact_use(ast.walk(fn), lambda n: _self_attr(n) and n.attr == attr)
+    return {"range": f"`range()` over `self.{attr}`", "branch": f"a branch on `self.{attr}`",
+            "slice": f"a slice bound `self.{attr}`"}.get(how)
 
-    for n in ast.walk(fn):
+
+def _exact_use(nodes, is_value: Callable[[ast.AST], bool]) -> str | None:
+    """Which use among `nodes` makes Dynamo need a value's exact number ("range": `range(v)`, "branch": an
+    `if`/`while`/conditional expression on it, "slice": a slice bound), the value being the nodes
+    `is_value` accepts; the first met, or None."""
+    def uses(e: ast.AST) -> bool:
+        return any(is_value(n) for n in ast.walk(e))
+
+    for n in nodes:
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "range" and any(uses(a) for a in n.args):
-            return f"`range()` over `self.{attr}`"
+            return "range"
         if isinstance(n, (ast.If, ast.While, ast.IfExp)) and uses(n.test):
-            return f"a branch on `self.{attr}`"
+            return "branch"
         if isinstance(n, ast.Slice) and any(b is not None and uses(b) for b in (n.lower, n.upper)):
-            return f"a slice bound `self.{attr}`"
+            return "slice"
     return None
 
 
@@ -1309,16 +1308,9 @@ class _Loops:
         name = key if isinstance(key, str) else params[key] if isinstance(key, int) and key < len(params) else None
         if name is None:
             return None
-        uses = lambda e: any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(e))  # noqa: E731
-        for n in _own_nodes(fn):
-            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "range" \
-                    and any(uses(a) for a in n.args):
-                return f"range({name})"
-            if isinstance(n, (ast.If, ast.While, ast.IfExp)) and uses(n.test):
-                return f"a branch on `{name}`"
-            if isinstance(n, ast.Slice) and any(b is not None and uses(b) for b in (n.lower, n.upper)):
-                return f"a slice bound `{name}`"
-        return None
+        how = _exact_use(_own_nodes(fn), lambda n: isinstance(n, ast.Name) and n.id == name)
+        return {"range": f"range({name})", "branch": f"a branch on `{name}`",
+                "slice": f"a slice bound `{name}`"}.get(how)
 
     def _dims(self, value, env: dict) -> list[int]:
         """The dimensions whose size changes, of a tensor made by `torch.randn(n, 8)`, `x[:, :n]` or
