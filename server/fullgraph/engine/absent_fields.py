@@ -61,7 +61,7 @@ def _absent(arr, class_q: str, field: str, near: str) -> bool:
         text = arr.source_of(cmod.path)
         if text is None or len(quoted.findall(text)) != len(read.findall(text)):
             return False
-        node = _class_node(ast.parse(text), cs)
+        node = class_node(ast.parse(text), cs)
         if node is None or _defines(node, field):
             return False
         if "__getattribute__" in cs.methods and not _renames_only(node):
@@ -82,7 +82,7 @@ def _absent(arr, class_q: str, field: str, near: str) -> bool:
     return True
 
 
-def _class_node(tree: ast.Module, cs) -> ast.ClassDef | None:
+def class_node(tree: ast.Module, cs) -> ast.ClassDef | None:
     """The `class` statement of `cs` (by name, at its line)."""
     line = cs.span.start.line + 1
     for n in ast.walk(tree):

@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING
 from . import conditions_evaluated as C
 from . import values as V
 from .absent_fields import field_absent
+from .attrs_seen import seen_init_value
 from .consteval import UNKNOWN
 from .derived import init_value
-from .globals_seen import module_value
+from .globals_seen import NOT_KNOWN, module_value
 from .incremental import moved_function
 from .module import ModuleAnalyzer
 from .resolve import Resolver
@@ -410,6 +411,9 @@ class Arrivals:
                 return self._config_field(cs, cmod, value[1], value[2])
             return C.attr_value(value)
         read.module_value = lambda q: module_value(self, q, mod.path)
+        # `cache = self._cached_edge_index`: what `__init__` sets, when every store is seen (engine/attrs_seen.py);
+        # only for the object's own class (a subclass's methods may store it too)
+        read.seen_value = lambda attr: seen_init_value(self, self_q, attr, mod.path, read) if self_q else NOT_KNOWN
 
         def absent(attr: str) -> bool:
             """`self.config.<field>`: the class of the object held lacks the field (engine/absent_fields.py)."""

@@ -159,8 +159,8 @@ def evaluate(atom: tuple, env: Env, self_attr: Callable[[str], tuple | None], li
     if kind == "data":
         return "default"  # only when the tensor data takes this branch
     if kind == "expr":
-        if library and isinstance(test, tuple) and test[0] == "global":
-            return _global_holds(test, want, self_attr)
+        if library and isinstance(test, tuple) and test[0] in ("global", "selfread"):
+            return _read_holds(test, want, self_attr)
         return "default" if library else "true"
     if kind == "param":
         got = env.get(name)
@@ -184,25 +184,32 @@ def evaluate(atom: tuple, env: Env, self_attr: Callable[[str], tuple | None], li
     return _holds(got, test, want)
 
 
-def _global_holds(test: tuple, want: bool, self_attr) -> str:
-    """An "expr" test of a module-level variable (conditions_recorded._global_test): decided by its initial
-    constant when every assignment of it is seen (engine/globals_seen.py), else a condition."""
+def _read_holds(test: tuple, want: bool, self_attr) -> str:
+    """An "expr" test of a module-level variable or of a local read from an attribute of self
+    (conditions_recorded._read_test): decided by the initial constant when every assignment of it is seen
+    (engine/globals_seen.py, engine/attrs_seen.py; by default only when a guard of an assignment is false
+    only by default), else a condition."""
     from .globals_seen import NOT_KNOWN
-    read = getattr(self_attr, "module_value", None)
-    value = read(test[1]) if read is not None else NOT_KNOWN
+    if test[0] == "global":
+        read = getattr(self_attr, "module_value", None)
+        value, how = (read(test[1]) if read is not None else NOT_KNOWN), KNOWN
+    else:
+        read = getattr(self_attr, "seen_value", None)
+        got = read(test[1]) if read is not None else NOT_KNOWN
+        value, how = (NOT_KNOWN, None) if got is NOT_KNOWN else (got[0], KNOWN if got[1] else DEFAULT)
     if value is NOT_KNOWN:
         return "default"
-    how = test[2]
+    kind = test[2]
     try:
-        if how[0] == "none":
-            holds = (value is None) == how[1]
-        elif how[0] == "cmp":
-            holds = _COMPARE[how[1]](value, how[2])
+        if kind[0] == "none":
+            holds = (value is None) == kind[1]
+        elif kind[0] == "cmp":
+            holds = _COMPARE[kind[1]](value, kind[2])
         else:
             holds = bool(value)
     except TypeError:
         return "default"
-    return "true" if holds == want else "false"
+    return "true" if holds == want else "false" if how == KNOWN else "default"
 
 
 def _holds(got: tuple, test: str, want: bool) -> str:

@@ -126,14 +126,16 @@ class PathCondsMixin:
             return (*f, self._or_default(node, f, "truth"), True)
         if self.truth(node)[0] != "U":
             return None  # a compile guard: dead_if's business
-        return ("expr", self._test_text(node), self._global_test(node) or "truth", True)
+        return ("expr", self._test_text(node), self._read_test(node) or "truth", True)
 
-    def _global_test(self, node: ast.AST) -> tuple | None:
+    def _read_test(self, node: ast.AST) -> tuple | None:
         """A test of a module-level name (`backend.use_segment_matmul is None`, or a local read from it
-        once: `flag = backend.flag` ... `if flag:`): ("global", qualified name, how), how ("truth",),
-        ("none", is None?) or ("cmp", operator, constant); the project evaluates it when every
-        assignment of that name is seen (engine/globals_seen.py).  The atom stays an "expr" atom (its
-        text and wording unchanged); None for any other test."""
+        once: `flag = backend.flag` ... `if flag:`): ("global", qualified name, how); or of a local read once
+        from an attribute of self (`cache = self._cached_edge_index` ... `if cache is None:`): ("selfread",
+        attribute, how); how ("truth",), ("none", is None?) or ("cmp", operator, constant).  The project
+        evaluates it when every assignment of that name is seen (engine/globals_seen.py,
+        engine/attrs_seen.py).  The atom stays an "expr" atom (its text and wording unchanged); None for
+        any other test."""
         how: tuple = ("truth",)
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.comparators[0], ast.Constant):
             op, right = node.ops[0], node.comparators[0].value
@@ -145,7 +147,11 @@ class PathCondsMixin:
                 return None
             node = node.left
         q = self._global_name(node)
-        return ("global", q, how) if q else None
+        if q:
+            return ("global", q, how)
+        attr = self._reaching_self_attr(node) if isinstance(node, ast.Name) and node.id in self.local_names \
+            and not self.module_level else None
+        return ("selfread", attr, how) if attr else None
 
     def _global_name(self, node: ast.AST) -> str | None:
         """The qualified name of a module-level variable `node` reads: `pkg.mod.NAME`, a name imported
@@ -167,12 +173,28 @@ class PathCondsMixin:
         return f"{self.mod.modname}.{node.id}"
 
     def _reaching_global(self, node: ast.Name) -> str | None:
-        """The module-level name a local tested by the `if` being analysed holds: the statement before the
-        `if` in its block that last stores the local is `local = <module>.NAME` (what the body of the `if`
-        stores later does not reach its test); None when that is not so."""
+        """The module-level name a local tested by the `if` being analysed holds (_reaching_read, of a
+        reference)."""
+        v = self.env.get(node.id)
+        if v is None or v.kind != V.REF:  # (what the analysis holds: a reference)
+            return None
+        read = self._reaching_read(node)
+        return self._global_name(read) if read is not None else None
+
+    def _reaching_self_attr(self, node: ast.Name) -> str | None:
+        """The attribute of self a local tested by the `if` being analysed holds (`cache =
+        self._cached_edge_index`, _reaching_read)."""
+        read = self._reaching_read(node)
+        if read is not None and isinstance(read.value, ast.Name) and self.lookup(read.value.id).kind == V.SELF:
+            return read.attr
+        return None
+
+    def _reaching_read(self, node: ast.Name) -> ast.Attribute | None:
+        """What a local tested by the `if` being analysed holds: the statement before the `if` in its block
+        that last stores the local is `local = <a>.<b>` (what the body of the `if` stores later does not
+        reach its test); its value, or None when that is not so."""
         s, name = self._testing, node.id
-        v = self.env.get(name)
-        if v is None or v.kind != V.REF or not isinstance(s, ast.If):  # (what the analysis holds: a reference)
+        if not isinstance(s, ast.If):
             return None
         facts = self._local_facts()
         if name not in facts[0] or not any(n is node for n in ast.walk(s.test)) or name in _stores(s.test):
@@ -186,7 +208,7 @@ class PathCondsMixin:
                 continue
             if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) and \
                     isinstance(st.value, ast.Attribute):
-                return self._global_name(st.value)
+                return st.value
             return None
         return None
 
