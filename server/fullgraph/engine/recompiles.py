@@ -242,26 +242,28 @@ def _scopes(tree: ast.Module, modname: str, class_nodes: dict | None = None):
     """(qualname, node, body, class qualname) of the module and every function, as the analyzer names them;
     each class's qualname -> its node into `class_nodes`."""
     yield modname, tree, tree.body, None
+    yield from _scopes_in(tree.body, modname, None, False, class_nodes)
 
-    def walk(body, prefix, cls, in_function):
-        for s in body:
-            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                q = f"{prefix}.<locals>.{s.name}" if in_function else f"{prefix}.{s.name}"
-                yield q, s, s.body, cls
-                yield from walk(s.body, q, None, True)
-            elif isinstance(s, ast.ClassDef):
-                q = f"{prefix}.<locals>.{s.name}" if in_function else f"{prefix}.{s.name}"
-                if class_nodes is not None:
-                    class_nodes[q] = s
-                yield from walk(s.body, q, q, False)
-            elif type(s) in _COMPOUND:
-                for field in ("body", "orelse", "finalbody", "handlers"):
-                    sub = getattr(s, field, None)
-                    if isinstance(sub, list) and sub and isinstance(sub[0], (ast.stmt, ast.excepthandler)):
-                        yield from walk([x for h in sub for x in (h.body if isinstance(h, ast.excepthandler) else [h])],
-                                        prefix, cls, in_function)
 
-    yield from walk(tree.body, modname, None, False)
+def _scopes_in(body, prefix, cls, in_function, class_nodes):
+    # (a module-level function, not a closure calling itself: that closure's cycle would keep the module's
+    # syntax tree alive until a garbage collection, and the workers run without one)
+    for s in body:
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            q = f"{prefix}.<locals>.{s.name}" if in_function else f"{prefix}.{s.name}"
+            yield q, s, s.body, cls
+            yield from _scopes_in(s.body, q, None, True, class_nodes)
+        elif isinstance(s, ast.ClassDef):
+            q = f"{prefix}.<locals>.{s.name}" if in_function else f"{prefix}.{s.name}"
+            if class_nodes is not None:
+                class_nodes[q] = s
+            yield from _scopes_in(s.body, q, q, False, class_nodes)
+        elif type(s) in _COMPOUND:
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                sub = getattr(s, field, None)
+                if isinstance(sub, list) and sub and isinstance(sub[0], (ast.stmt, ast.excepthandler)):
+                    yield from _scopes_in([x for h in sub for x in (h.body if isinstance(h, ast.excepthandler) else [h])],
+                                          prefix, cls, in_function, class_nodes)
 
 
 def _module_assigned(body: list[ast.stmt]) -> set[str]:
@@ -712,35 +714,36 @@ class _Loops:
 
     def _module_loops(self) -> None:
         """A module-level name rebound in a loop of the top level (`for i in ...: SCALE = i`)."""
-        def loops(body, outer):
-            for s in body:
-                if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                    continue
-                if isinstance(s, (ast.For, ast.AsyncFor, ast.While)):
-                    var = self._varying(s, outer)
-                    env = {k: v for _, e in outer for k, v in e.items()} | var
-                    for t in _stmts(s.body):
-                        if isinstance(t, ast.Assign) and len(t.targets) == 1 and isinstance(t.targets[0], ast.Name) \
-                                and t.targets[0].id in self.consts:
-                            k = self._kind(t.value, env)
-                            if k is not None and k[1]:
-                                self.out.append(("global", t.targets[0].id, self.span(t), self.consts[t.targets[0].id], ""))
-                        elif isinstance(t, ast.AugAssign) and isinstance(t.target, ast.Name) \
-                                and t.target.id in self.consts:
-                            self.out.append(("global", t.target.id, self.span(t), self.consts[t.target.id], ""))
-                        elif isinstance(t, ast.Assign) and len(t.targets) == 1 and isinstance(t.targets[0], ast.Subscript) \
-                                and isinstance(t.targets[0].value, ast.Name) \
-                                and self.consts.get(t.targets[0].value.id) == DICT:
-                            k = self._kind(t.value, env)
-                            if k is not None and k[1]:
-                                self.out.append(("global", t.targets[0].value.id, self.span(t), DICT, ""))
-                    loops(s.body, [*outer, (s, var)])
-                else:
-                    for field in ("body", "orelse", "finalbody"):
-                        sub = getattr(s, field, None)
-                        if isinstance(sub, list) and sub and isinstance(sub[0], ast.stmt):
-                            loops(sub, outer)
-        loops(self.body, [])
+        self._top_loops(self.body, [])
+
+    def _top_loops(self, body, outer) -> None:
+        for s in body:
+            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            if isinstance(s, (ast.For, ast.AsyncFor, ast.While)):
+                var = self._varying(s, outer)
+                env = {k: v for _, e in outer for k, v in e.items()} | var
+                for t in _stmts(s.body):
+                    if isinstance(t, ast.Assign) and len(t.targets) == 1 and isinstance(t.targets[0], ast.Name) \
+                            and t.targets[0].id in self.consts:
+                        k = self._kind(t.value, env)
+                        if k is not None and k[1]:
+                            self.out.append(("global", t.targets[0].id, self.span(t), self.consts[t.targets[0].id], ""))
+                    elif isinstance(t, ast.AugAssign) and isinstance(t.target, ast.Name) \
+                            and t.target.id in self.consts:
+                        self.out.append(("global", t.target.id, self.span(t), self.consts[t.target.id], ""))
+                    elif isinstance(t, ast.Assign) and len(t.targets) == 1 and isinstance(t.targets[0], ast.Subscript) \
+                            and isinstance(t.targets[0].value, ast.Name) \
+                            and self.consts.get(t.targets[0].value.id) == DICT:
+                        k = self._kind(t.value, env)
+                        if k is not None and k[1]:
+                            self.out.append(("global", t.targets[0].value.id, self.span(t), DICT, ""))
+                self._top_loops(s.body, [*outer, (s, var)])
+            else:
+                for field in ("body", "orelse", "finalbody"):
+                    sub = getattr(s, field, None)
+                    if isinstance(sub, list) and sub and isinstance(sub[0], ast.stmt):
+                        self._top_loops(sub, outer)
 
     def _block(self, body: list[ast.stmt], loops: list, grad: ast.stmt | None = None) -> None:
         for s in body:
@@ -1154,16 +1157,20 @@ class _Loops:
         finally:
             self._in_helper.discard(id(fn))
 
+    def _varies(self, e: ast.AST, env: dict, grown: set[str]) -> bool:
+        """A tensor whose size changes from call to call (`grown`: lists of such tensors)."""
+        if isinstance(e, ast.Call) and _dotted(e.func) in ("torch.cat", "torch.concat", "torch.stack") and e.args:
+            parts = e.args[0].elts if isinstance(e.args[0], (ast.List, ast.Tuple)) else [e.args[0]]
+            return any((isinstance(p, ast.Name) and p.id in grown) or self._varies(p, env, grown) for p in parts)
+        k = self._kind(e, env)
+        return k is not None and k[0] == TENSOR and k[1]
+
     def _helper_returns(self, fn: ast.AST, seed: dict) -> list[bool] | None:
         env = dict(seed)
         grown: set[str] = set()  # lists of tensors of drawn sizes (`xs.append(torch.randn(n, 8))`)
 
         def varies(e) -> bool:
-            if isinstance(e, ast.Call) and _dotted(e.func) in ("torch.cat", "torch.concat", "torch.stack") and e.args:
-                parts = e.args[0].elts if isinstance(e.args[0], (ast.List, ast.Tuple)) else [e.args[0]]
-                return any((isinstance(p, ast.Name) and p.id in grown) or varies(p) for p in parts)
-            k = self._kind(e, env)
-            return k is not None and k[0] == TENSOR and k[1]
+            return self._varies(e, env, grown)
 
         nodes = [n for n in _stmts(fn.body)]
         rets: list[ast.Return] = []
