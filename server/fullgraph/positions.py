@@ -69,6 +69,12 @@ class Span:
         }
 
 
+def first_line(node) -> int:
+    """The 1-based line an `ast` statement starts at, a definition's decorators included (`@torch.compile`
+    above `def f` is where `f`'s code object starts: co_firstlineno)."""
+    return min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
+
+
 def split_lines(text: str) -> list[str]:
     """Lines as Python and the LSP count them (\\n, \\r\\n and \\r end a line), without the ends."""
     lines = text.splitlines()

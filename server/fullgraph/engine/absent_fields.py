@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 import re
 
+from ..positions import first_line
 from .globals_seen import stored_anywhere
 
 
@@ -87,7 +88,7 @@ def class_node(tree: ast.Module, cs) -> ast.ClassDef | None:
     line = cs.span.start.line + 1
     for n in ast.walk(tree):
         if isinstance(n, ast.ClassDef) and n.name == cs.name and \
-                min([n.lineno] + [d.lineno for d in n.decorator_list]) <= line <= n.lineno:
+                first_line(n) <= line <= n.lineno:
             return n
     return None
 

@@ -24,7 +24,8 @@ Anything else: not known (the test stays a condition).
 from __future__ import annotations
 
 import ast
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .absent_fields import class_node
 from .globals_seen import NOT_KNOWN, store_patterns, texts_naming

@@ -20,6 +20,8 @@ import ast
 import re
 from typing import Any, Callable
 
+from ..positions import first_line
+
 UNKNOWN = object()
 ANY_ENTRY = object()  # `REGISTRY[key]` with the key not known
 
@@ -40,7 +42,7 @@ def function_node(tree: ast.Module, name: str, line: int) -> ast.FunctionDef | N
     best = None
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
-            first = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
+            first = first_line(node) - 1
             if first <= line <= node.lineno - 1:
                 return node
             if best is None or abs(node.lineno - 1 - line) < abs(best.lineno - 1 - line):

@@ -12,7 +12,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..modnames import absolute_module, package_of
-from ..positions import Pos, Span, split_lines
+from ..positions import Pos, Span, first_line, split_lines
 from .edits import TextEdit, detect_newline, give_up, line_starts, pos_of_offset
 
 
@@ -159,7 +159,7 @@ class Source:
         for m in node.body:
             if not isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
-            m_first = min([m.lineno, *(d.lineno for d in m.decorator_list)]) - 1
+            m_first = first_line(m) - 1
             m_last = (m.end_lineno or m.lineno) - 1
             if not m_first <= line <= m_last:
                 continue

@@ -903,13 +903,15 @@ class _SourceCache:
     def params(self, path: str, name: str, first: int | None) -> dict[str, int]:
         """{parameter: line} of the function `name` whose definition starts at `first` (its
         co_firstlineno: the first decorator's line); {} when the file has no such function."""
+        from .. import positions
+
         tree = self._tree(path)
         if tree is None:
             return {}
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and \
                     getattr(node, "name", "<lambda>") == name:
-                start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+                start = positions.first_line(node)
                 if first is not None and first not in (start, node.lineno):
                     continue
                 a = node.args
@@ -920,13 +922,15 @@ class _SourceCache:
 
     def first_line(self, path: str, name: str, line: int) -> int | None:
         """co_firstlineno of the innermost function `name` whose body contains `line`."""
+        from .. import positions
+
         tree = self._tree(path)
         if tree is None:
             return None
         best = None
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
-                start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                start = positions.first_line(node)
                 end = getattr(node, "end_lineno", None) or node.lineno
                 if start <= line <= end and (best is None or start >= best):
                     best = start

@@ -22,6 +22,7 @@ import os
 from dataclasses import dataclass, field
 
 from ..model import Finding
+from ..positions import first_line
 from .record import (
     Break,
     Recompile,
@@ -152,9 +153,9 @@ class _Statements:
                 end = getattr(node, "end_lineno", None) or node.lineno
                 body = getattr(node, "body", None)
                 if isinstance(body, list) and body and isinstance(body[0], ast.AST):
-                    first_child = min([body[0].lineno] + [d.lineno for d in getattr(body[0], "decorator_list", [])])
+                    first_child = first_line(body[0])
                     end = max(node.lineno, first_child - 1)
-                start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+                start = first_line(node)
                 ranges.append((start, end))
             ranges.sort(key=lambda r: r[1] - r[0], reverse=True)  # smallest range wins: assign last
             for r in ranges:
