@@ -31,14 +31,7 @@ from .globals_seen import stored_anywhere
 
 def field_absent(arr, class_q: str, field: str, near: str) -> bool:
     """Does an instance of `class_q`, as the project constructs it, lack `field` (memoised)?"""
-    memo = arr.c.memo.setdefault("absent_fields", {})
-    key = (class_q, field, near)
-    if key not in memo:
-        try:
-            memo[key] = _absent(arr, class_q, field, near)
-        except (OSError, SyntaxError, ValueError, RecursionError):
-            memo[key] = False
-    return memo[key]
+    return arr.c.memoised("absent_fields", (class_q, field, near), lambda: _absent(arr, class_q, field, near), False)
 
 
 _OBJECT = ("builtins.object", "object")

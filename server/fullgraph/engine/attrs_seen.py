@@ -39,16 +39,11 @@ def seen_init_value(arr, class_q: str, attr: str, near: str,
     """(V, certain) for `self.<attr>` of an instance of `class_q`, certain when every guard is known false
     for certain (not only by default); NOT_KNOWN when not every store is seen.  `decide` is the walk's reader
     for this object (its guards are read per object; the stores, once per class and name)."""
-    memo = arr.c.memo.setdefault("attrs_seen", {})
-    key = (class_q, attr, near)
-    if key not in memo:
-        try:
-            memo[key] = _stores_seen(arr, class_q, attr, near)
-        except (OSError, SyntaxError, ValueError, RecursionError):
-            memo[key] = NOT_KNOWN
-    if memo[key] is NOT_KNOWN:
+    seen = arr.c.memoised("attrs_seen", (class_q, attr, near), lambda: _stores_seen(arr, class_q, attr, near),
+                          NOT_KNOWN)
+    if seen is NOT_KNOWN:
         return NOT_KNOWN
-    first, guards = memo[key]
+    first, guards = seen
     certain = True
     for flag in guards:
         got = decide(flag)

@@ -9,7 +9,7 @@ memoises reads `memo` afresh after any look-up rather than keeping the dict.
 from __future__ import annotations
 
 import os
-from typing import Callable
+from typing import Any, Callable
 
 from .summary import FunctionSummary, ModuleSummary
 
@@ -69,6 +69,17 @@ class Contents:
         self._fn_index = None
         self.guard_memo = {}
         self.memo = {}
+
+    def memoised(self, table: str, key, compute: Callable[[], Any], unreadable: Any) -> Any:
+        """`compute()` once per generation and key, in the memo `table`; `unreadable` when a source file it
+        reads cannot be read or parsed (what reads library sources on demand: engine/globals_seen.py, ...)."""
+        memo = self.memo.setdefault(table, {})
+        if key not in memo:
+            try:
+                memo[key] = compute()
+            except (OSError, SyntaxError, ValueError, RecursionError):
+                memo[key] = unreadable
+        return memo[key]
 
     def function(self, q: str) -> tuple[FunctionSummary, ModuleSummary] | None:
         """The function of that qualified name and its module (the first module put that has it)."""

@@ -22,13 +22,7 @@ _MAX_FILES = 3000  # a package larger than this is not searched: not known
 
 def module_value(arr, q: str, near: str) -> Any:
     """The constant the module-level variable `q` (`pkg.mod.NAME`) holds, or NOT_KNOWN (memoised)."""
-    memo = arr.c.memo.setdefault("globals_seen", {})
-    if q not in memo:
-        try:
-            memo[q] = _value(arr, q, near)
-        except (OSError, SyntaxError, ValueError, RecursionError):
-            memo[q] = NOT_KNOWN
-    return memo[q]
+    return arr.c.memoised("globals_seen", q, lambda: _value(arr, q, near), NOT_KNOWN)
 
 
 def _value(arr, q: str, near: str) -> Any:
