@@ -341,3 +341,65 @@ def test_a_local_read_from_an_attribute_every_store_of_which_is_seen(tmp_path, m
     assert [f for f in found if f[:3] == ("layer.py", NORMALIZE_LINE, "FG101")] == \
         [("layer.py", NORMALIZE_LINE, "FG101", not shown)]
     assert _library_breaks(root) == ({("layer.py", NORMALIZE_LINE)} if shown else set())
+
+
+# ---- the dtype and device of the tensors a script makes (issue 27) ----------------------------------------
+# torchmetrics' `normalize_logits_if_needed` breaks (`if not torch.all(...)`) only for a floating tensor on the
+# CPU: a script's `torch.rand(8)`, passed unchanged through `forward(*args, **kwargs)` and reshaped on the way,
+# is one (shown); `torch.randint` makes no floating tensor (the path is never taken); a tensor made with
+# `device=`, moved with `.to(...)`, or made under a default device the script sets, keeps the test a condition.
+METRIC = '''import torch
+import torch.nn as nn
+
+
+def normalize(tensor):
+    if tensor.device == torch.device("cpu"):
+        if not torch.all((tensor >= 0) * (tensor <= 1)):
+            tensor = tensor.sigmoid()
+        return tensor
+    return torch.where(((tensor < 0) | (tensor > 1)).any(), tensor.sigmoid(), tensor)
+
+
+def fmt(preds, target):
+    preds = preds.flatten()
+    if preds.is_floating_point():
+        preds = normalize(preds)
+    return preds, target
+
+
+class Metric(nn.Module):
+    def forward(self, *args, **kwargs):
+        return self._step(*args, **kwargs)
+
+    def _step(self, *args, **kwargs):
+        return self.update(*args, **kwargs)
+
+    def update(self, preds, target):
+        preds, target = fmt(preds, target)
+        return preds.float().mean()
+'''
+DATA_LINE = 7  # in fglib/metric.py
+MADE = '''import torch
+
+from fglib.metric import Metric
+
+
+def main():
+    target = torch.randint(0, 2, (8,))
+{make}
+    return torch.compile(Metric())(preds, target)
+'''
+
+
+@pytest.mark.parametrize("make, found", [
+    ("    preds = torch.rand(8)", [False]),
+    ("    preds = torch.randint(0, 2, (8,))", []),
+    ("    preds = torch.rand(8, device='meta')", [True]),
+    ("    preds = torch.rand(8)\n    preds = preds.to('meta')", [True]),
+    ("    with torch.device('meta'):\n        preds = torch.rand(8)", [True]),
+], ids=["floating-on-the-cpu", "integers", "made-on-another-device", "moved", "under-a-default-device"])
+def test_the_dtype_and_device_of_a_tensor_the_script_makes(tmp_path, make, found):
+    root = _library_project(tmp_path, {"metric.py": METRIC}, MADE.format(make=make))
+    got = _library_findings(root)
+    assert [f[3] for f in got if f[:3] == ("metric.py", DATA_LINE, "FG301")] == found
+    assert _library_breaks(root) == ({("metric.py", DATA_LINE)} if found == [False] else set())

@@ -91,6 +91,8 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
         self.tensor_holders: dict[str, str] = {}
         self._testing: ast.If | None = None  # the `if` whose test _branch_conds reads (conditions_recorded)
         self._global_facts: tuple | None = None  # conditions_recorded._local_facts, once per function
+        self._kwargs_plain: bool | None = None  # conditions_recorded._kwargs_only_passed_on, once per function
+        self._made_positions: tuple | None = None  # conditions_recorded._tensor_param: tensors_made.positions, once
         self._with_item: ast.AST | None = None  # the context expression of the `with` being entered
         # name -> (class, Edge.vals) of the construction it holds (`m = Metric(num_classes=3)`)
         self.constructions: dict[str, tuple[str, tuple]] = {}
@@ -144,6 +146,8 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
             if a is not None:
                 fs.params.append(a.arg)
                 self.env[a.arg] = U
+        fs.vararg = args.vararg.arg if args.vararg is not None else None
+        fs.kwarg = args.kwarg.arg if args.kwarg is not None else None
         if not is_lambda:
             for a, d in [*zip(all_params[len(all_params) - len(args.defaults):], args.defaults),
                          *zip(args.kwonlyargs, args.kw_defaults)]:

@@ -22,6 +22,7 @@ from .incremental import moved_function
 from .module import ModuleAnalyzer
 from .resolve import Resolver
 from .summary import ClassSummary, Edge, FunctionSummary, ModuleSummary
+from .tensors_made import device_may_change, without_facts
 
 if TYPE_CHECKING:  # pragma: no cover - types only: engine/roots.py and engine/walk.py import this module
     from .roots import RootRecord
@@ -239,8 +240,18 @@ class Arrivals:
         if root.decl.kind == "method" and not root.decl.calls:
             return self._method_calls_of(fs)
         if root.decl.calls or root.decl.kind != "function" or fs.compiled is None:
-            return [self._enclosing_params(self.resolve_fields(c, root.mod.path)) for c in root.decl.calls]
+            calls = [self._enclosing_params(self.resolve_fields(c, root.mod.path)) for c in root.decl.calls]
+            if any(len(v) > 2 and v[0] == "inst" for c in calls for _, v in c) and self._device_may_change():
+                calls = [without_facts(c) for c in calls]  # the tensors made may be on another device
+            return calls
         return self._calls_of(fs)
+
+    def _device_may_change(self) -> bool:
+        """May the project change the device torch's factories make tensors on (engine/tensors_made.py)?"""
+        memo = self.c.memo
+        if "device_may_change" not in memo:
+            memo["device_may_change"] = device_may_change(list(self.c.modules.values()))
+        return memo["device_may_change"]
 
     def calls_complete(self, root: RootRecord) -> bool:
         """Are the root's visible calls all the calls of the compiled object?  Its name is only called
@@ -523,6 +534,8 @@ class Arrivals:
                 return C.UNKNOWN, C.DEFAULT
             vals = dict(self.resolve_fields(site.vals, mod.path))
             v = vals.get(pos, vals.get(param)) if len(site.args) > pos or param in vals else None
+            if v is not None and v[0] == "like":
+                v = v[2]  # (a parameter's tensor reshaped: a tensor, as far as a construction goes)
             if v is not None and v[0] == "param" and _depth < 8:
                 # `CausalSelfAttention(n, debug=debug)` in Block.__init__: what Block's constructions pass
                 v = self._init_param_passed(site.caller, v[1], mod.path, _depth)

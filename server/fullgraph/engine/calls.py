@@ -13,6 +13,7 @@ from .. import tracetable
 from . import values as V
 from .event import Event
 from .summary import CallSite, RootDecl, add_elements
+from .tensors_made import DEVICE_CALLS, with_made_facts
 from .values import U, Val
 
 # every name some shipped trace table lists (which torch version's list applies is the project's call)
@@ -182,7 +183,7 @@ class CallsMixin:
             # compiled(model, x, flag=True): what the user's own call passes, for the root's analysis,
             # and the module's mode at this call (`model.train()` after the compile line decides it)
             decl = self.mod.summary.roots[int(fval.q)]
-            passed = self._closure_args(node, self._passed(node))
+            passed = with_made_facts(self, node, self._closure_args(node, self._passed(node)))
             if fval.training is not None:
                 passed = (*passed, (V.MODE_KEY, ("const", fval.training)))
             decl.calls = (*decl.calls, passed)
@@ -244,6 +245,8 @@ class CallsMixin:
             return Val(V.COMPILED, None if root is None else str(root))
         if q in V.GUARD_FUNCTIONS:
             return Val(V.GUARD)
+        if q in DEVICE_CALLS:
+            mod.summary.device_calls.add(q)
         if q in V.NONSTRICT_TRACE or q in V.ALLOW_IN_GRAPH:
             if node.args and self.module_level and q in V.ALLOW_IN_GRAPH:
                 tq = self._callable_q(node.args[0], args[0])

@@ -20,7 +20,7 @@ apart, worded with the condition ("when `output_attentions=True`").
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 KNOWN = "known"  # the value is certain at this point (a constant passed, a class constant)
@@ -31,9 +31,12 @@ Env = dict  # parameter name -> (value, KNOWN | DEFAULT)
 
 @dataclass(frozen=True)
 class Instance:
-    """A parameter's value is an instance of class `q` (what the caller passes): true, not None."""
+    """A parameter's value is an instance of class `q` (what the caller passes): true, not None.  `facts`: of a
+    tensor the user's script makes and passes unchanged, its dtype and device as far as they are known
+    (engine/tensors_made.py: ("floating", bool), ("cpu", True)); not part of what the value is equal to."""
 
     q: str
+    facts: frozenset = field(default=frozenset(), compare=False)
 
 
 @dataclass(frozen=True)
@@ -44,19 +47,27 @@ class Choices:
 
 
 TRAINING = "@training"  # Env key: the compiled module's mode, inherited by what it calls
+# Env keys: what a function's `*args` holds (a tuple of (value, certainty) or None per item) and its `**kwargs`
+# (a tuple of (name, (value, certainty) or None)), when every call of it passes what the analysis can list;
+# a call that forwards them unchanged (`self.update(*args, **kwargs)`) passes the same (Edge.vals "*fwd", "**fwd")
+VARARGS = "@*args"
+VARKW = "@**kwargs"
 TENSOR = Instance("torch.Tensor")  # a tensor argument (values.TENSOR_CLASS)
 ANY = Instance("")  # passed, and nothing known of it: a test on it is assumed to hold
 UNKNOWN = Instance("?")  # a flag set from a value the analysis does not know (a CLI option, a variable)
 
 
 def entry_env(defaults: dict[str, Any], calls: list[tuple] | None = None, params: list[str] = (),
-              is_method: bool = False, positional: int = 0, annotated=frozenset(), complete: bool = False) -> Env:
+              is_method: bool = False, positional: int = 0, annotated=frozenset(), complete: bool = False,
+              stars: tuple | None = None) -> Env:
     """A compiled root's parameters: their defaults, by default only (the user may pass another
     value); with the user's visible calls of the compiled object (`calls`: their Edge.vals), a
     parameter every call passes the same constant or instance to has that value, one that some call
     passes otherwise is unknown (the path is then assumed taken); when those calls are all there are
     (`complete`), a parameter a call leaves alone has its default for certain.  With no visible call, a positional
-    parameter without default or annotation is what callers of compiled code pass most: a tensor."""
+    parameter without default or annotation is what callers of compiled code pass most: a tensor.  `stars`
+    ((vararg, kwarg) names, FunctionSummary's): the arguments past the positional parameters are what `*args`
+    holds, the keywords no parameter takes what `**kwargs` holds (VARARGS, VARKW: when every call agrees)."""
     env: Env = {name: (value, DEFAULT) for name, value in defaults.items()}
     names = list(params[1:] if is_method else params)
     if not calls:
@@ -65,9 +76,15 @@ def entry_env(defaults: dict[str, Any], calls: list[tuple] | None = None, params
                 env[name] = (TENSOR, DEFAULT)
         return env
     # each visible call is one way the root runs: a parameter's value is one of what they pass
+    if stars is not None:  # (what `*args`/`**kwargs` hold: VARARGS, VARKW below)
+        names = [n for n in names if n not in stars]
     options: dict[str, list] = {name: [] for name in names}
+    npos = max(0, positional - (1 if is_method else 0)) if stars is not None else None
+    extras = []
     for vals in calls:
-        passed = _by_name(vals, names)
+        passed = _by_name(vals, names, npos)
+        if stars is not None:
+            extras.append(_extras(vals, names, npos, known))
         for name in names:
             v = passed.get(name)
             if v is None and "**" in passed:  # `compiled(**inputs)`: it may be passed
@@ -78,19 +95,59 @@ def entry_env(defaults: dict[str, Any], calls: list[tuple] | None = None, params
             else:  # a value the analysis does not know: a flag may be off, a required argument is there
                 options[name].append(known(v) or ((UNKNOWN, DEFAULT) if name in defaults else (ANY, KNOWN)))
     for name, opts in options.items():
-        distinct = tuple(dict.fromkeys(opts))
+        distinct = _distinct(opts)
         env[name] = distinct[0] if len(distinct) == 1 else (Choices(distinct), KNOWN)
+    if stars is not None and extras and all(x is not None for x in extras):
+        for key, got, star in ((VARARGS, [x[0] for x in extras], stars[0]), (VARKW, [x[1] for x in extras], stars[1])):
+            if star is not None and all(_same(g, got[0]) for g in got):
+                env[key] = (got[0], KNOWN)
     return env
 
 
-def _by_name(vals: tuple, names: list[str]) -> dict[str, tuple]:
-    """Edge.vals keyed by the callee's parameter names ("**" when *args/**kwargs may pass more)."""
+def _distinct(opts: list) -> tuple:
+    """The distinct (value, certainty) options; a tensor's facts (Instance.facts) those all its options share."""
+    out = tuple(dict.fromkeys(opts))
+    if any(isinstance(o[0], Instance) and o[0].facts for o in out):
+        out = tuple((Instance(o[0].q, frozenset.intersection(*(p[0].facts for p in opts if p == o))), o[1])
+                    if isinstance(o[0], Instance) else o for o in out)
+    return out
+
+
+def _same(a: tuple, b: tuple) -> bool:
+    """Are two VARARGS/VARKW tuples the same, tensors' facts included?"""
+    def key(x):
+        if isinstance(x, Instance):
+            return x.q, x.facts
+        return tuple(key(i) for i in x) if isinstance(x, tuple) else x
+    return a == b and key(a) == key(b)
+
+
+def _by_name(vals: tuple, names: list[str], npos: int | None = None) -> dict[str, tuple]:
+    """Edge.vals keyed by the callee's parameter names ("**" when *args/**kwargs may pass more); with `npos` (its
+    positional parameters, self not counted) the positions past them are left out (its `*args` takes them)."""
+    limit = len(names) if npos is None else min(npos, len(names))
     out: dict[str, tuple] = {}
     for key, v in vals:
-        name = names[key] if isinstance(key, int) and key < len(names) else key
-        if isinstance(name, str):
-            out[name] = v
+        if isinstance(key, int):
+            if key < limit:
+                out[names[key]] = v
+        elif key not in ("*fwd", "**fwd"):
+            out[key] = v
     return out
+
+
+def _extras(vals: tuple, names: list[str], npos: int, value) -> tuple | None:
+    """What a call's arguments leave for the callee's `*args` and `**kwargs` (`value` reads each: known, or
+    the caller's forwarded value): (items, keywords), each item (value, certainty) or None (not known); None
+    when the call may pass more than the analysis lists (a star it cannot expand)."""
+    if any(k == "**" for k, _ in vals):
+        return None
+    items = sorted((k, v) for k, v in vals if isinstance(k, int) and k >= npos)
+    if [k for k, _ in items] != list(range(npos, npos + len(items))):
+        return None
+    kws = tuple(sorted((k, value(v)) for k, v in vals if isinstance(k, str) and k not in names
+                       and k not in ("*fwd", "**fwd") and not k.startswith("@")))
+    return tuple(value(v) for _, v in items), kws
 
 
 def known(v: tuple) -> tuple | None:
@@ -101,26 +158,43 @@ def known(v: tuple) -> tuple | None:
     if v[0] == "dconst":
         return v[1], DEFAULT
     if v[0] == "inst":
-        return Instance(v[1]), KNOWN
+        return Instance(v[1], v[2] if len(v) > 2 else frozenset()), KNOWN
+    if v[0] == "env":  # a forwarded `*args` item, as the caller's env holds it (_forwarded)
+        return v[1]
+    if v[0] == "like":  # a parameter's tensor reshaped: as the call's value reads (callee_env reads more)
+        return known(v[2])
     return None
 
 
 def callee_env(vals: tuple | None, caller: Env, params: list[str], is_method: bool,
-               defaults: dict[str, Any], self_attr: Callable[[str], tuple | None] | None = None) -> Env:
+               defaults: dict[str, Any], self_attr: Callable[[str], tuple | None] | None = None,
+               stars: tuple | None = None) -> Env:
     """The callee's flags at one call: what the call passes, else the callee's defaults (known: the
     call is visible); `self.<attr>` passed is what the caller's object holds (`self_attr`: its class's
     `__init__` default, or what the visible constructions pass).  With `vals` None (a wrapper's
-    `func(*args, **kwargs)`) only the mode is kept."""
+    `func(*args, **kwargs)`) only the mode is kept.  `stars` (the callee's positional parameters, self
+    counted, and its vararg and kwarg names): the caller's own `*args`/`**kwargs` forwarded unchanged pass
+    what they hold (VARARGS, VARKW), and what is left over goes to the callee's."""
     env: Env = {TRAINING: caller[TRAINING]} if TRAINING in caller else {}
     if vals is None:
         return env
     names = params[1:] if is_method else params
-    passed = _by_name(vals, names)
+    npos = None
+    if stars is not None:
+        vals = _forwarded(vals, caller)
+        npos = max(0, stars[0] - (1 if is_method else 0))
+        got = _extras(vals, names, npos, lambda v: known(v) or _param_value(v, caller))
+        for key, star, item in ((VARARGS, stars[1], 0), (VARKW, stars[2], 1)):
+            if star is not None and got is not None:
+                env[key] = (got[item], KNOWN)
+    passed = _by_name(vals, names, npos)
     for name in names:
         v = passed.get(name)
         if v is None:
             if name in defaults and "**" not in passed:  # left at its default
                 env[name] = (defaults[name], KNOWN)
+        elif v[0] == "like" and (got := _kept(caller.get(v[1]))) is not None:
+            env[name] = got
         elif known(v) is not None:
             env[name] = known(v)
         elif v[0] == "param":
@@ -131,6 +205,39 @@ def callee_env(vals: tuple | None, caller: Env, params: list[str], is_method: bo
         elif name in defaults:  # passed a value the analysis does not know: the flag may be off
             env[name] = (UNKNOWN, DEFAULT)
     return env
+
+
+def _kept(got: tuple | None) -> tuple | None:
+    """What a caller's parameter reshaped or indexed is (Edge.vals "like"): a tensor with its facts, when the
+    parameter holds a tensor whose facts are known."""
+    if got is None or not isinstance(got[0], Instance) or got[0].q != TENSOR.q or not got[0].facts:
+        return None
+    return Instance(got[0].q, got[0].facts), got[1]
+
+
+def _param_value(v: tuple, caller: Env) -> tuple | None:
+    return caller.get(v[1]) if v[0] == "param" else None
+
+
+def _forwarded(vals: tuple, caller: Env) -> tuple:
+    """Edge.vals with the caller's own `*args` ("*fwd": passed unchanged from position k on) and `**kwargs`
+    ("**fwd") read as what the caller's env says they hold (VARARGS, VARKW), as ("env", (value, certainty))
+    or ("unknown",) items; the "**" mark (more may be passed) goes when every star of the call is so read."""
+    fwd = {k: v for k, v in vals if k in ("*fwd", "**fwd")}
+    if not fwd:
+        return vals
+    items = caller.get(VARARGS) if "*fwd" in fwd else None
+    kws = caller.get(VARKW) if "**fwd" in fwd else None
+    out = [(k, v) for k, v in vals if k not in ("*fwd", "**fwd", "**")]
+    if items is not None:
+        start = fwd["*fwd"][2]
+        out.extend((start + i, ("env", x) if x is not None else ("unknown",)) for i, x in enumerate(items[0]))
+    if kws is not None:
+        taken = {k for k, _ in out}
+        out.extend((name, ("env", x) if x is not None else ("unknown",)) for name, x in kws[0] if name not in taken)
+    if ("*fwd" in fwd and items is None) or ("**fwd" in fwd and kws is None):
+        out.append(("**", ("star",)))
+    return tuple(out)
 
 
 def attr_value(value: tuple | None) -> tuple[Any, str] | None:
@@ -161,6 +268,8 @@ def evaluate(atom: tuple, env: Env, self_attr: Callable[[str], tuple | None], li
     if kind == "expr":
         if library and isinstance(test, tuple) and test[0] in ("global", "selfread"):
             return _read_holds(test, want, self_attr)
+        if library and isinstance(test, tuple) and test[0] == "tensor":
+            return _tensor_holds(test, want, env)
         return "default" if library else "true"
     if kind == "param":
         got = env.get(name)
@@ -210,6 +319,29 @@ def _read_holds(test: tuple, want: bool, self_attr) -> str:
     except TypeError:
         return "default"
     return "true" if holds == want else "false" if how == KNOWN else "default"
+
+
+def _tensor_holds(test: tuple, want: bool, env: dict) -> str:
+    """A tensors_made.tensor_test atom (true when the test is `want`) evaluated on what the walk knows the parameter holds:
+    "true", "false", or "default" (not known: the condition stays).  Several visible calls: true when one
+    makes it true."""
+    got = env.get(test[1])
+    if got is None:
+        return "default"
+    value, how = got
+    options = value.options if isinstance(value, Choices) else ((value, how),)
+    results = set()
+    for v, h in options:
+        facts = v.facts if isinstance(v, Instance) and v.q == TENSOR.q else frozenset()
+        if (test[2], test[3]) in facts:
+            truth = True
+        elif (test[2], not test[3]) in facts:
+            truth = False
+        else:
+            results.add("default")
+            continue
+        results.add("true" if truth == want else "false" if h == KNOWN else "default")
+    return "true" if "true" in results else "default" if "default" in results else "false"
 
 
 def _holds(got: tuple, test: str, want: bool) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 
 from . import values as V
+from .tensors_made import kept_param, positions, tensor_test
 
 
 # a flag compared with a constant: the Cond atom's test ("cmp", operator, constant)
@@ -30,10 +31,12 @@ class PathCondsMixin:
 
     def _passed(self, node: ast.Call) -> tuple:
         """Edge.vals: the constants, own parameters and instances of project or torch classes a call
-        passes; ("**", ("star",)) when *args/**kwargs may pass more."""
+        passes; ("**", ("star",)) when *args/**kwargs may pass more, and ("*fwd", ("param", name, k)) /
+        ("**fwd", ("param", name)) when those stars are the function's own `*args` (the last positional
+        argument, at position k) and `**kwargs`, passed on unchanged (_forwarding)."""
         if not node.args and not node.keywords:
             return ()
-        out = []
+        out = list(self._forwarding(node))
         items = [*enumerate(node.args), *((kw.arg, kw.value) for kw in node.keywords)]
         vals = self._call_vals if self._call_vals is not None and self._call_vals[0] is node else None
         positional = True
@@ -70,7 +73,60 @@ class PathCondsMixin:
                 out.append((key, ("selfattr", flag[1])))  # `f(x, self.average)`: what the object holds
             else:
                 out.append((key, ("unknown",)))  # passed, with a value the analysis does not know
+            if isinstance(a, ast.Name) and out[-1][1] in (("inst", V.TENSOR_CLASS), ("unknown",)) and \
+                    (kept := self._tensor_param(a.id)) is not None:
+                # `preds = preds.flatten()` ... `f(preds)`: the parameter's tensor, reshaped (engine/tensors_made.py)
+                out[-1] = (key, ("like", kept, out[-1][1]))
         return tuple(out)
+
+    def _forwarding(self, node: ast.Call) -> tuple:
+        """The "*fwd"/"**fwd" Edge.vals of a call whose every star passes on the function's own `*args` / `**kwargs`
+        unchanged (not rebound; `**kwargs` read nowhere else in the function, so nothing changed the dict)."""
+        fs = self.fs
+        if fs is None or (fs.vararg is None and fs.kwarg is None):
+            return ()
+        stars = [a for a in node.args if isinstance(a, ast.Starred)]
+        dstars = [kw.value for kw in node.keywords if kw.arg is None]
+        if not stars and not dstars:
+            return ()
+        out = []
+        if stars:
+            a = stars[0].value
+            if len(stars) > 1 or node.args[-1] is not stars[0] or not isinstance(a, ast.Name) or \
+                    a.id != fs.vararg or not self._is_flag_param(a.id):
+                return ()
+            out.append(("*fwd", ("param", a.id, len(node.args) - 1)))
+        if dstars:
+            a = dstars[0]
+            if len(dstars) > 1 or not isinstance(a, ast.Name) or a.id != fs.kwarg or \
+                    not self._is_flag_param(a.id) or not self._kwargs_only_passed_on():
+                return ()
+            out.append(("**fwd", ("param", a.id)))
+        return tuple(out)
+
+    def _tensor_param(self, name: str) -> str | None:
+        """The parameter whose tensor (its dtype and device) the local `name` holds at the statement analysed:
+        itself unchanged, or through reshaping and indexing (tensors_made.kept_param); None otherwise."""
+        if self._is_flag_param(name):
+            return name
+        if self.fs is None or self.module_level or name not in self.fs.params:
+            return None
+        stmt = self._testing if self._testing is not None else self.stmt
+        if stmt is None:
+            return None
+        if self._made_positions is None:
+            self._made_positions = positions(self.node)
+        return kept_param(self.fs.params, name, stmt, self._made_positions)
+
+    def _kwargs_only_passed_on(self) -> bool:
+        """Is the function's `**kwargs` read only as `**kwargs` in calls (once per function)?"""
+        if self._kwargs_plain is None:
+            name = self.fs.kwarg
+            reads = sum(1 for n in ast.walk(self.node) if isinstance(n, ast.Name) and n.id == name)
+            passes = sum(1 for n in ast.walk(self.node) if isinstance(n, ast.keyword) and n.arg is None and
+                         isinstance(n.value, ast.Name) and n.value.id == name)
+            self._kwargs_plain = reads == passes
+        return self._kwargs_plain
 
     def _is_flag_param(self, name: str) -> bool:
         """A parameter whose value at a test is the value passed in: not rebound before the test
@@ -136,6 +192,9 @@ class PathCondsMixin:
         evaluates it when every assignment of that name is seen (engine/globals_seen.py,
         engine/attrs_seen.py).  The atom stays an "expr" atom (its text and wording unchanged); None for
         any other test."""
+        made = tensor_test(node, self.resolve_dotted_node, self._tensor_param)
+        if made is not None:  # `tensor.device == torch.device("cpu")`: what the script made (engine/tensors_made.py)
+            return made
         how: tuple = ("truth",)
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.comparators[0], ast.Constant):
             op, right = node.ops[0], node.comparators[0].value

@@ -156,7 +156,7 @@ def interface_of(mod: ModuleSummary) -> tuple:
     the calls it makes (for iterator arguments) -- not positions, nor function bodies, which only
     matter to the roots that reach into the module (and those are re-walked when it changes)."""
     funcs = tuple(
-        (q, f.name, f.class_qualname, tuple(f.params), f.is_generator, f.is_async, f.is_method, f.compiled,
+        (q, f.name, f.class_qualname, tuple(f.params), f.vararg, f.kwarg, f.is_generator, f.is_async, f.is_method, f.compiled,
          f.disabled, f.opaque, f.guard_atoms, f.returns_value, f.returns_instance, f.returns_factory, f.returns_items,
          tuple((q, c) for q, c, _ in f.wrapped_by), tuple(f.returns_fns))
         for q, f in mod.functions.items())
@@ -168,4 +168,5 @@ def interface_of(mod: ModuleSummary) -> tuple:
     classes = classes + tuple((q, tuple(c.decorators)) for q, c in mod.classes.items() if c.decorators)
     return (mod.name, getattr(mod, "library", False), funcs, classes, tuple(mod.bindings.items()),
             tuple(mod.star_imports), tuple(sorted(mod.ignored)), tuple(sorted(mod.reorderable)),
-            tuple(sorted(mod.allow_in_graph)), tuple(mod.hooks), calls, tuple(sorted(mod.dynamo_config, key=repr)))
+            tuple(sorted(mod.allow_in_graph)), tuple(mod.hooks), calls, tuple(sorted(mod.dynamo_config, key=repr)),
+            tuple(sorted(mod.device_calls)))

@@ -121,6 +121,8 @@ class FunctionSummary:
     returns_fns: list[tuple[str, str]] = field(default_factory=list)
     defaults: dict[str, Any] = field(default_factory=dict)  # parameter -> its literal default value
     positional: int = 0  # how many of `params` are positional (self included), before *args/kw-only
+    vararg: str | None = None  # the name of its `*args` parameter
+    kwarg: str | None = None  # the name of its `**kwargs` parameter
     returns_registry: tuple[str, ...] = ()  # `return LOSS_MAPPING[key]`: module-level dicts of functions
     # a class decorator's `cls.<method> = <local function>`: method name -> that function's qualname
     replaces: dict[str, str] = field(default_factory=dict)
@@ -249,6 +251,9 @@ class ModuleSummary:
     line_count: int = 0
     # recompilation hazards read from the syntax tree (engine/recompiles.py): plain tuples
     recompiles: list[tuple] = field(default_factory=list)
+    # calls of torch functions that may change the device a tensor factory makes tensors on
+    # (engine/tensors_made.py): `torch.set_default_device`, `torch.set_default_tensor_type`, `torch.device`
+    device_calls: set[str] = field(default_factory=set)
 
     # Pickled (the cache, the workers' summaries), the fields a project reads only in the modules its walks
     # reach are one blob, unpickled at the first read of one of them: a check of the torch tree reads them in

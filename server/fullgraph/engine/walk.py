@@ -68,7 +68,7 @@ class Walker:
             if (fs.qualname, recv) not in seen:
                 seen[(fs.qualname, recv)] = ()
                 env = C.entry_env(fs.defaults, self.arr.root_calls(root, fs), fs.params, fs.is_method, fs.positional,
-                                  fs.annotated, complete=self.arr.calls_complete(root))
+                                  fs.annotated, complete=self.arr.calls_complete(root), stars=(fs.vararg, fs.kwarg))
                 mode = root_mode(root.decl)
                 if mode is not None:
                     env[C.TRAINING] = mode
@@ -123,7 +123,7 @@ class Walker:
                             continue
                     seen[(q, recv)] = cond
                     env = C.callee_env(self.arr.resolve_fields(e.vals, r.mod.path), r.env, tfs.params, tfs.is_method,
-                                       tfs.defaults, attr_of)
+                                       tfs.defaults, attr_of, stars=(tfs.positional, tfs.vararg, tfs.kwarg))
                     tfs = self.arr.with_tensor_params(tfs, tmod, env)
                     queue.append(Reached(tfs, tmod, r.path + [Step(q, Location(r.mod.path, e.span))], env, cond,
                                          self_q=recv))
