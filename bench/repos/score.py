@@ -221,7 +221,8 @@ def markdown(rows: list[dict], truth: dict, meta: dict, classes: dict, sources: 
         f"Scored {meta['date']} by `bench/repos/score.py` with the analyzer of {meta['analyzer']}; "
         f"{len(rows)} `fullgraph check <folder> --format json --no-cache` runs took {meta['seconds']:.1f} s. "
         f"Truth: `truth.json` (torch {truth.get('torch_version')}, collected {truth.get('date')} at "
-        f"{truth.get('commit')} in {truth.get('collect_seconds')} s).",
+        f"{truth.get('commit')} in {truth.get('collect_seconds')} s"
+        + ("" if truth.get("collected", "all") == "all" else f"; {truth['collected']}") + ").",
         "",
         "| measure | value |",
         "|---|---|",
