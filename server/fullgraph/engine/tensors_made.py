@@ -52,8 +52,9 @@ def made_facts(an, name: str, stmt: ast.stmt) -> frozenset:
     """What is known of the tensor the local `name` holds at `stmt`: the last store of it before `stmt`, in its
     block or an enclosing `if`/`with`/`try` block of the same function, is `name = <torch factory>(...)`
     (factory_facts), and nothing between touches its `.data` or calls its `.set_()`."""
-    tree = an.mod.tree
-    if tree is None or any(isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names for n in ast.walk(tree)):
+    # a `global`/`nonlocal` of the name in the function (its nested ones included) may rebind it anywhere; at
+    # the top level, a `global` of it in any function of the module (an.node: the module as analysed)
+    if any(isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names for n in ast.walk(an.node)):
         return frozenset()
     where = _positions(an.node)
     cur = stmt
