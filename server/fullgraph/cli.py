@@ -209,8 +209,8 @@ def _check_command(args) -> int:
         color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
         out = format_text(shown, result.files_checked, result.torch_version, result.torch_source,
                           base=os.getcwd(), color=color,
-                          unresolved=sum(1 for u in result.unresolved_roots if u[3] in ("unresolved", "not found")),
-                          replaced=sum(1 for u in result.unresolved_roots if u[3] not in ("unresolved", "not found")),
+                          unresolved=sum(1 for u in result.unresolved_roots if u[3] in ("unresolved", "not found", "importlib")),
+                          replaced=sum(1 for u in result.unresolved_roots if u[3] not in ("unresolved", "not found", "importlib")),
                           conditional=len(result.findings) - len(shown), unfollowed=len(result.unfollowed_calls))
     if out and not (args.diff and args.format == "text" and not result.findings):
         print(out)
@@ -286,11 +286,13 @@ def _notebooks(ws) -> dict:
 def _print_unresolved(ws, result) -> None:
     proj = ws.project
     for label, path, span, why in result.unresolved_roots:
-        if why not in ("unresolved", "not found"):  # a replaced method: "assigned in `__init__`"
+        if why not in ("unresolved", "not found", "importlib"):  # a replaced method: "assigned in `__init__`"
             print(f"fullgraph: unfollowed method: {label} called from {path}:{span.start.line + 1} ({why}; what it "
                   "holds is not visible to static analysis)", file=sys.stderr)
             continue
         what = ("what it compiles is not visible to static analysis" if why == "unresolved"
+                else "it comes from a module `importlib.import_module` imports by a name not visible to static "
+                     "analysis" if why == "importlib"
                 else "the function or class it names was not found")
         print(f"fullgraph: unresolved root: {label} at {path}:{span.start.line + 1} ({what})", file=sys.stderr)
     missing = ws.imports_not_found()
@@ -303,8 +305,9 @@ def _print_unresolved(ws, result) -> None:
         print("fullgraph: calls from compiled code that could not be followed (not in the analysed code: "
               "`--follow PACKAGE` analyses an installed package; or a value made at run time):", file=sys.stderr)
         for name, path, span, why in result.unfollowed_calls:
-            print(f"    {name} at {path}:{span.start.line + 1}{' (a value made at run time)' if why else ''}",
-                  file=sys.stderr)
+            what = (" (in a module `importlib.import_module` imports by a name made at run time)" if why == "importlib"
+                    else " (a value made at run time)" if why else "")
+            print(f"    {name} at {path}:{span.start.line + 1}{what}", file=sys.stderr)
     user = {name for name, _, _, _ in result.unfollowed_calls}
     top = sorted(((name, n) for name, n in proj.unresolved_calls.items() if name not in user),
                  key=lambda kv: -kv[1])[:30]

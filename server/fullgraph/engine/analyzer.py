@@ -96,6 +96,8 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
         self._with_item: ast.AST | None = None  # the context expression of the `with` being entered
         # name -> (class, Edge.vals) of the construction it holds (`m = Metric(num_classes=3)`)
         self.constructions: dict[str, tuple[str, tuple]] = {}
+        # name -> the strings a `for` over a literal tuple or list of them gives it (`for name in ("a", "b")`)
+        self.literal_items: dict[str, tuple] = {}
 
     # ---- set-up --------------------------------------------------------------------------------
     def analyze_module(self, body: list[ast.stmt]) -> None:
@@ -269,6 +271,8 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
     def bind(self, name: str, v: Val) -> None:
         self.env[name] = v
         self._rebound.add(name)
+        if self.literal_items:
+            self.literal_items.pop(name, None)
 
     def _loop_rebinds(self, loop: ast.stmt) -> None:
         """A loop's tests see what its body assigns on the previous iteration: count it as rebound
@@ -487,6 +491,8 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
                 self.conds = saved_conds + (else_conds if empty else body_conds)
             with self._unresumable(s):
                 self.block(s.body)
+                if self.literal_items and isinstance(s.target, ast.Name):
+                    self.literal_items.pop(s.target.id, None)  # after the loop: its last item only
                 self.conds = saved_conds
                 self.block(s.orelse)
             return False
@@ -669,6 +675,9 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
             self._assign_elements(target.elts, args)
         else:
             self.assign(target, self._element_of(it, iter_node), None)
+            if isinstance(target, ast.Name) and isinstance(iter_node, (ast.Tuple, ast.List)) and iter_node.elts and \
+                    all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in iter_node.elts):
+                self.literal_items[target.id] = tuple(e.value for e in iter_node.elts)
 
     def _assign_elements(self, targets: list[ast.expr], seqs: list[ast.expr]) -> None:
         """`for (a, b) in zip(xs, ys)`: each target is an element of its sequence."""

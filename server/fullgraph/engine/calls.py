@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 
 from .. import tracetable
+from . import imported_names
 from . import values as V
 from .event import Event
 from .summary import CallSite, RootDecl, add_elements
@@ -279,6 +280,8 @@ class CallsMixin:
         return self._ref_result(q, node, args, kwargs)
 
     def _ref_result(self, q: str, node: ast.Call, args: list[Val], kwargs: dict) -> Val:
+        if q == "importlib.import_module":
+            return self._imported_by_name(node)
         if q.startswith("builtins."):
             name = q[9:]
             if name in ("iter", "zip", "map", "filter", "enumerate", "reversed"):
@@ -352,6 +355,20 @@ class CallsMixin:
             return known
         # a factory function (`make_model()`): the project resolves what it returns
         return Val(V.INSTANCE, q, attr="factory")
+
+    def _imported_by_name(self, node: ast.Call) -> Val:
+        """`importlib.import_module(name)`: the module, as `import <name>` binds it, for a string literal; for an own
+        parameter never rebound, the module it names (the project reads the calls: engine/imported_names.py); else
+        a module the analysis cannot tell.  A relative name (`package=`) is not followed."""
+        if len(node.args) != 1 or node.keywords:
+            return Val(V.REF, imported_names.UNDECIDED)
+        a = node.args[0]
+        if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value and not a.value.startswith("."):
+            self.mod.summary.imports.add(a.value)
+            return Val(V.REF, V.canonical(a.value))
+        if isinstance(a, ast.Name) and self.fs is not None and a.id in self.fs.params and self._param_untouched(a.id):
+            return Val(V.REF, imported_names.ref_by_param(self.fs.qualname, a.id))
+        return Val(V.REF, imported_names.UNDECIDED)
 
     def _known_result(self, node: ast.Call) -> Val | None:
         """What the call returns as the project tells it, while a variant of this function is analysed

@@ -55,6 +55,8 @@ class PathCondsMixin:
                 v = vals[1][key] if isinstance(key, int) and key < len(vals[1]) else vals[2].get(key)
             if isinstance(a, ast.Constant):
                 out.append((key, ("const", a.value)))
+            elif isinstance(a, ast.Name) and a.id in self.literal_items:
+                out.append((key, ("one_of", self.literal_items[a.id])))  # `for name in ("a", "b"): f(name)`
             elif isinstance(a, ast.Name) and self._is_flag_param(a.id):
                 out.append((key, ("param", a.id)))
             elif v is not None and v.kind == V.INSTANCE and v.q and v.attr is None:

@@ -253,6 +253,10 @@ class ExpressionsMixin:
         else:
             elem_vals.append(self.value(node.elt))
         self.env = saved_env
+        if self.literal_items:  # the comprehension's names are its own
+            for gen in node.generators:
+                if isinstance(gen.target, ast.Name):
+                    self.literal_items.pop(gen.target.id, None)
         if isinstance(node, ast.GeneratorExp):
             return Val(V.ITERATOR)
         if elem_vals and elem_vals[0].kind == V.INSTANCE and elem_vals[0].attr != "container":

@@ -16,13 +16,14 @@ from ..config import Config
 from ..model import ERROR, INFO, WARNING, Finding, LibrarySite, Location, RootInfo, Step
 from ..positions import Span
 from . import conditions_evaluated as C
+from . import imported_names
 from .contents import Contents
 from .frames import FrameFacts, Frames
 from .resolve import Resolver
 from .roots import RootRecord
 from .ruleset import RuleSet, applies
 from .settings import program_settings
-from .summary import ModuleSummary
+from .summary import Edge, ModuleSummary
 from .walk import Reached, Unfollowed, Walker
 from .walk_events import CompileEvent, EdgeEvent, FrameEvent, Placed, ReachedEvent, RootEvent, WalkContext
 
@@ -221,7 +222,7 @@ class FindingsPass:
             attr_of = self.walker.attr_reader(root, r)
             self._sites(r, facts[r.fs.qualname], attr_of, version, fg, ignored, reorderable)
             self._edges(r, facts[r.fs.qualname], attr_of, ctx, hooks["edge"], place)
-            calls.update((e.target, r.mod.path, e.span, "") for e in r.fs.edges
+            calls.update(_unfollowed_call(e, r.mod.path) for e in r.fs.edges
                          if self.res.unfollowed(e, r.mod) and self.walker.traced_when(e, r, attr_of) is not None)
             if not r.cond:  # (on a conditional path: not counted, like the path's breaks by default)
                 calls.update((name, r.mod.path, span, "value") for name, span, conds, dead in r.fs.unknown_calls
@@ -380,3 +381,12 @@ def _root_key(root: RootRecord) -> tuple:
     d = root.decl
     return (root.mod.path, d.kind, d.target, d.attr, d.fullgraph, d.label, d.span, root.info, d.calls, d.training,
             d.ctor)
+
+
+def _unfollowed_call(e: Edge, path: str) -> tuple[str, str, Span, str]:
+    """A call from compiled code the walk could not follow, as Project.unfollowed_calls lists it: its target, or
+    for a function of a module imported by a name not decided (engine/imported_names.py) the callee as written
+    and why "importlib"."""
+    if imported_names.is_imported_by_name(e.target):
+        return e.text, path, e.span, "importlib"
+    return e.target, path, e.span, ""

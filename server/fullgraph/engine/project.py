@@ -116,7 +116,8 @@ class Project:
     def unresolved_roots(self) -> list[tuple[str, str, Span, str]]:
         """What the analysis could not follow: torch.compile calls in user code whose target it cannot see,
         and replaced methods the compiled code calls: (label, path, span, why), why "unresolved" (what is
-        compiled is not visible), "not found" (named, not found) or "assigned in `<method>`" (`self.<name>`
+        compiled is not visible), "not found" (named, not found), "importlib" (in a module imported by a name not
+        visible: engine/imported_names.py) or "assigned in `<method>`" (`self.<name>`
         replaced by something not visible, reported at the user's call that reaches it, else at the
         compile call).  Once per generation: the editor asks for every file it shows."""
         if self._unresolved is None:

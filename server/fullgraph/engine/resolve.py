@@ -8,9 +8,11 @@ It reads the project's contents (engine/contents.py) and memoises per generation
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from typing import Iterable
 
 from ..positions import Span
+from . import imported_names
 from . import values as V
 from .contents import Contents
 from .ruleset import RuleSet
@@ -405,11 +407,18 @@ class Resolver:
     def _unknown_callee(self, q: str) -> bool:
         """A call target nobody judges: no rule knows it, and it is not the standard library's, NumPy's or
         einops' (Dynamo's to judge: trace tables, torch._numpy, its einops support)."""
+        if imported_names.is_imported_by_name(q):
+            return True  # `model.step(x)`, `model = importlib.import_module(name)`: a module the analysis cannot tell
         return self.rules.call_rules(q) is None and q.partition(".")[0] not in _DYNAMO_OWN
 
     def _resolve_edge(self, e: Edge, mod: ModuleSummary) -> list[tuple[FunctionSummary, ModuleSummary]]:
         near = mod.path
         k = e.kind
+        if imported_names.is_imported_by_name(e.target):  # in each module the calls name (engine/imported_names.py)
+            out: list[tuple[FunctionSummary, ModuleSummary]] = []
+            for t in imported_names.targets(self, e.target, near) or ():
+                out.extend(x for x in self.resolve_edge(replace(e, target=t), mod) if x not in out)
+            return out
         if k == "call":
             r = self.lookup(e.target, near)
             if r is None:

@@ -3,11 +3,12 @@ call and configured root compiles, as the functions that run when it is called; 
 whose target the analysis cannot see."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..config import Config
 from ..model import Location, RootInfo
 from ..positions import Span
+from . import imported_names
 from .arrivals import Arrivals
 from .resolve import Resolver
 from .summary import FunctionSummary, ModuleSummary, RootDecl
@@ -36,13 +37,15 @@ def find_roots(r: Resolver, a: Arrivals, config: Config) -> list[RootRecord]:
 
 def unresolved_roots(r: Resolver, roots: list[RootRecord]) -> list[tuple[str, str, Span, str]]:
     """torch.compile calls in user code whose target the analysis cannot see: (label, path, span,
-    why), why "unresolved" (what is compiled is not visible) or "not found" (named, not found)."""
+    why), why "unresolved" (what is compiled is not visible), "not found" (named, not found) or "importlib" (in a
+    module `importlib.import_module` imports by a name the analysis cannot tell)."""
     out = []
     for mod in r.c.modules.values():
         if getattr(mod, "library", False):
             continue
         out.extend((label, mod.path, span, "unresolved") for label, span in mod.unresolved_roots)
-    out.extend((rec.decl.label, rec.mod.path, rec.decl.span, "not found") for rec in roots
+    out.extend((rec.decl.label, rec.mod.path, rec.decl.span,
+                "importlib" if imported_names.is_imported_by_name(rec.decl.target) else "not found") for rec in roots
                if not rec.entries and not getattr(rec.mod, "library", False))
     return sorted(out, key=lambda u: (u[1], u[2]))
 
@@ -50,6 +53,14 @@ def unresolved_roots(r: Resolver, roots: list[RootRecord]) -> list[tuple[str, st
 def root_record(r: Resolver, a: Arrivals, decl: RootDecl, mod: ModuleSummary) -> RootRecord:
     """What a torch.compile call or decorator compiles: the functions that run when it is called."""
     near = mod.path
+    if imported_names.is_imported_by_name(decl.target):
+        # `torch.compile(model.get_model(...))`, `model = importlib.import_module(name)`: each module the calls name
+        entries = []
+        for t in imported_names.targets(r, decl.target, near) or ():
+            entries.extend(e for e in root_record(r, a, replace(decl, target=t), mod).entries if e not in entries)
+        info = RootInfo(qualname=entries[0][0].qualname, label=decl.label, location=Location(mod.path, decl.span),
+                        fullgraph=decl.fullgraph) if entries else None
+        return RootRecord(decl, mod, entries, info)
     entries: list[tuple[FunctionSummary, ModuleSummary]] = []
     if decl.kind == "function":
         hit = r.function(decl.target, near)

@@ -59,7 +59,8 @@ class Edge:
     args: tuple[str, ...] = ()  # per positional argument: "iter", "call:<q>" or ""
     kwargs: tuple[tuple[str, str], ...] = ()
     conds: tuple = ()  # as Site.conds
-    # what the call passes: ((position or keyword, ("const", value) | ("param", name) | ("inst", class)
+    # what the call passes: ((position or keyword, ("const", value) | ("one_of", strings) (a name a `for` takes from
+    # a literal tuple or list of strings) | ("param", name) | ("inst", class)
     # | ("field", class, name) | ("unknown",)), ...), and ("**", ("star",)) when *args/**kwargs may pass
     # more (FunctionAnalyzer._passed)
     vals: tuple = ()

@@ -656,3 +656,52 @@ out = m(torch.randn(3, 2), adj.to_dense())
                 ev.node.func.attr in V.SPARSE_METHODS:
             return f"`.{ev.node.func.attr}()` makes a sparse tensor, which torch.compile does not support; it breaks the graph"
         return "a sparse tensor is used here; torch.compile does not support sparse tensors, this breaks the graph"
+
+
+class LegacyVariable(Rule):
+    code = "FG212"
+    name = "legacy-variable-call"
+    summary = "the legacy torch.autograd.Variable(...) constructor called inside a compiled region"
+    gb_codes = ("GB0007",)
+    calls = ("torch.autograd.Variable", "torch.autograd.variable.Variable")
+    fixes = ("split", "split-module", "suppress")
+    what = """Finds calls of `torch.autograd.Variable(...)` (also imported as `from torch.autograd import Variable`)
+in compiled code, a wrapper left from PyTorch before 0.4 that old model code still calls on its tensors
+(`iden = Variable(torch.from_numpy(...))` in PointNet's spatial transformer)."""
+    why = """Since PyTorch 0.4 `Variable(t)` returns a tensor, but it does so in `_LegacyVariableBase.__new__`, a C
+function Dynamo marks as skipped: calling it breaks the graph ("Attempted to call function marked as skipped",
+GB0007), checked on torch 2.13, 2.14.1 and 2.15.0, with or without `requires_grad=`."""
+    instead = """Drop the wrapper: `Variable(t)` is `t` (`Variable(t, requires_grad=True)` is
+`t.requires_grad_()`, done before compiling)."""
+    examples = (
+        Example("""import numpy as np
+import torch
+from torch.autograd import Variable
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    iden = Variable(torch.from_numpy(np.eye(3).flatten().astype(np.float32))).view(1, 9)  # expect: FG212
+    return x + iden
+""", call="f(torch.randn(2, 9))", needs=("numpy",)),
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return torch.autograd.Variable(x, requires_grad=False) * 2  # expect: FG212
+"""),
+        Example("""import numpy as np
+import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    iden = torch.from_numpy(np.eye(3).flatten().astype(np.float32)).view(1, 9)
+    return x + iden
+""", call="f(torch.randn(2, 9))", breaks=False, needs=("numpy",), note="the tensor itself"),
+    )
+
+    def check(self, ev):
+        return "`Variable(...)` is the legacy autograd wrapper; Dynamo skips its constructor, this breaks the graph " \
+               "(pass the tensor itself)"
