@@ -90,6 +90,39 @@ class _Scale(torch.autograd.Function):
 
 
 scale = _Scale.apply
+
+
+class Builder:
+    def __init__(self, kind):
+        self.kind = kind
+        self.device = torch.device("cpu")
+        self.model = self._build_model().to(self.device)
+
+    def _build_model(self):
+        raise NotImplementedError
+
+
+class EncoderBuilder(Builder):
+    def _build_model(self):
+        return Encoder()
+
+
+class TableBuilder(Builder):
+    def _build_model(self):
+        model_dict = {"encoder": Encoder, "decoder": Decoder}
+        model = model_dict[self.kind]().float()
+        return model
+
+
+def make(kind):
+    return {"encoder": Encoder, "decoder": Decoder}[kind]()
+
+
+MODELS = {"encoder": Encoder, "decoder": Decoder}
+
+
+def make_encoder():
+    return MODELS["encoder"]()
 '''
 
 SCRIPTS = {
@@ -220,6 +253,50 @@ SCRIPTS = {
             run(False)
             run(True)
         ''', {"encoder", "decoder"}),
+    "attr_from_method_return": ('''\
+        import torch
+        from proj.model import EncoderBuilder
+
+
+        def main():
+            b = EncoderBuilder("encoder")
+            b.model = torch.compile(b.model)
+            b.model(torch.randn(2, 4))
+        ''', {"encoder"}),
+    "attr_from_table_of_classes": ('''\
+        import torch
+        from proj.model import TableBuilder
+
+
+        def main():
+            for kind in ("encoder", "decoder"):
+                b = TableBuilder(kind)
+                b.model = torch.compile(b.model)
+                b.model(torch.randn(2, 4))
+        ''', {"encoder", "decoder"}),
+    "factory_of_table_of_classes": ('''\
+        import torch
+        from proj.model import make
+
+
+        def run(kind):
+            model = torch.compile(make(kind))
+            model(torch.randn(2, 4))
+
+
+        def main():
+            run("encoder")
+            run("decoder")
+        ''', {"encoder", "decoder"}),
+    "table_of_classes_at_a_literal_key": ('''\
+        import torch
+        from proj.model import make_encoder
+
+
+        def main():
+            model = torch.compile(make_encoder())
+            model(torch.randn(2, 4))
+        ''', {"encoder"}),
 }
 
 

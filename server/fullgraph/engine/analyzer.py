@@ -445,8 +445,8 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
                 reg = self._registry_read(s.value)
                 if reg and self.fs is not None:
                     self.fs.returns_registry = (*self.fs.returns_registry, reg)
-                if rv.kind == V.INSTANCE and rv.q and rv.attr is None and self.fs is not None:
-                    self.fs.returns_instance = rv.q
+                if rv.kind == V.INSTANCE and rv.q and rv.attr in (None, "choice") and self.fs is not None:
+                    self.fs.returns_instance = rv.q  # (a choice: "A|B")
                 if rv.kind == V.INSTANCE and rv.q and rv.attr == "factory" and self.fs is not None:
                     self.fs.returns_factory = rv.q
                 if isinstance(s.value, ast.Tuple) and self.fs is not None:

@@ -120,6 +120,10 @@ class AssignmentsMixin:
                 cs.attrs[attr] = tuple(sorted(set(cs.attrs.get(attr, ())) | set(v.q.split("|"))))
         elif v.kind in (V.LOCALFN, V.REF) and v.q:
             cs.attrs.setdefault(attr, ())
+        elif (made := self._self_method_call(_module_itself(value_node))) is not None:
+            # `self.model = self._build_model().to(self.device)`: what the method returns, on the class of the
+            # instance (a subclass overrides _build_model), is resolved where the attribute is used
+            cs.attrs[attr] = tuple(sorted(set(cs.attrs.get(attr, ())) | {V.SELF_MADE + made}))
         if fs is not None and value_node is not None and v.kind != V.COMPILED:  # compiled: a root of its own
             # unconditional: a statement of `__init__`'s own body (after its `if bad: raise` checks too)
             always = in_init and isinstance(self.node, ast.FunctionDef) and \
@@ -210,6 +214,14 @@ class AssignmentsMixin:
 
     def _enter_value(self, v: Val) -> Val:
         return U
+
+
+def _module_itself(node: ast.AST | None) -> ast.AST | None:
+    """The module `node` holds through the nn.Module methods that return it (`build().to(device).float()`)."""
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+            node.func.attr in V.MODULE_SELF_METHODS:
+        node = node.func.value
+    return node
 
 
 def _original(ref: str) -> tuple[str, str]:

@@ -169,6 +169,15 @@ class CallsMixin:
             for q in fval.q.split("|"):
                 self.edge("module_call", q, None, node)
             return U
+        if k == V.CLASSES and fval.q and fval.attr == "item":
+            # `model_dict[args.model](...)`, the key not known here: an instance of any of the table's classes,
+            # as for a module chosen by an if/else
+            made = [self._call_ref(node, q, args, kwargs, kinds) for q in fval.q.split("|")]
+            if all(m.kind == V.INSTANCE and m.q and m.attr is None for m in made):
+                classes = sorted({m.q for m in made})
+                return Val(V.INSTANCE, classes[0]) if len(classes) == 1 else \
+                    Val(V.INSTANCE, "|".join(classes), attr="choice")
+            return U
         if k == V.INSTANCE and fval.q and V.factory_item(fval) is not None:
             self.edge("factory_call", fval.q, V.factory_item(fval) or None, node)
             return U
@@ -462,9 +471,10 @@ class CallsMixin:
 
     def _call_method(self, node, recv: Val, method: str, args, kwargs, kinds: _Kinds) -> Val:
         mod = self.mod
-        if method in ("eval", "train") and (recv.kind == V.COMPILED and (recv.q or "").isdigit() or
-                                            recv.kind == V.INSTANCE and recv.attr == "choice"):
-            return self._mode_change(node, recv, method, args)  # `compiled.train()`: its module's mode
+        if method in ("eval", "train") and recv.kind == V.COMPILED and (recv.q or "").isdigit() or \
+                method in V.MODULE_SELF_METHODS and recv.kind == V.INSTANCE and recv.attr == "choice":
+            # `compiled.train()`: its module's mode; `model.float()` on a module chosen by an if/else: the same
+            return self._mode_change(node, recv, method, args)
         factory = recv if recv.kind == V.INSTANCE and V.factory_item(recv) is not None else None
         if factory is not None:
             if factory.q and method in self.rules.methods and factory.attr == "factory":

@@ -170,6 +170,11 @@ class ExpressionsMixin:
                 return V.STATIC_V
             if base.kind == V.DDSCALAR:
                 return V.DDSCALAR_V
+            if base.kind == V.CLASSES and base.attr is None:
+                if isinstance(node.slice, ast.Constant) and base.atoms:  # `model_dict["informer"]`: that class
+                    hit = [q for k, q in base.atoms if k == node.slice.value]
+                    return V.ref(hit[0]) if hit else U
+                return Val(V.CLASSES, base.q, attr="item")  # `model_dict[args.model]`: any of its classes
             if base.kind == V.SELFATTR:
                 if isinstance(node.slice, ast.Slice):
                     return base  # self.layers[:n]: still the container; iterating it gives its modules
@@ -200,6 +205,11 @@ class ExpressionsMixin:
                 vals.append(self.value(val))
             if vals and all(x.kind == V.INSTANCE and x.attr != "container" for x in vals):
                 return Val(V.INSTANCE, "|".join(sorted({x.q for x in vals})), attr="list")
+            if vals and all(_class_ref(x) for x in vals):  # {"informer": Informer, ...}: a table of classes
+                keyed = all(isinstance(k, ast.Constant) for k in node.keys)
+                return Val(V.CLASSES, "|".join(sorted({x.q for x in vals})),
+                           atoms=frozenset({k.value: x.q for k, x in zip(node.keys, vals)}.items()) if keyed else
+                           frozenset())
             return U
         if t in (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp):
             return self._comprehension(node)
@@ -329,3 +339,8 @@ def _iterates_sequence(node) -> bool:
     if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id in ("range", "enumerate", "zip"):
         return False  # range iterators are stepped; enumerate/zip objects: not verified, not assumed
     return True
+
+
+def _class_ref(v: Val) -> bool:
+    """A reference to a class, as far as the module tells: a PEP 8 class name (the project checks it is one)."""
+    return v.kind == V.REF and bool(v.q) and not v.q.startswith("builtins.") and v.q.rsplit(".", 1)[-1][:1].isupper()

@@ -292,12 +292,26 @@ class Resolver:
         return [hit] if hit is not None else []
 
     def attr_types(self, class_q: str, attr: str, near: str | None = None, containers: bool = False) -> list[str]:
+        """The classes `self.<attr>` of an instance of class_q holds (its elements' with `containers`): those
+        assigned to it, and those a method of the instance's class returns (`self.model =
+        self._build_model()`, V.SELF_MADE: the subclass's override wins)."""
         out: list[str] = []
         for cs, _ in self.mro(class_q, near):
             src = cs.containers if containers else cs.attrs
             for t in src.get(attr, ()):
-                if t not in out:
-                    out.append(t)
+                made = self._self_made(class_q, t[len(V.SELF_MADE):], near) if t.startswith(V.SELF_MADE) else [t]
+                out.extend(x for x in made if x not in out)
+        return out
+
+    def _self_made(self, class_q: str, method: str, near: str | None) -> list[str]:
+        """The classes the method of an instance of class_q returns (their qualnames)."""
+        m = self.find_method(class_q, method, near)
+        out: list[str] = []
+        for q, qnear in (self.returned_classes(m[0], m[1], None) if m is not None else ()):
+            c = self.class_(q, qnear)
+            name = c[0].qualname if c is not None else q
+            if name not in out:
+                out.append(name)
         return out
 
     def is_guard(self, q: str, _stack: frozenset = frozenset()) -> bool:
@@ -317,24 +331,25 @@ class Resolver:
     def dead(self, dead_if) -> bool:
         return any(all(self.is_guard(a) for a in conj) for conj in dead_if)
 
-    def returned_class(self, fs: FunctionSummary, mod: ModuleSummary, item: str | None,
-                       _depth: int = 0) -> tuple[str, str] | None:
-        """(class qualname, the module path to resolve it from) of what the factory `fs` returns: the whole
+    def returned_classes(self, fs: FunctionSummary, mod: ModuleSummary, item: str | None,
+                         _depth: int = 0) -> list[tuple[str, str]]:
+        """[(class qualname, the module path to resolve it from)] of what the factory `fs` returns: the whole
         value (`item` None) or one item of the tuple it returns (`item` its position), through the factories
-        it returns the result of (`return create_model(...)`)."""
+        it returns the result of (`return create_model(...)`); several for a module chosen by an if/else or
+        from a table of classes."""
         if item is None:
             if fs.returns_instance:
-                return fs.returns_instance, mod.path
+                return [(q, mod.path) for q in fs.returns_instance.split("|")]
             made = ("factory", fs.returns_factory) if fs.returns_factory else None
         else:
             i = int(item)
             made = fs.returns_items[i] if i < len(fs.returns_items) else None
         if made is None:
-            return None
+            return []
         if made[0] == "class":
-            return made[1], mod.path
+            return [(made[1], mod.path)]
         hit = self.function(made[1], mod.path) if _depth < 4 else None
-        return self.returned_class(hit[0], hit[1], None, _depth + 1) if hit is not None else None
+        return self.returned_classes(hit[0], hit[1], None, _depth + 1) if hit is not None else []
 
     # ---- what calls run ---------------------------------------------------------------------------------
     def module_call(self, class_q: str, near: str | None):
@@ -462,9 +477,12 @@ class Resolver:
             return self.module_call(e.target, near)
         if k == "factory_call":
             hit = self.function(e.target, near)
-            made = self.returned_class(hit[0], hit[1], e.attr) if hit is not None else None
+            made = self.returned_classes(hit[0], hit[1], e.attr) if hit is not None else []
             if made:
-                return self.module_call(*made)
+                out = []
+                for q, qnear in made:
+                    out.extend(x for x in self.module_call(q, qnear) if x not in out)
+                return out
             return self.registry_targets(e, mod) if e.attr is None else []
         if k == "registry_call":
             return self.registry_targets(e, mod)
@@ -474,11 +492,6 @@ class Resolver:
             if k == "item_call":
                 types += [t for t in self.attr_types(e.target, e.attr or "", near) if t not in types]
             for t in types:
-                if t.startswith(V.SELF_MADE):  # made by a method of the instance's class (`self.init_conv(...)`)
-                    m = self.find_method(e.target, t[len(V.SELF_MADE):], near)
-                    made = self.returned_class(m[0], m[1], None) if m is not None else None
-                    out.extend(x for x in (self.module_call(*made) if made else []) if x not in out)
-                    continue
                 out.extend(self.module_call(t, near))
             if k == "attr_call" and not types:
                 # self.fn = some_function; self.fn(x)

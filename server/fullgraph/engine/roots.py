@@ -77,23 +77,22 @@ def root_record(r: Resolver, a: Arrivals, decl: RootDecl, mod: ModuleSummary) ->
             entries.extend(e for e in r.module_call(t, near) if e not in entries)
     elif decl.kind == "factory":
         hit = r.function(decl.target, near)
-        made = r.returned_class(hit[0], hit[1], decl.attr) if hit is not None else None
-        if made:
-            entries.extend(r.module_call(*made))
-        elif hit is None and r.class_(decl.target, near) is not None:
+        made = r.returned_classes(hit[0], hit[1], decl.attr) if hit is not None else []
+        for q, qnear in made:
+            entries.extend(x for x in r.module_call(q, qnear) if x not in entries)
+        if not made and hit is None and r.class_(decl.target, near) is not None:
             entries.extend(r.module_call(decl.target, near))
     elif decl.kind == "method":
-        cls = decl.target
-        hit = r.function(cls, near)  # `sam = build_sam(...)`: the object a factory made
-        made = r.returned_class(hit[0], hit[1], None) if hit is not None else None
-        if made is not None:
-            cls, near = made
-        m = r.find_method(cls, decl.attr or "", near)
-        if m is not None:
-            entries.append(m)
-        else:  # `torch.compile(model.encoder)`: a module held in an attribute of the object
-            for t in a.attr_classes(cls, decl.attr or "", near):
-                entries.extend(x for x in r.module_call(t, near) if x not in entries)
+        hit = r.function(decl.target, near)  # `sam = build_sam(...)`: the object a factory made
+        made = r.returned_classes(hit[0], hit[1], None) if hit is not None else []
+        for cls, cnear in made or [(decl.target, near)]:
+            m = r.find_method(cls, decl.attr or "", cnear)
+            if m is not None:
+                if m not in entries:
+                    entries.append(m)
+            else:  # `torch.compile(model.encoder)`: a module held in an attribute of the object
+                for t in a.attr_classes(cls, decl.attr or "", cnear):
+                    entries.extend(x for x in r.module_call(t, cnear) if x not in entries)
     elif decl.kind == "attr":
         for t in r.attr_types(decl.target, decl.attr or "", near):
             entries.extend(r.module_call(t, near))

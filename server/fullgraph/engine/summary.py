@@ -106,7 +106,9 @@ class FunctionSummary:
     # Guard function: returns torch.compiler.is_compiling() (if every atom is a guard too).
     guard_atoms: frozenset | None = None
     returns_value: bool = False  # has a `return <expr>` that is not None
-    returns_instance: str | None = None  # a factory: `return GPT(cfg)` (class qualname)
+    # a factory: `return GPT(cfg)` (class qualname), or of a module chosen by an if/else or from a table of
+    # classes ("A|B")
+    returns_instance: str | None = None
     returns_factory: str | None = None  # `return create_model(...)`: the factory whose result it returns
     # a factory of several: `return model, criterion` -> each item: ("class", q) an instance of class q,
     # ("factory", q) what the factory function q returns, or None

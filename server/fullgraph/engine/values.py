@@ -27,6 +27,9 @@ COMPILED = "compiled"  # result of torch.compile(...)
 OPAQUE = "opaque"  # nonstrict_trace(f) / a custom op: Dynamo does not trace into it
 STATIC = "static"  # static metadata (x.shape, x.dtype, x.ndim, len(x), x.size()): not data-dependent
 SUPER = "super"  # super() in class q
+CLASSES = "classes"  # a dict literal of classes (`{"informer": Informer, "stack": InformerStack}`, q = "A|B"; atoms:
+# its (key, class) pairs when every key is a literal), or an item of one at a key not known (attr "item"): calling
+# that makes an instance of any of them
 TUPLE = "tuple"  # what a function of the project returns, a tuple holding tensors (attr: the items' tensor kinds,
 # comma-separated, "" where not known: Arrivals._call_results)
 
@@ -317,9 +320,12 @@ def canonical(q: str) -> str:
     return CANONICAL.get(q, q)
 
 
-# nn.Module methods that return the module itself (`torch.compile(Net().to(device).eval())`)
-SELF_MADE = "@self."  # a container element made by a method of self (ClassSummary.containers: "@self.init_conv")
+# a module made by a method of self, in ClassSummary.attrs (`self.model = self._build_model().to(device)`) or
+# .containers (`self.convs.append(self.init_conv(...))`): "@self._build_model" -- what the method of the
+# instance's class returns (Resolver.attr_types)
+SELF_MADE = "@self."
 MODE_KEY = "@training"  # in a compiled object's call's Edge.vals: the module's mode at that call
+# nn.Module methods that return the module itself (`torch.compile(Net().to(device).eval())`)
 MODULE_SELF_METHODS = frozenset({"eval", "train", "to", "cuda", "cpu", "half", "float", "double", "bfloat16",
                                  "requires_grad_", "share_memory", "to_empty", "apply", "xpu", "mtia",
                                  "ipu"})

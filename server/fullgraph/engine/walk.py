@@ -229,8 +229,8 @@ class Walker:
             return d.target.split("|")
         if d.kind == "factory":
             hit = self.res.function(d.target, root.mod.path)
-            made = self.res.returned_class(hit[0], hit[1], d.attr) if hit is not None else None
-            return [made[0]] if made else [d.target]
+            made = self.res.returned_classes(hit[0], hit[1], d.attr) if hit is not None else []
+            return [q for q, _ in made] if made else [d.target]
         return []
 
     def _unfollowed(self, class_q: str | None, name: str, near: str, path: str, span, out: list[Unfollowed]) -> None:

@@ -287,7 +287,7 @@ def f(x):
             r = ev.recv
             if r is None:
                 return None
-            if ev.method == "item" and r.kind in (V.TENSOR, V.UNKNOWN):
+            if ev.method == "item" and r.kind in (V.TENSOR, V.UNKNOWN) and not _numpy_int_item(ev):
                 return "`.item()` splits the graph unless scalar outputs are captured"
             if ev.method == "tolist" and r.kind == V.TENSOR and not r.float_dtype:
                 return "`.tolist()` splits the graph unless scalar outputs are captured"
@@ -672,3 +672,82 @@ def f(x):
         if ev.args and ev.args[0].kind == V.TENSOR:
             return "`torch._assert()` on a tensor condition breaks the graph; use `torch._assert_async()`"
         return None
+
+
+# what `.astype(...)` makes an integer array of: a dtype's name, `int`, or a NumPy integer type
+_INT_DTYPE_NAMES = frozenset({"int", "long", "intp", "uint", "uintp", "byte", "ubyte", "short", "ushort", "intc",
+                              "uintc", "longlong", "ulonglong", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                              "uint32", "uint64", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8"})
+
+
+class NumpyIntItem(Rule):
+    code = "FG311"
+    name = "numpy-int-item"
+    summary = ".item() on an integer NumPy array made by NumPy calls inside a compiled region"
+    gb_codes = ("GB0208",)
+    methods = ("item",)
+    fixes = ("suppress",)
+    what = """Finds `.item()` on the result of NumPy calls cast to an integer type, as Informer's ProbSparse attention
+computes its sample size: `np.ceil(np.log(L_K)).astype('int').item()`."""
+    why = """Dynamo traces NumPy calls as tensor code (`torch._numpy`), even on Python numbers such as a size: the
+array is a tensor to it, and `.item()` of an integer one is a torch op returning a Python int, which it cannot
+put in the graph ("torch.* op returned non-Tensor", GB0208) -- with `fullgraph=True` and
+`capture_scalar_outputs` too.  `.item()` of a floating-point array, and `int(...)` of the array, compile."""
+    instead = """Convert with `int(...)`: `int(np.ceil(np.log(L_K)))`, or compute it with Python's `math` on the
+size (`math.ceil(math.log(L_K))`)."""
+    examples = (
+        Example("""import numpy as np
+import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    n = 5 * np.ceil(np.log(x.shape[0])).astype('int').item()  # expect: FG311
+    return x[:n]
+""", call="f(torch.randn(30))", needs=("numpy",)),
+        Example("""import numpy as np
+import torch
+
+
+@torch.compile
+def f(x):
+    k = np.floor(np.sqrt(x.shape[0])).astype(np.int64).item()  # expect: FG311
+    return x[:k] * 2
+""", call="f(torch.randn(30))", needs=("numpy",), note="a plain compile breaks there too"),
+        Example("""import numpy as np
+import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    n = 5 * int(np.ceil(np.log(x.shape[0])))
+    return x[:n] * np.ceil(np.log(x.shape[0])).astype('float32').item()
+""", call="f(torch.randn(30))", needs=("numpy",), breaks=False,
+                note="`int()` of the array, and `.item()` of a floating-point one, compile"),
+    )
+
+    def check(self, ev):
+        if ev.method == "item" and _numpy_int_item(ev):
+            return ("`.item()` of an integer NumPy array: Dynamo traces NumPy as tensors, and this `.item()` returns "
+                    "a Python int it cannot put in the graph; use `int(...)`")
+        return None
+
+
+def _numpy_int_item(ev) -> bool:
+    """`<NumPy call>.astype(<integer dtype>).item()` (FG311's, not FG303's: capturing scalars does not help)."""
+    node = ev.node
+    if not isinstance(node, ast.Call) or node.args or node.keywords or not isinstance(node.func, ast.Attribute):
+        return False
+    cast = node.func.value
+    if not (isinstance(cast, ast.Call) and isinstance(cast.func, ast.Attribute) and cast.func.attr == "astype"
+            and len(cast.args) == 1 and _int_dtype(ev, cast.args[0])):
+        return False
+    made = cast.func.value
+    return isinstance(made, ast.Call) and (ev.fn.resolve_dotted_node(made.func) or "").startswith("numpy.")
+
+
+def _int_dtype(ev, node: ast.AST) -> bool:
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str) and node.value.lower() in _INT_DTYPE_NAMES
+    q = ev.fn.resolve_dotted_node(node) or ""
+    return q == "builtins.int" or (q.startswith("numpy.") and q[6:] in _INT_DTYPE_NAMES)
