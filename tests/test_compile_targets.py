@@ -136,6 +136,43 @@ SCRIPTS = {
             model.decoder = torch.compile(model.decoder)
             model(torch.randn(2, 4))
         ''', {"decoder"}),
+    "injected_module": ('''\
+        import torch
+        import torch.nn as nn
+        from proj.model import Decoder
+
+
+        class Wrapper(nn.Module):
+            def __init__(self, inner):
+                super().__init__()
+                self.inner = inner
+
+            def forward(self, x):
+                return self.inner(x)
+
+
+        def main():
+            model = torch.compile(Wrapper(Decoder()))
+            model(torch.randn(2, 4))
+        ''', {"decoder"}),
+    "injected_torch_module": ('''\
+        import torch
+        import torch.nn as nn
+
+
+        class Wrapper(nn.Module):
+            def __init__(self, inner):
+                super().__init__()
+                self.inner = inner
+
+            def forward(self, x):
+                return self.inner(x)
+
+
+        def main():
+            model = torch.compile(Wrapper(nn.Linear(4, 4)))
+            model(torch.randn(2, 4))
+        ''', set()),
     "attr_compiled": ('''\
         import torch
         from proj.model import Model

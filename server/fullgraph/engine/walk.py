@@ -178,6 +178,12 @@ class Walker:
             attr = (e.attr or "").partition(".")[0]
             held = [*self.res.attr_types(base, attr, r.mod.path),
                     *self.res.attr_types(base, attr, r.mod.path, containers=True)]
+            if not targets and e.kind in ("method", "attr_call") and not held:
+                # `self.attention(x)`, the attribute set from an `__init__` parameter (`self.attention =
+                # attention`): the module every construction of the class passes for it
+                held = self.arr.attr_classes(base, attr, r.mod.path)
+                for t in held:
+                    targets.extend(x for x in self.res.module_call(t, r.mod.path) if x not in targets)
             cands = [base, *held] if e.kind == "method" else [*held, base]
         elif e.kind == "module_call":
             cands = [e.target]
