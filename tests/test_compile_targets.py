@@ -1,7 +1,8 @@
 """What real code compiles: a submodule held in an attribute of a built model (`torch.compile(model.encoder)`,
 `model.decoder = torch.compile(model.decoder)`, also one its `__init__` was given), one item of what a factory
 returns (`model, criterion = build(cfg)`), through factories that return another factory's result, and a
-factory's module moved or put in a mode (`create_model().float().eval()`), a model chosen by an if/else, an autograd.Function's `apply` under another name.  fullgraph follows each to the functions it runs, and reports the breaks
+factory's module moved or put in a mode (`create_model().float().eval()`), a model chosen by an if/else, a module handed to `__init__` (alone, in a list
+for `nn.ModuleList`, or of a class picked by a conditional expression), an autograd.Function's `apply` under another name.  fullgraph follows each to the functions it runs, and reports the breaks
 Dynamo logs when the script runs -- no more (tests/harness.py runs each script's main() under Dynamo)."""
 from __future__ import annotations
 
@@ -155,6 +156,38 @@ SCRIPTS = {
             model = torch.compile(Wrapper(Decoder()))
             model(torch.randn(2, 4))
         ''', {"decoder"}),
+    "injected_list_and_choice": ('''\
+        import torch
+        import torch.nn as nn
+        from proj.model import Decoder, Encoder
+
+
+        class Wrapper(nn.Module):
+            def __init__(self, inner):
+                super().__init__()
+                self.inner = inner
+
+            def forward(self, x):
+                return self.inner(x)
+
+
+        class Net(nn.Module):
+            def __init__(self, deep=True):
+                super().__init__()
+                Block = Decoder if deep else nn.Identity
+                self.layers = nn.ModuleList([Wrapper(Block()) for _ in range(2)])
+                self.head = Wrapper(Encoder())
+
+            def forward(self, x):
+                for layer in self.layers:
+                    x = layer(x)
+                return self.head(x)
+
+
+        def main():
+            model = torch.compile(Net())
+            model(torch.randn(2, 4))
+        ''', {"decoder", "encoder"}),
     "injected_torch_module": ('''\
         import torch
         import torch.nn as nn

@@ -460,6 +460,40 @@ class Arrivals:
                 return []
         return []
 
+    def passed_classes(self, class_q: str, attr: str, near: str) -> list[str]:
+        """The module classes `self.<attr>` of an instance of class_q holds, or holds in a list (`self.attention =
+        attention`, `self.layers = nn.ModuleList(layers)`), when it is set in `__init__` from a parameter and
+        every construction of the class passes modules: one (`Holder(Inner())`), one of several classes
+        (`Holder(Attn())`, Attn chosen by an if/else), or a list of them (`Stack([Layer() for ...])`) -- the
+        classes all the constructions pass; [] when one passes anything else or nothing is known."""
+        for cs, cmod in self.r.mro(class_q, near):
+            value = cs.values.get(attr)
+            if value is None:
+                continue
+            if value[0] not in ("init_param", "init_elements"):
+                return []
+            init = self.r.function(cs.methods.get("__init__", ""), cmod.path)
+            if init is None:
+                return []
+            names = init[0].params[1:]
+            pos = names.index(value[1]) if value[1] in names else len(names)
+            got: set[str] | None = None
+            for site in self._constructions().get(cs.qualname, ()):
+                vals = dict(site.vals)
+                if "**" in vals:
+                    return []
+                v = vals.get(pos, vals.get(value[1])) if len(site.args) > pos or value[1] in vals else None
+                if v is None or v[0] not in ("inst", "insts") or not v[1]:
+                    return []
+                if v[0] == "inst" and (value[0] == "init_elements" or not self.r.is_nn_module(v[1], cmod.path)):
+                    return []  # (a module passed where a list is expected, or no module at all)
+                # constructions that pass different modules (`AttentionLayer(ProbAttention(...))` for the
+                # encoder, `AttentionLayer(FullAttention(...))` for the decoder): this instance holds one of them,
+                # as a module chosen by an if/else
+                got = (got or set()) | set(v[1].split("|"))
+            return sorted(got) if got else []
+        return []
+
     def attr_holds_module(self, fs: FunctionSummary, mod: ModuleSummary, attr: str) -> bool:
         """Does `self.<attr>` hold an nn.Module: a module class assigned to it, or an `__init__`
         argument that every construction passes a module to."""

@@ -108,6 +108,8 @@ class AssignmentsMixin:
             value = ("init_field", value_node.value.id, value_node.attr)
         elif v.kind == V.INSTANCE and v.q and v.attr is None:
             value = ("object",)
+        elif in_init and (held := self._container_of_param(value_node, fs)) is not None:
+            value = ("init_elements", held)  # `self.layers = nn.ModuleList(layers)`: the modules passed in
         else:
             value = ("unknown",)
         set_value(cs.values, attr, value)
@@ -131,6 +133,20 @@ class AssignmentsMixin:
             rep = self.replacement(value_node, cs, fs.name, always, attr)
             if rep is not None:
                 add_replacement(cs, attr, rep)
+
+    def _container_of_param(self, node: ast.AST | None, fs) -> str | None:
+        """The `__init__` parameter whose modules `nn.ModuleList(param)` / `nn.Sequential(*param)` holds."""
+        if not isinstance(node, ast.Call) or len(node.args) != 1 or node.keywords:
+            return None
+        q = self.resolve_dotted_node(node.func)
+        arg = node.args[0]
+        if q == "torch.nn.ModuleList" and isinstance(arg, ast.Name):
+            name = arg.id
+        elif q == "torch.nn.Sequential" and isinstance(arg, ast.Starred) and isinstance(arg.value, ast.Name):
+            name = arg.value.id
+        else:
+            return None
+        return name if name in fs.params and self._param_untouched(name) else None
 
     def replacement(self, node: ast.AST, cs: ClassSummary, where: str, always: bool,
                     attr: str | None = None) -> tuple | None:

@@ -63,6 +63,10 @@ class PathCondsMixin:
                 out.append((key, ("inst", v.q)))
             elif v is not None and v.kind == V.INSTANCE and v.attr == "container":
                 out.append((key, ("inst", V.NN_MODULE)))  # nn.Sequential(...) / nn.ModuleList(...)
+            elif v is not None and v.kind == V.INSTANCE and v.q and v.attr in ("choice", "list"):
+                # `Holder(Attn())` with Attn one of two classes, `Stack([Layer() for _ in range(n)])`: an instance
+                # of one of them, or a list of such (read only by Arrivals.passed_classes; unknown to the rest)
+                out.append((key, ("insts", v.q)))
             elif v is not None and v.kind == V.TENSOR:
                 kind = V.tensor_kind(v)
                 out.append((key, ("inst", V.SPARSE_CLASS if kind == "sparse" else V.MASK_CLASS if kind == "mask"

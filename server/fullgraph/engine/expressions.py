@@ -150,6 +150,10 @@ class ExpressionsMixin:
                 return vb
             if tr == "F" and not atoms:
                 return vo
+            if vb != vo and _class_ref(vb) and _class_ref(vo):
+                # `Attn = ProbAttention if attn == "prob" else FullAttention`: either class (calling it makes an
+                # instance of one of them, as a module chosen by an if/else)
+                return Val(V.CLASSES, "|".join(sorted({vb.q, vo.q})), attr="item")
             return vb if vb == vo else U
         if t is ast.Subscript:
             base = self.value(node.value)

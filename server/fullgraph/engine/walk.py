@@ -178,11 +178,14 @@ class Walker:
             attr = (e.attr or "").partition(".")[0]
             held = [*self.res.attr_types(base, attr, r.mod.path),
                     *self.res.attr_types(base, attr, r.mod.path, containers=True)]
-            if not targets and e.kind in ("method", "attr_call") and not held:
-                # `self.attention(x)`, the attribute set from an `__init__` parameter (`self.attention =
-                # attention`): the module every construction of the class passes for it
-                held = self.arr.attr_classes(base, attr, r.mod.path)
-                for t in held:
+            if not targets and e.kind in ("method", "attr_call", "item_call") and \
+                    not any(self.res.is_nn_module(t, r.mod.path) for t in held if t != V.NN_MODULE):
+                # `self.attention(x)` / `for layer in self.layers: layer(x)`, the attribute set in `__init__`
+                # from a parameter (`self.attention = attention`, `nn.ModuleList(layers)`): the modules every
+                # construction of the class passes for it
+                passed = self.arr.passed_classes(base, attr, r.mod.path)
+                held = [*held, *passed]
+                for t in passed:
                     targets.extend(x for x in self.res.module_call(t, r.mod.path) if x not in targets)
             cands = [base, *held] if e.kind == "method" else [*held, base]
         elif e.kind == "module_call":
