@@ -79,6 +79,15 @@ def build_holder():
     return Holder(Encoder())
 
 
+class Wrapper(nn.Module):  # (constructed only by the scripts: each passes its own module)
+    def __init__(self, inner):
+        super().__init__()
+        self.inner = inner
+
+    def forward(self, x):
+        return self.inner(x)
+
+
 class _Scale(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):
@@ -140,16 +149,7 @@ SCRIPTS = {
     "injected_module": ('''\
         import torch
         import torch.nn as nn
-        from proj.model import Decoder
-
-
-        class Wrapper(nn.Module):
-            def __init__(self, inner):
-                super().__init__()
-                self.inner = inner
-
-            def forward(self, x):
-                return self.inner(x)
+        from proj.model import Decoder, Wrapper
 
 
         def main():
@@ -159,16 +159,7 @@ SCRIPTS = {
     "injected_list_and_choice": ('''\
         import torch
         import torch.nn as nn
-        from proj.model import Decoder, Encoder
-
-
-        class Wrapper(nn.Module):
-            def __init__(self, inner):
-                super().__init__()
-                self.inner = inner
-
-            def forward(self, x):
-                return self.inner(x)
+        from proj.model import Decoder, Encoder, Wrapper
 
 
         class Net(nn.Module):
@@ -191,15 +182,7 @@ SCRIPTS = {
     "injected_torch_module": ('''\
         import torch
         import torch.nn as nn
-
-
-        class Wrapper(nn.Module):
-            def __init__(self, inner):
-                super().__init__()
-                self.inner = inner
-
-            def forward(self, x):
-                return self.inner(x)
+        from proj.model import Wrapper
 
 
         def main():
