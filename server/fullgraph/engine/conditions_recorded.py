@@ -249,6 +249,9 @@ class PathCondsMixin:
     def _reaching_self_attr(self, node: ast.Name) -> str | None:
         """The attribute of self a local tested by the `if` being analysed holds (`cache =
         self._cached_edge_index`, _reaching_read)."""
+        v = self.env.get(node.id)
+        if v is None or v.kind != V.SELFATTR:  # (what the analysis holds then: what `self.<attr>` reads)
+            return None
         read = self._reaching_read(node)
         if read is not None and isinstance(read.value, ast.Name) and self.lookup(read.value.id).kind == V.SELF:
             return read.attr
