@@ -131,6 +131,9 @@ def load_config(args):
     return cfg if isinstance(cfg, Config) else cfg
 
 
+# the reasons (CheckResult.unresolved_roots) of a compile call not followed, as against a method replaced at run time
+_NOT_REPLACED = ("unresolved", "not found", "importlib")
+
 def cmd_check(args) -> int:
     """`fullgraph check`, with the cyclic GC off for the whole command (as in Workspace.check): once the
     check returned, formatting its output would otherwise trigger full collections that rescan every
@@ -209,8 +212,8 @@ def _check_command(args) -> int:
         color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
         out = format_text(shown, result.files_checked, result.torch_version, result.torch_source,
                           base=os.getcwd(), color=color,
-                          unresolved=sum(1 for u in result.unresolved_roots if u[3] in ("unresolved", "not found", "importlib")),
-                          replaced=sum(1 for u in result.unresolved_roots if u[3] not in ("unresolved", "not found", "importlib")),
+                          unresolved=sum(1 for u in result.unresolved_roots if u[3] in _NOT_REPLACED),
+                          replaced=sum(1 for u in result.unresolved_roots if u[3] not in _NOT_REPLACED),
                           conditional=len(result.findings) - len(shown), unfollowed=len(result.unfollowed_calls))
     if out and not (args.diff and args.format == "text" and not result.findings):
         print(out)
@@ -286,7 +289,7 @@ def _notebooks(ws) -> dict:
 def _print_unresolved(ws, result) -> None:
     proj = ws.project
     for label, path, span, why in result.unresolved_roots:
-        if why not in ("unresolved", "not found", "importlib"):  # a replaced method: "assigned in `__init__`"
+        if why not in _NOT_REPLACED:  # a replaced method: "assigned in `__init__`"
             print(f"fullgraph: unfollowed method: {label} called from {path}:{span.start.line + 1} ({why}; what it "
                   "holds is not visible to static analysis)", file=sys.stderr)
             continue
