@@ -128,9 +128,13 @@ class PathCondsMixin:
         """Is the function's `**kwargs` read only as `**kwargs` in calls (once per function)?"""
         if self._kwargs_plain is None:
             name = self.fs.kwarg
-            reads = sum(1 for n in ast.walk(self.node) if isinstance(n, ast.Name) and n.id == name)
-            passes = sum(1 for n in ast.walk(self.node) if isinstance(n, ast.keyword) and n.arg is None and
-                         isinstance(n.value, ast.Name) and n.value.id == name)
+            reads = passes = 0
+            for n in ast.walk(self.node):
+                t = type(n)
+                if t is ast.Name and n.id == name:
+                    reads += 1
+                elif t is ast.keyword and n.arg is None and type(n.value) is ast.Name and n.value.id == name:
+                    passes += 1
             self._kwargs_plain = reads == passes
         return self._kwargs_plain
 
