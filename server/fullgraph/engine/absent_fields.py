@@ -27,6 +27,7 @@ import re
 
 from ..positions import first_line
 from .globals_seen import stored_anywhere
+from .nodes import walk
 
 
 def field_absent(arr, class_q: str, field: str, near: str) -> bool:
@@ -79,7 +80,7 @@ def _absent(arr, class_q: str, field: str, near: str) -> bool:
 def class_node(tree: ast.Module, cs) -> ast.ClassDef | None:
     """The `class` statement of `cs` (by name, at its line)."""
     line = cs.span.start.line + 1
-    for n in ast.walk(tree):
+    for n in walk(tree):
         if isinstance(n, ast.ClassDef) and n.name == cs.name and \
                 first_line(n) <= line <= n.lineno:
             return n
@@ -93,7 +94,7 @@ def _defines(node: ast.ClassDef, field: str) -> bool:
             return True
         if isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = s.targets if isinstance(s, ast.Assign) else [s.target]
-            if any(isinstance(n, ast.Name) and n.id == field for t in targets for n in ast.walk(t)):
+            if any(isinstance(n, ast.Name) and n.id == field for t in targets for n in walk(t)):
                 return True
     return False
 
@@ -109,12 +110,12 @@ def _renames_only(node: ast.ClassDef) -> bool:
         return False
     key = fn.args.args[1].arg
     renames = set()  # the targets of `key = <mapping>[key]`
-    for n in ast.walk(fn):
+    for n in walk(fn):
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and \
                 n.targets[0].id == key and isinstance(n.value, ast.Subscript) and \
                 isinstance(n.value.slice, ast.Name) and n.value.slice.id == key:
             renames.add(id(n.targets[0]))
-    for n in ast.walk(fn):
+    for n in walk(fn):
         if n is not fn and isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef,
                                           ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom)):
             return False

@@ -15,10 +15,11 @@ from ..positions import Span
 from . import values as V
 from .assignments import AssignmentsMixin
 from .calls import CallsMixin
+from .conditions_recorded import PathCondsMixin
 from .definitions import DefinitionsMixin
 from .event import Event, Report
 from .expressions import ExpressionsMixin
-from .conditions_recorded import PathCondsMixin
+from .nodes import walk
 from .scopes import scope_facts
 from .summary import Edge, FunctionSummary, IterUse, Site
 from .values import U, Val
@@ -281,7 +282,7 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
         if id(loop) in self._loops_counted or self.fs is None or self._reassigned.isdisjoint(self.fs.params):
             return
         rebound = self._rebound
-        for n in ast.walk(loop):
+        for n in walk(loop):
             t = type(n)
             if t is ast.Name:
                 if type(n.ctx) is ast.Store:

@@ -7,6 +7,7 @@ import ast
 
 from . import values as V
 from .definitions import NOT_WRAPPERS
+from .nodes import walk
 from .summary import ClassSummary, add_elements, add_replacement, set_value
 from .values import U, Val
 
@@ -16,7 +17,7 @@ def _only_called(scope: ast.AST, name: str) -> bool:
     bound only once?"""
     called: set[int] = set()
     loads = stores = 0
-    for node in ast.walk(scope):
+    for node in walk(scope):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name:
             called.add(id(node.func))
         elif isinstance(node, ast.Name) and node.id == name and id(node) not in called:

@@ -29,6 +29,7 @@ from typing import Any
 
 from .absent_fields import class_node
 from .globals_seen import NOT_KNOWN, store_patterns, texts_naming
+from .nodes import children, walk
 
 _OBJECT = ("builtins.object", "object", "torch.nn.Module", "torch.nn.modules.module.Module")
 _HOOKS = ("__setattr__", "__getattr__", "__getattribute__")
@@ -157,7 +158,7 @@ def _walk_stores(body: list, attr: str, self_name: str | None, guard: str | None
 
 def _bad_stores(n: ast.AST, attr: str):
     """Stores of `.<attr>` in `n` (none of them a plain `self.<attr> = ...` of a method's own body)."""
-    for x in ast.walk(n):
+    for x in walk(n):
         if isinstance(x, ast.Attribute) and x.attr == attr and not isinstance(x.ctx, ast.Load):
             yield x, False, None
 
@@ -173,7 +174,7 @@ def _sets_otherwise(node: ast.ClassDef, attr: str) -> bool:
     if any(s.name in _HOOKS for s, _ in _methods(node)):
         return True
     for method, self_name in _methods(node):
-        for n in ast.walk(method):
+        for n in walk(method):
             if isinstance(n, ast.Attribute) and n.attr == "__dict__" and isinstance(n.value, ast.Name) and \
                     n.value.id == self_name:
                 return True
@@ -196,12 +197,12 @@ def _stored_elsewhere(arr, attr: str, mine: set[tuple], names: set[str], definin
             continue
         tree = ast.parse(text)
         allowed: set[int] = set()
-        for n in ast.walk(tree):
+        for n in walk(tree):
             # an MRO class's stores (checked above), or another top-level class's own
             if isinstance(n, ast.ClassDef) and ((path, n.lineno) in mine or n in tree.body and n.name not in names):
                 for method, self_name in _methods(n):
                     allowed.update(id(t) for t in _own_nodes(method) if _is_self_attr(t, self_name, attr))
-        for n in ast.walk(tree):
+        for n in walk(tree):
             if isinstance(n, ast.Attribute) and n.attr == attr and not isinstance(n.ctx, ast.Load) and \
                     id(n) not in allowed:
                 return True
@@ -210,9 +211,9 @@ def _stored_elsewhere(arr, attr: str, mine: set[tuple], names: set[str], definin
 
 def _own_nodes(fn: ast.AST):
     """The nodes of a function, not those of the functions, lambdas and classes nested in it."""
-    todo = list(ast.iter_child_nodes(fn))
+    todo = list(children(fn))
     while todo:
         n = todo.pop()
         yield n
         if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            todo.extend(ast.iter_child_nodes(n))
+            todo.extend(children(n))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 
 from . import values as V
+from .nodes import walk
 from .tensors_made import kept_param, positions, tensor_test
 
 
@@ -18,7 +19,7 @@ COMPARISONS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt
 
 def _stores(node: ast.AST) -> set[str]:
     """The names a statement or expression binds (nested ones included)."""
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    return {n.id for n in walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
 
 
 def negated(atom: tuple) -> tuple:
@@ -129,7 +130,7 @@ class PathCondsMixin:
         if self._kwargs_plain is None:
             name = self.fs.kwarg
             reads = passes = 0
-            for n in ast.walk(self.node):
+            for n in walk(self.node):
                 t = type(n)
                 if t is ast.Name and n.id == name:
                     reads += 1
@@ -269,7 +270,7 @@ class PathCondsMixin:
         if not isinstance(s, ast.If):
             return None
         facts = self._local_facts()
-        if name not in facts[0] or not any(n is node for n in ast.walk(s.test)) or name in _stores(s.test):
+        if name not in facts[0] or not any(n is node for n in walk(s.test)) or name in _stores(s.test):
             return None
         where = facts[1].get(id(s))
         if where is None:
@@ -289,7 +290,7 @@ class PathCondsMixin:
         function declares nonlocal; and each statement's block and position in it."""
         if self._global_facts is None:
             assigned, nonlocal_, where = set(), set(), {}
-            for n in ast.walk(self.node):
+            for n in walk(self.node):
                 if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and \
                         isinstance(n.value, ast.Attribute):
                     assigned.add(n.targets[0].id)

@@ -21,6 +21,7 @@ import re
 from typing import Any, Callable
 
 from ..positions import first_line
+from .nodes import walk
 
 UNKNOWN = object()
 ANY_ENTRY = object()  # `REGISTRY[key]` with the key not known
@@ -40,7 +41,7 @@ class Module:
 def function_node(tree: ast.Module, name: str, line: int) -> ast.FunctionDef | None:
     """The `def name` of a module whose definition starts near 0-based `line` (its decorators first)."""
     best = None
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
             first = first_line(node) - 1
             if first <= line <= node.lineno - 1:
@@ -108,7 +109,7 @@ class Evaluator:
                 self._mutates(s.value, env)
             return env
         # a loop, try, with, nested definition...: what it assigns is not known afterwards
-        for node in ast.walk(s):
+        for node in walk(s):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 env[node.id] = UNKNOWN
             elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and self._is_self(node.value):
@@ -123,7 +124,7 @@ class Evaluator:
         elif isinstance(target, ast.Attribute) and self._is_self(target.value):
             env["self." + target.attr] = v
         else:
-            for node in ast.walk(target):
+            for node in walk(target):
                 if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                     env[node.id] = UNKNOWN
             if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
@@ -131,7 +132,7 @@ class Evaluator:
 
     def _mutates(self, e: ast.expr, env: dict) -> None:
         """`names.append(x)`: a method called on a local may change it."""
-        for node in ast.walk(e):
+        for node in walk(e):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
                     isinstance(node.func.value, ast.Name) and node.func.value.id in env:
                 env[node.func.value.id] = UNKNOWN

@@ -11,6 +11,7 @@ import builtins
 from typing import Any, Callable
 
 from . import consteval as E
+from .nodes import walk
 from .summary import ClassSummary, FunctionSummary, ModuleSummary
 
 _BUILTINS = frozenset(dir(builtins))
@@ -58,7 +59,7 @@ def _self_reads(node, fs: FunctionSummary) -> frozenset[str] | None:
         return frozenset()
     me = params[0].arg
     out = set()
-    for n in ast.walk(node):
+    for n in walk(node):
         if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == me \
                 and isinstance(n.ctx, ast.Load):
             out.add(n.attr)

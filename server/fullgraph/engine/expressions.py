@@ -8,6 +8,7 @@ import ast
 
 from . import values as V
 from .conditions_recorded import negated
+from .nodes import children, walk
 from .values import U, Val
 
 
@@ -240,17 +241,17 @@ class ExpressionsMixin:
         if t is ast.Slice:
             vals = [self.value(x) for x in (node.lower, node.upper, node.step) if x is not None]
             return V.STATIC_V if all(x.kind in (V.STATIC, V.CONST) for x in vals) else U
-        for child in ast.iter_child_nodes(node):
+        for child in children(node):
             if isinstance(child, ast.expr):
                 self.value(child)
         return U
 
     def _comprehension(self, node) -> Val:
         if self.fs is not None and not isinstance(node, ast.GeneratorExp) and _iterates_sequence(node):
-            bound = {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+            bound = {n.id for g in node.generators for n in walk(g.target) if isinstance(n, ast.Name)}
             parts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
             parts += [c for g in node.generators for c in g.ifs] + [g.iter for g in node.generators[1:]]
-            read = frozenset(n.id for p in parts for n in ast.walk(p)
+            read = frozenset(n.id for p in parts for n in walk(p)
                              if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in bound)
             self.fs.comprehensions.append((self.mod.span(node), read))
         saved_env = dict(self.env)

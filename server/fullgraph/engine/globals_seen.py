@@ -16,6 +16,8 @@ import os
 import re
 from typing import Any
 
+from .nodes import walk
+
 NOT_KNOWN = object()
 _MAX_FILES = 3000  # a package larger than this is not searched: not known
 
@@ -93,7 +95,7 @@ def _initial_constant(tree: ast.Module, text: str, name: str) -> Any:
         return NOT_KNOWN
     value = NOT_KNOWN
     stores = 0
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
             return NOT_KNOWN
         if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
@@ -104,7 +106,7 @@ def _initial_constant(tree: ast.Module, text: str, name: str) -> Any:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
             return NOT_KNOWN
     for stmt in tree.body:
-        for node in ast.walk(stmt):
+        for node in walk(stmt):
             if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
                 stores += 1
         target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else \

@@ -39,6 +39,7 @@ import re
 from typing import Callable
 
 from ..positions import Span, split_lines
+from .nodes import children, walk
 
 # torch factories whose positional arguments are the shape
 _SHAPED = {"randn", "rand", "zeros", "ones", "empty", "arange", "randperm", "full", "eye", "linspace"}
@@ -125,16 +126,16 @@ def _spelled_compile_calls(tree: ast.Module, text: str | None) -> list[ast.Call]
     text, only the top-level statements holding a line that spells one are walked (most modules spell none;
     most that do, in a docstring)."""
     if text is None:
-        nodes = ast.walk(tree)
+        nodes = walk(tree)
     else:
         lines = {text.count("\n", 0, m.start()) + 1 for m in _COMPILE_CALL.finditer(text)}
         if not lines:
             return []
         if _lone_cr(text):  # (lines counted at "\n" only)
-            nodes = ast.walk(tree)
+            nodes = walk(tree)
         else:
             held = [s for s in tree.body if any(_first_line(s) <= n <= s.end_lineno for n in lines)]
-            nodes = ast.walk(ast.Module(body=held, type_ignores=[]))
+            nodes = walk(ast.Module(body=held, type_ignores=[]))
     return [n for n in nodes if type(n) is ast.Call and _is_compile(n.func)]
 
 
@@ -270,7 +271,7 @@ def _module_assigned(body: list[ast.stmt]) -> set[str]:
     """Names the module's top level assigns a value to (not functions, classes or imports)."""
     out: set[str] = set()
     for s in body:
-        for n in ast.walk(s) if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else ():
+        for n in walk(s) if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else ():
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
                 out.add(n.id)
     return out
@@ -318,7 +319,7 @@ def _local_names(fn: ast.AST) -> set[str]:
 
 
 def _locals(fn: ast.AST) -> set[str]:
-    out = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
+    out = {a.arg for a in walk(fn.args) if isinstance(a, ast.arg)}
     glob: set[str] = set()
     for n in _own_nodes(fn):
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
@@ -340,7 +341,7 @@ def _own_nodes(fn: ast.AST) -> list[ast.AST]:
         got.append(n)
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             continue
-        stack.extend(ast.iter_child_nodes(n))
+        stack.extend(children(n))
     fn.__dict__["_fg_own"] = got
     return got
 
@@ -439,7 +440,7 @@ def _attr_reads(classes: list) -> dict[str, set[str]]:
         got = out.setdefault(c.name, set())
         for m in c.body:
             if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name != "__init__":
-                got.update(n.attr for n in ast.walk(m) if isinstance(n, ast.Attribute) and _self_attr(n)
+                got.update(n.attr for n in walk(m) if isinstance(n, ast.Attribute) and _self_attr(n)
                            and isinstance(n.ctx, ast.Load))
     return out
 
@@ -542,9 +543,9 @@ def _object_attrs(cls: ast.ClassDef, span) -> list[tuple]:
                 init_types.setdefault(s.targets[0].attr, t or "?")
     out = []
     for cattr, (cspan, target) in compiled.items():
-        reads = {n.attr for n in ast.walk(target) if _self_attr(n) and isinstance(n.ctx, ast.Load)}
+        reads = {n.attr for n in walk(target) if _self_attr(n) and isinstance(n.ctx, ast.Load)}
         calls_it = {m.name for m in methods.values() if m.name != "__init__" and any(
-            isinstance(n, ast.Call) and _self_attr(n.func) and n.func.attr == cattr for n in ast.walk(m))}
+            isinstance(n, ast.Call) and _self_attr(n.func) and n.func.attr == cattr for n in walk(m))}
         if not calls_it:
             continue
         for m in methods.values():
@@ -557,8 +558,8 @@ def _object_attrs(cls: ast.ClassDef, span) -> list[tuple]:
                 elif isinstance(s, ast.Assign) and len(s.targets) == 1 and _self_attr(s.targets[0]) \
                         and s.targets[0].attr in reads and _literal_type(s.value) is None:
                     attr = s.targets[0].attr
-                    names = {n.id for n in ast.walk(s.value) if isinstance(n, ast.Name)}
-                    if not names & params and not any(_self_attr(n) and n.attr == attr for n in ast.walk(s.value)):
+                    names = {n.id for n in walk(s.value) if isinstance(n, ast.Name)}
+                    if not names & params and not any(_self_attr(n) and n.attr == attr for n in walk(s.value)):
                         continue  # set from what does not change here (`self.momentum = self.base`)
                     typ = _number_type(s.value, init_types.get(attr))
                 else:
@@ -578,9 +579,9 @@ def _number_type(e: ast.AST, known: str | None) -> str | None:
     None when it may be a tensor (a torch call in it) or the analysis cannot tell."""
     if known in (INT, FLOAT):
         return known
-    if any(isinstance(n, ast.Attribute) and _dotted(n).startswith(("torch.", "np.", "numpy.")) for n in ast.walk(e)):
+    if any(isinstance(n, ast.Attribute) and _dotted(n).startswith(("torch.", "np.", "numpy.")) for n in walk(e)):
         return None
-    if any(isinstance(n, ast.Call) and _dotted(n.func).startswith("math.") for n in ast.walk(e)) \
+    if any(isinstance(n, ast.Call) and _dotted(n.func).startswith("math.") for n in walk(e)) \
             or (isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "float"):
         return FLOAT
     if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id in ("int", "len", "round"):
@@ -590,7 +591,7 @@ def _number_type(e: ast.AST, known: str | None) -> str | None:
 
 def _needs_exact(fn: ast.AST, attr: str) -> str | None:
     """How a method uses `self.<attr>` so that Dynamo needs its exact value (`range(self.n)`, an `if`, a slice)."""
-    how = _exact_use(ast.walk(fn), lambda n: _self_attr(n) and n.attr == attr)
+    how = _exact_use(walk(fn), lambda n: _self_attr(n) and n.attr == attr)
     return {"range": f"`range()` over `self.{attr}`", "branch": f"a branch on `self.{attr}`",
             "slice": f"a slice bound `self.{attr}`"}.get(how)
 
@@ -600,7 +601,7 @@ def _exact_use(nodes, is_value: Callable[[ast.AST], bool]) -> str | None:
     `if`/`while`/conditional expression on it, "slice": a slice bound), the value being the nodes
     `is_value` accepts; the first met, or None."""
     def uses(e: ast.AST) -> bool:
-        return any(is_value(n) for n in ast.walk(e))
+        return any(is_value(n) for n in walk(e))
 
     for n in nodes:
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "range" and any(uses(a) for a in n.args):
@@ -635,7 +636,7 @@ def _closures_compiled(out: list, scopes: list, tree: ast.Module, span) -> list[
                     continue
                 outer = defs.get(s.value.func.id)
                 for rec in rebound[s.value.func.id]:
-                    readers = [f for f in ast.walk(outer) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    readers = [f for f in walk(outer) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
                                and f is not outer and rec[2] not in _declared(f)
                                and any(isinstance(n, ast.Name) and n.id == rec[2] for n in _own_nodes(f))] \
                         if outer is not None else []
@@ -704,7 +705,7 @@ class _Loops:
     def defs(self) -> dict:
         """The functions defined in this scope, at any depth, by name."""
         if self._defs is None:
-            self._defs = {s.name: s for s in ast.walk(self.node) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+            self._defs = {s.name: s for s in walk(self.node) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
         return self._defs
 
     def run(self) -> None:
@@ -809,7 +810,7 @@ class _Loops:
                 continue
             if isinstance(n, ast.Call):
                 yield n
-            stack.extend(ast.iter_child_nodes(n))
+            stack.extend(children(n))
 
     # what a loop changes: name -> (type, description of the change, span of the assignment or None)
     def _varying(self, loop: ast.stmt, outer: list) -> dict[str, tuple]:
@@ -867,7 +868,7 @@ class _Loops:
                     name = s.targets[0].id
                     got = self._grows(s.value, name) or self._kind(s.value, env)
                     if got is not None and not got[1] and self.consts.get(name) in SCALARS \
-                            and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(s.value)):
+                            and any(isinstance(n, ast.Name) and n.id == name for n in walk(s.value)):
                         got = (got[0], True)  # `lr = lr * 0.9`, `flag = not flag`: a new value each iteration
                     if got is not None and got[1]:
                         if name not in var or var[name][2] is not None:
@@ -944,7 +945,7 @@ class _Loops:
                     k = self._kind(v.elt, {var: (INT, "", None)})
                     if k is not None and k[1] and k[0] in (INT, FLOAT):
                         return k[0]
-                    if any(isinstance(n, ast.Name) and n.id == var for n in ast.walk(v.elt)):
+                    if any(isinstance(n, ast.Name) and n.id == var for n in walk(v.elt)):
                         return "value"  # changes with the index; its type shows where it is used (`float(t)`)
                 return None
         return None
@@ -982,7 +983,7 @@ class _Loops:
         return True
 
     def _changes(self, e: ast.AST, env: dict) -> bool:
-        return any(isinstance(n, ast.Name) and n.id in env for n in ast.walk(e))
+        return any(isinstance(n, ast.Name) and n.id in env for n in walk(e))
 
     def _kind(self, e: ast.AST, env: dict) -> tuple[str, bool] | None:
         """(type, changes per iteration) of an expression, where the loop's names are `env`."""
@@ -1212,7 +1213,7 @@ class _Loops:
     def _marked(self) -> set[str]:
         """Names this scope passes to mark_dynamic / maybe_mark_dynamic."""
         if self._marked_names is None:
-            self._marked_names = {n.args[0].id for s in self.body for n in ast.walk(s)
+            self._marked_names = {n.args[0].id for s in self.body for n in walk(s)
                                   if isinstance(n, ast.Call) and isinstance(n.func, (ast.Attribute, ast.Name))
                                   and (n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id)
                                   in ("mark_dynamic", "maybe_mark_dynamic", "mark_unbacked")
@@ -1220,7 +1221,7 @@ class _Loops:
         return self._marked_names
 
     def _why(self, a: ast.AST, env: dict) -> str:
-        for n in ast.walk(a):
+        for n in walk(a):
             if isinstance(n, ast.Name) and n.id in env:
                 return f"`{n.id}`: {env[n.id][1]}"
         return "it is made anew in the loop"
@@ -1300,7 +1301,7 @@ class _Loops:
         name = key if isinstance(key, str) else params[key] if isinstance(key, int) and key < len(params) else None
         if name is None:
             return False
-        return not any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in ast.walk(fn))
+        return not any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in walk(fn))
 
     def _specialised(self, target, key) -> str | None:
         """How the compiled function (a function of this module) uses the parameter an argument binds so
@@ -1417,7 +1418,7 @@ class _Loops:
                 why = "its backend is a new function each iteration"
             elif not loops and self.fn is not None and self.fn.name in varied_calls and isinstance(target, ast.Name) \
                     and target.id in self.defs and self.defs[target.id] is not self.fn:
-                params = {a.arg for a in ast.walk(self.fn.args) if isinstance(a, ast.arg)}
+                params = {a.arg for a in walk(self.fn.args) if isinstance(a, ast.arg)}
                 inner = self.defs[target.id]
                 reads = {n.id for n in _own_nodes(inner) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
                 if reads & params:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 from typing import Iterable
 
+from .nodes import children, walk
+
 
 def scope_facts(body: Iterable[ast.AST], out: set[str], plain: bool = False,
                 walrus: bool = True) -> tuple[set[str], bool]:
@@ -22,7 +24,7 @@ def scope_facts(body: Iterable[ast.AST], out: set[str], plain: bool = False,
     declared = set()
     generator = False
     stack = list(body)
-    child_nodes = ast.iter_child_nodes
+    child_nodes = children
     while stack:
         n = stack.pop()
         if isinstance(n, ast.Name):
@@ -54,7 +56,7 @@ def scope_facts(body: Iterable[ast.AST], out: set[str], plain: bool = False,
             # comprehension targets are their own scope; the first iterable is evaluated here, and a
             # walrus inside binds here too
             stack.append(n.generators[0].iter)
-            out.update(w.target.id for w in ast.walk(n) if isinstance(w, ast.NamedExpr))
+            out.update(w.target.id for w in walk(n) if isinstance(w, ast.NamedExpr))
             continue
         elif isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name:
             out.add(n.name)
@@ -67,7 +69,7 @@ def scope_facts(body: Iterable[ast.AST], out: set[str], plain: bool = False,
 def _yields(body: Iterable[ast.AST]) -> bool:
     """Whether a body yields (scope_facts' walk, looking for that only)."""
     stack = list(body)
-    child_nodes = ast.iter_child_nodes
+    child_nodes = children
     while stack:
         n = stack.pop()
         t = type(n)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 
 from . import values as V
+from .nodes import walk
 
 # torch functions that may change the device factories make tensors on (ModuleSummary.device_calls)
 DEVICE_SETTERS = frozenset({"torch.set_default_device", "torch.set_default_tensor_type",
@@ -146,7 +147,7 @@ def _statements(root: ast.AST) -> tuple[dict, set[str]]:
 
 
 def _stores(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    return {n.id for n in walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
 
 
 def _crossable(parent: ast.stmt, block: list, name: str) -> bool:
@@ -163,7 +164,7 @@ def _crossable(parent: ast.stmt, block: list, name: str) -> bool:
 
 def _touches(node: ast.AST, name: str) -> bool:
     """Does `node` store an attribute of `name` (`x.data = ...`) or read `x.data` / `x.set_`?"""
-    for n in ast.walk(node):
+    for n in walk(node):
         if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == name and \
                 (not isinstance(n.ctx, ast.Load) or n.attr in ("data", "set_")):
             return True
