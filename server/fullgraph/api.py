@@ -203,6 +203,10 @@ class Workspace:
         self.finder = ModuleFinder()
         self._imports: dict[tuple[str, str], str | None] = {}  # (name, importing path) -> file found
         self._search_paths: dict[tuple, tuple[str, ...]] = {}
+        # (name, search path before and after the installed packages, project root) -> file found: the modules of
+        # one package share a search path, and a program's import closure asks for every import of every module
+        self._finds: dict[tuple, str | None] = {}
+        self._near: dict[str, tuple] = {}  # importing path -> (its summary, search_path_of it)
         self._realpaths: dict[str, str] = {}  # file found by an import -> with its links resolved
         self._root_key: str | None = None
         self._root_real: str | None = None
@@ -268,6 +272,8 @@ class Workspace:
 
     def _forget_imports(self) -> None:
         self._imports.clear()
+        self._finds.clear()
+        self._near.clear()
         self.finder.forget()
 
     # ---- imports as Python finds them ----------------------------------------------------------
@@ -305,9 +311,19 @@ class Workspace:
         mod = self.project.modules.get(near)
         if mod is None or (getattr(mod, "library", False) and near not in self._found):
             return None
-        ahead, behind = self.search_path_of(mod)
-        found = self.finder.find(name, ahead)
+        got = self._near.get(near)
+        if got is None or got[0] is not mod:
+            got = self._near[near] = (mod, *self.search_path_of(mod))
+        _, ahead, behind = got
         root = self._real_root()
+        key = (name, ahead, behind, root)
+        if key in self._finds:
+            return self._finds[key]
+        found = self._finds[key] = self._found_on(name, ahead, behind, root)
+        return found
+
+    def _found_on(self, name: str, ahead: tuple[str, ...], behind: tuple[str, ...], root: str | None) -> str | None:
+        found = self.finder.find(name, ahead)
         if found is None:
             if self.finder.installed(name.partition(".")[0], root):
                 return None  # the standard library's or an installed package's (followed ones load by name)
