@@ -28,26 +28,13 @@ _READS = ("pop", "get", "setdefault")  # the dict methods followed (the first an
 class KwargsEdits:
     """The edits of one function's `**kwargs` dict (kwargs_edits), asked per call that passes it on."""
 
-    def __init__(self, edits: list[tuple[int, bool, str, str]], top: dict[int, int], taken: dict[str, tuple],
-                 binds: dict[str, int]):
+    def __init__(self, fn: ast.AST, edits: list[tuple[int, bool, str, str]], top: dict[int, int],
+                 taken: dict[str, tuple]):
+        self._fn = fn
         self._edits = edits  # (index of the body statement holding it, the statement itself?, key, method)
         self._top = top  # id(call node) -> index of the body statement holding it
         self._taken = taken  # local -> (index, key, default node or None) of `local = kwargs.pop("key", default)`
-        self._binds = binds  # name -> how many times the function binds it (nested functions included)
-
-    def taken_value(self, name: str, call: ast.Call) -> tuple[str, tuple] | None:
-        """`heads` in `Conv(..., heads=heads)` after `heads = kwargs.pop("heads", 1)`, a statement of the body
-        before the call's, the only binding of `heads` in the function, with no edit of that key before it:
-        ("heads", the default's Edge.vals value: ("const", 1), or ("unknown",)); None otherwise."""
-        got = self._taken.get(name)
-        at = self._top.get(id(call))
-        if got is None or at is None or self._binds.get(name) != 1:
-            return None
-        index, key, default = got
-        if index >= at or any(k == key and m != "get" and i <= index for i, _, k, m in self._edits
-                              if (i, k) != (index, key)):
-            return None
-        return key, ("const", default.value) if isinstance(default, ast.Constant) else ("unknown",)
+        self._binds: dict[str, int] | None = None  # name -> how many times the function binds it (on demand)
 
     def around(self, call: ast.Call) -> tuple[tuple, tuple] | None:
         """(removed, unsure) keys for `call`, each sorted; None when the call is not in the function's body."""
@@ -64,6 +51,25 @@ class KwargsEdits:
                 unsure.add(key)
         return tuple(sorted(removed - unsure)), tuple(sorted(unsure))
 
+    def taken_value(self, name: str, call: ast.Call) -> tuple[str, tuple] | None:
+        """`heads` in `Conv(..., heads=heads)` after `heads = kwargs.pop("heads", 1)`, a statement of the body
+        before the call's, the only binding of `heads` in the function, with no edit of that key before it:
+        ("heads", the default's Edge.vals value: ("const", 1), or ("unknown",)); None otherwise."""
+        got = self._taken.get(name)
+        at = self._top.get(id(call))
+        if got is None or at is None:
+            return None
+        if self._binds is None:
+            self._binds = {}
+            for n in ast.walk(self._fn):
+                for bound in _bound_names(n):
+                    self._binds[bound] = self._binds.get(bound, 0) + 1
+        index, key, default = got
+        if self._binds.get(name) != 1 or index >= at or \
+                any(k == key and m != "get" and i <= index for i, _, k, m in self._edits if (i, k) != (index, key)):
+            return None
+        return key, ("const", default.value) if isinstance(default, ast.Constant) else ("unknown",)
+
 
 def kwargs_edits(fn: ast.AST, name: str) -> KwargsEdits | None:
     """The edits the function `fn` makes to its `**<name>` dict, or None when it uses the dict otherwise."""
@@ -71,33 +77,33 @@ def kwargs_edits(fn: ast.AST, name: str) -> KwargsEdits | None:
     edits: list[tuple[int, bool, str, str]] = []
     top: dict[int, int] = {}
     taken: dict[str, tuple] = {}
-    binds: dict[str, int] = {}
     for index, stmt in enumerate(body):
-        direct = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign)) else None
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-            local = stmt.targets[0].id
-        else:
-            local = None
+        t = type(stmt)
+        direct = stmt.value if t is ast.Expr or t is ast.Assign or t is ast.AnnAssign else None
+        local = stmt.targets[0].id if t is ast.Assign and len(stmt.targets) == 1 and \
+            type(stmt.targets[0]) is ast.Name else None
         uses, followed = 0, 0
         for n in ast.walk(stmt):
-            for bound in _bound_names(n):
-                binds[bound] = binds.get(bound, 0) + 1
-            if isinstance(n, ast.Call):
+            t = type(n)
+            if t is ast.Name:
+                if n.id == name:
+                    uses += 1
+            elif t is ast.Call:
                 top[id(n)] = index
-                if isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) and \
-                        n.func.value.id == name and n.func.attr in _READS and 1 <= len(n.args) <= 2 and \
-                        not n.keywords and isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, str):
-                    edits.append((index, n is direct, n.args[0].value, n.func.attr))
+                f = n.func
+                if type(f) is ast.Attribute and type(f.value) is ast.Name and f.value.id == name and \
+                        f.attr in _READS and 1 <= len(n.args) <= 2 and not n.keywords and \
+                        type(n.args[0]) is ast.Constant and isinstance(n.args[0].value, str):
+                    edits.append((index, n is direct, n.args[0].value, f.attr))
                     followed += 1
-                    if n is direct and local is not None and n.func.attr in ("pop", "get"):
+                    if n is direct and local is not None and f.attr in ("pop", "get"):
                         taken[local] = (index, n.args[0].value, n.args[1] if len(n.args) > 1 else None)
-                followed += sum(1 for kw in n.keywords if kw.arg is None and isinstance(kw.value, ast.Name) and
-                                kw.value.id == name)
-            elif isinstance(n, ast.Name) and n.id == name:
-                uses += 1
+                for kw in n.keywords:
+                    if kw.arg is None and type(kw.value) is ast.Name and kw.value.id == name:
+                        followed += 1
         if uses != followed:
             return None
-    return KwargsEdits(edits, top, taken, binds)
+    return KwargsEdits(fn, edits, top, taken)
 
 
 def _bound_names(n: ast.AST) -> tuple[str, ...]:

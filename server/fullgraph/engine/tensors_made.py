@@ -54,9 +54,9 @@ def made_facts(an, name: str, stmt: ast.stmt) -> frozenset:
     (factory_facts), and nothing between touches its `.data` or calls its `.set_()`."""
     # a `global`/`nonlocal` of the name in the function (its nested ones included) may rebind it anywhere; at
     # the top level, a `global` of it in any function of the module (an.node: the module as analysed)
-    if any(isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names for n in ast.walk(an.node)):
+    where, declared = _statements(an.node)
+    if name in declared:
         return frozenset()
-    where = _positions(an.node)
     cur = stmt
     while True:
         got = where.get(id(cur))
@@ -121,16 +121,28 @@ def _literal_numbers(node: ast.AST) -> list | None:
     return None
 
 
-def _positions(root: ast.AST) -> dict:
-    """id(statement) -> (its block, its index there, the statement or function owning the block)."""
-    out = {}
-    for n in ast.walk(root):
+def _statements(root: ast.AST) -> tuple[dict, set[str]]:
+    """id(statement) -> (its block, its index there, the statement, handler or function owning the block), of
+    every statement under `root`; and the names its `global`/`nonlocal` statements declare.  Only statements
+    are visited (no statement is held by an expression), not the expressions of the whole tree."""
+    where: dict = {}
+    declared: set[str] = set()
+    stack = [root]
+    while stack:
+        n = stack.pop()
         for f in ("body", "orelse", "finalbody"):
             b = getattr(n, f, None)
-            if isinstance(b, list):
+            if type(b) is list:
                 for k, x in enumerate(b):
-                    out[id(x)] = (b, k, n)
-    return out
+                    where[id(x)] = (b, k, n)
+                    stack.append(x)
+                    if type(x) is ast.Global or type(x) is ast.Nonlocal:
+                        declared.update(x.names)
+        for f in ("handlers", "cases"):  # (except handlers, match cases: their bodies are blocks)
+            b = getattr(n, f, None)
+            if b:
+                stack.extend(b)
+    return where, declared
 
 
 def _stores(node: ast.AST) -> set[str]:
@@ -186,7 +198,7 @@ def kept_param(params, name: str, stmt: ast.stmt, places: tuple) -> str | None:
     that parameter's tensor through operations that keep its dtype and device (`preds = preds.flatten()`, `if
     ...: preds = preds[idx]`, `preds.transpose(0, 1).reshape(n, -1).T`: KEEPING_METHODS, KEEPING_ATTRS,
     indexing); None otherwise (a store of anything else, under a loop, a `global`)."""
-    fn, where, declared = places
+    fn, where, declared, stores = places
     if name not in params or name in declared:
         return None
     cur = stmt
@@ -196,7 +208,10 @@ def kept_param(params, name: str, stmt: ast.stmt, places: tuple) -> str | None:
             return None
         block, j, parent = got
         for st in reversed(block[:j]):
-            if name in _stores(st) and not _keeps(st, name):
+            got = stores.get(id(st))
+            if got is None:
+                got = stores[id(st)] = _stores(st)
+            if name in got and not _keeps(st, name):
                 return None
         if parent is fn:
             return name
@@ -234,9 +249,10 @@ def _kept_from(node: ast.AST) -> str | None:
 
 def positions(fn: ast.AST) -> tuple:
     """Of a function (for kept_param): itself, id(statement) -> (its block, its index there, the statement or
-    function owning the block), and the names a `global`/`nonlocal` in it declares."""
-    declared = {x for n in ast.walk(fn) if isinstance(n, (ast.Global, ast.Nonlocal)) for x in n.names}
-    return fn, _positions(fn), declared
+    function owning the block), the names a `global`/`nonlocal` in it declares, and a memo of the names each
+    statement stores (filled as kept_param asks)."""
+    where, declared = _statements(fn)
+    return fn, where, declared, {}
 
 
 # ---- the tests ------------------------------------------------------------------------------------------
