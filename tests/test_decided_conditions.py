@@ -512,48 +512,9 @@ def test_keywords_passed_on_through_kwargs_decide_the_layer(tmp_path, cls, args,
 
 
 # the same in the user's own code, compiled with fullgraph=True: a break on the path raises
-KW_OWN = '''\
-import torch
-from torch import nn
-
-
-class Layer(nn.Module):
-    def __init__(self, n, heads=1, flag=True):
-        super().__init__()
-        self.lin = nn.Linear(n, n)
-        self.heads = heads
-        self.flag = flag
-
-    def forward(self, x):
-        y = self.lin(x)
-        if self.flag:
-            if x.sum() > 0:{mark}
-                y = y + 1
-        return y
-
-
-class Outer(nn.Module):
-    def __init__(self, n, num_layers=2, **kwargs):
-        super().__init__()
-        self.layers = nn.ModuleList()
-        for _ in range(num_layers):
-            self.layers.append(self.init_layer(n, **kwargs))
-
-    def init_layer(self, n, **kwargs):
-        raise NotImplementedError
-
-    def forward(self, x):
-        for layer in self.layers:
-            x = x + layer(x)
-        return x
-
-
-class Model(Outer):
-    def init_layer(self, n, **kwargs):
-        wide = kwargs.pop("wide", False)
-        heads = kwargs.pop("heads", 1)
-        return Layer(n, heads=heads, **kwargs)
-
+KW_OWN = KW_LAYER.replace("import torch.nn as nn", "import torch\nfrom torch import nn").replace(
+    "y = y + x[x > 0].sum()", "if x.sum() > 0:{mark}\n                y = y + 1") + KW_OUTER.split(
+    "from fglib import Layer\n", 1)[1] + KW_INIT_LAYER["Model"] + '''
 
 def main():
     m = Model(4, wide=True, heads=2{flag})
