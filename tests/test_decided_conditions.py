@@ -403,3 +403,132 @@ def test_the_dtype_and_device_of_a_tensor_the_script_makes(tmp_path, make, found
     got = _library_findings(root)
     assert [f[3] for f in got if f[:3] == ("metric.py", DATA_LINE, "FG301")] == found
     assert _library_breaks(root) == ({("metric.py", DATA_LINE)} if found == [False] else set())
+
+
+# ---- keyword arguments passed on through `**kwargs` (issue 29) -----------------------------------------------
+# torch_geometric's `GAT(..., add_self_loops=False)`: `BasicGNN.__init__(..., **kwargs)` calls
+# `self.init_conv(in, out, **kwargs)`, and `GAT.init_conv` pops `v2`, `heads` and `concat` before building
+# `Conv(..., **kwargs)`: the conv's `if self.add_self_loops:` is the script's False.  A key popped before the
+# call leaves the layer's default, and the local it is popped into holds what the script passed (or the pop's
+# default); a dict changed otherwise (`kwargs["flag"] = ...`) is not followed: the test stays undecided, and
+# its break is reported.
+KW_LAYER = '''import torch.nn as nn
+
+
+class Layer(nn.Module):
+    def __init__(self, n, heads=1, flag=True):
+        super().__init__()
+        self.lin = nn.Linear(n, n)
+        self.heads = heads
+        self.flag = flag
+
+    def forward(self, x):
+        y = self.lin(x)
+        if self.flag:
+            y = y + x[x > 0].sum()
+        return y
+'''
+KW_MASK_LINE = 14  # in fglib/layer.py
+KW_OUTER = '''import torch.nn as nn
+
+from fglib import Layer
+
+
+class Outer(nn.Module):
+    def __init__(self, n, num_layers=2, **kwargs):
+        super().__init__()
+        self.layers = nn.ModuleList()
+        for _ in range(num_layers):
+            self.layers.append(self.init_layer(n, **kwargs))
+
+    def init_layer(self, n, **kwargs):
+        raise NotImplementedError
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = x + layer(x)
+        return x
+'''
+KW_INIT_LAYER = {  # the library's one subclass of Outer
+    "Model": '''
+class Model(Outer):
+    def init_layer(self, n, **kwargs):
+        wide = kwargs.pop("wide", False)
+        heads = kwargs.pop("heads", 1)
+        return Layer(n, heads=heads * 2 if wide else heads, **kwargs)
+''',
+    "Popping": '''
+class Popping(Outer):
+    def init_layer(self, n, **kwargs):
+        kwargs.pop("flag", None)
+        return Layer(n, **kwargs)
+''',
+    "Taking": '''
+class Taking(Outer):
+    def init_layer(self, n, **kwargs):
+        strict = kwargs.pop("strict", True)
+        return Layer(n, flag=strict, **kwargs)
+''',
+    "Setting": '''
+class Setting(Outer):
+    def init_layer(self, n, **kwargs):
+        kwargs["flag"] = kwargs.get("strict", True)
+        kwargs.pop("strict", None)
+        return Layer(n, **kwargs)
+''',
+}
+KW_SCRIPT = '''import torch
+
+from fglib.models import {cls}
+
+
+def main():
+    return torch.compile({cls}({args}))(torch.randn(3, 4))
+'''
+
+
+@pytest.mark.parametrize("cls, args, reported", [
+    ("Model", "4, heads=2, flag=False", None),
+    ("Model", "4, heads=2", "shown"),
+    ("Model", "4, heads=2, flag=True", "shown"),
+    ("Popping", "4, flag=False", "shown"),
+    ("Taking", "4, strict=False", None),
+    ("Taking", "4", "shown"),
+    ("Setting", "4, flag=False", "any"),
+], ids=["passed-false", "left-at-default", "passed-true", "popped-before", "popped-into-a-local",
+        "popped-into-a-local-default", "set-in-the-dict"])
+def test_keywords_passed_on_through_kwargs_decide_the_layer(tmp_path, cls, args, reported):
+    root = _library_project(tmp_path, {"layer.py": KW_LAYER, "models.py": KW_OUTER + KW_INIT_LAYER[cls]},
+                            KW_SCRIPT.format(cls=cls, args=args))
+    (root / SITE / "fglib" / "__init__.py").write_text("from fglib.layer import Layer\n")
+    found = [f for f in _library_findings(root) if f[:3] == ("layer.py", KW_MASK_LINE, "FG304")]
+    if reported is None:
+        assert found == []
+    elif reported == "shown":
+        assert found == [("layer.py", KW_MASK_LINE, "FG304", False)]
+    else:  # not followed: reported, shown or on a condition
+        assert [f[:3] for f in found] == [("layer.py", KW_MASK_LINE, "FG304")]
+    assert _library_breaks(root) == (set() if reported is None else {("layer.py", KW_MASK_LINE)})
+
+
+# the same in the user's own code, compiled with fullgraph=True: a break on the path raises
+KW_OWN = KW_LAYER.replace("import torch.nn as nn", "import torch\nfrom torch import nn").replace(
+    "y = y + x[x > 0].sum()", "if x.sum() > 0:{mark}\n                y = y + 1") + KW_OUTER.split(
+    "from fglib import Layer\n", 1)[1] + KW_INIT_LAYER["Model"] + '''
+
+def main():
+    m = Model(4, wide=True, heads=2{flag})
+    return torch.compile(m, fullgraph=True, backend="eager")(torch.randn(3, 4))
+'''
+
+
+@pytest.mark.parametrize("flag, mark", [(", flag=False", ""), (", flag=True", "  # expect: FG301"),
+                                        ("", "  # expect: FG301")],
+                         ids=["passed-false", "passed-true", "left-at-default"])
+def test_keywords_passed_on_through_kwargs_in_own_code(tmp_path, flag, mark):
+    src = KW_OWN.format(flag=flag, mark=mark)
+    findings = check_code(src, tmp_path, name="kwfwd")
+    assert {(f.span.start.line + 1, f.code, f.severity) for f in findings} == \
+        {(line, code, "error") for line, code in expected(src)}
+    pytest.importorskip("torch")
+    assert dynamo_lines(tmp_path, "kwfwd") == {line for line, _ in expected(src)}

@@ -92,7 +92,7 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
         self.tensor_holders: dict[str, str] = {}
         self._testing: ast.If | None = None  # the `if` whose test _branch_conds reads (conditions_recorded)
         self._global_facts: tuple | None = None  # conditions_recorded._local_facts, once per function
-        self._kwargs_plain: bool | None = None  # conditions_recorded._kwargs_only_passed_on, once per function
+        self._kwargs_use: tuple | None = None  # conditions_recorded._kwargs_edits, once per function
         self._made_positions: tuple | None = None  # conditions_recorded._tensor_param: tensors_made.positions, once
         self._with_item: ast.AST | None = None  # the context expression of the `with` being entered
         # name -> (class, Edge.vals) of the construction it holds (`m = Metric(num_classes=3)`)

@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover - types only: engine/roots.py and engine/w
     from .walk import Reached
 
 _NO_VALUE = object()  # a config field without a default the analysis can rely on
+_ABSENT = ("absent",)  # a keyword a call leaves out of the `**kwargs` it passes on (_kwarg_passed)
 # what arrives at a parameter -> the tensor kind it is analysed as (values.tensor_kind)
 _KINDS = {C.TENSOR: "tensor", C.Instance(V.MASK_CLASS): "mask", C.Instance(V.SPARSE_CLASS): "sparse"}
 _CLASS_OF_KIND = {"tensor": V.TENSOR_CLASS, "mask": V.MASK_CLASS, "sparse": V.SPARSE_CLASS}
@@ -563,10 +564,12 @@ class Arrivals:
         names = init[0].params[1:]
         pos = names.index(param) if param in names else len(names)
         found = []
+        left = ("dconst", init[0].defaults[param]) if param in init[0].defaults else ("unknown",)
         for site in self._constructions().get(cs.qualname, ()):
-            if any(k == "**" for k, _ in site.kwargs):
-                return C.UNKNOWN, C.DEFAULT
             vals = dict(self.resolve_fields(site.vals, mod.path))
+            star = any(k == "**" for k, _ in site.kwargs)
+            if star and ("**fwd" not in vals or "*fwd" in vals):
+                return C.UNKNOWN, C.DEFAULT
             v = vals.get(pos, vals.get(param)) if len(site.args) > pos or param in vals else None
             if v is not None and v[0] == "like":
                 v = v[2]  # (a parameter's tensor reshaped: a tensor, as far as a construction goes)
@@ -575,10 +578,22 @@ class Arrivals:
                 v = self._init_param_passed(site.caller, v[1], mod.path, _depth)
                 if v is None:
                     continue  # made in an __init__ that never runs
-            if v is not None:
+            if v is not None and v[0] == "kwarg":
+                # `Conv(..., heads=heads)` after `heads = kwargs.pop("heads", 1)`: what the callers put in `kwargs`
+                got = self._kwarg_passed(site.caller, v[1], mod.path, _depth + 1, ())
+                if got is None:
+                    continue  # made in a library function nothing calls
+                found.extend(v[2] if g == _ABSENT else g for g in got)
+            elif v is None and star:
+                # `Conv(..., **kwargs)` in `init_conv(self, ..., **kwargs)`: what its callers put in `kwargs`
+                got = self._forwarded_kwarg(site.caller, vals["**fwd"], param, mod.path, _depth + 1, ())
+                if got is None:
+                    continue  # made in a library function nothing calls
+                found.extend(left if g == _ABSENT else g for g in got)
+            elif v is not None:
                 found.append(v)
             else:  # this construction leaves the default: it holds for that instance
-                found.append(("dconst", init[0].defaults[param]) if param in init[0].defaults else ("unknown",))
+                found.append(left)
         if not found or all(v[0] == "dconst" and param in init[0].defaults and v[1] == init[0].defaults[param]
                             for v in found):
             return None
@@ -596,27 +611,159 @@ class Arrivals:
             return C.Choices(tuple(options)), C.KNOWN
         return C.UNKNOWN, C.DEFAULT
 
+    def _forwarded_kwarg(self, fn_q: str | None, spec: tuple, key: str, near: str, depth: int,
+                         through: tuple) -> list[tuple] | None:
+        """What a call passing on the `**kwargs` of the function `fn_q` (its Edge.vals "**fwd" value `spec`: the keys it
+        popped before, and those it may have changed; engine/kwargs_edits.py) passes under `key`: Edge.vals
+        values, _ABSENT where a call leaves it out; None when no call reaches a library function."""
+        removed, unsure = (spec[2], spec[3]) if len(spec) > 3 else ((), ())
+        if key in removed:
+            return [_ABSENT]
+        if key in unsure:
+            return [("unknown",)]
+        return self._kwarg_passed(fn_q, key, near, depth, through)
+
+    def _kwarg_passed(self, fn_q: str | None, key: str, near: str, depth: int, through: tuple) -> list[tuple] | None:
+        """What the calls reaching the function `fn_q` put in its `**kwargs` under `key` (each call's Edge.vals value:
+        a constant, the default an `__init__` leaves, ..., _ABSENT when not passed); None when no call reaches a
+        library function (it never runs); [("unknown",)] when a call passes what the analysis does not follow.
+        `through`: ((method, qualname), ...), the methods the object runs on the way (`self.init_conv` reaches
+        `GAT.init_conv` on a GAT only)."""
+        hit = self.r.function(fn_q or "", near)
+        if hit is None or depth >= 8 or hit[0].kwarg is None:
+            return [("unknown",)]
+        fs, fmod = hit
+        if key in fs.params:
+            return [_ABSENT]  # a parameter of its own takes it: not in its `**kwargs`
+        calls = self._calls_reaching(fs, fmod, through)
+        if calls is None:
+            return [("unknown",)]
+        if not calls:
+            return None if getattr(fmod, "library", False) else [("unknown",)]
+        out: list[tuple] = []
+        for vals, caller_q, cnear, th in calls:
+            v = vals.get(key)
+            if v is not None and v[0] == "like":
+                v = v[2]
+            if v is not None and v[0] == "param":
+                v = self._init_param_passed(caller_q, v[1], cnear, depth)
+                if v is None:
+                    continue
+            if v is not None and v[0] == "kwarg":
+                got = self._kwarg_passed(caller_q, v[1], cnear, depth + 1, th)
+                if got is not None:
+                    out.extend(v[2] if g == _ABSENT else g for g in got)
+            elif v is not None:
+                out.append(v)
+            elif "**fwd" in vals:
+                got = self._forwarded_kwarg(caller_q, vals["**fwd"], key, cnear, depth + 1, th)
+                if got is not None:
+                    out.extend(got)
+            elif "**" in vals:
+                out.append(("unknown",))
+            else:
+                out.append(_ABSENT)
+        return out
+
+    def _calls_reaching(self, fs: FunctionSummary, fmod: ModuleSummary, through: tuple) -> list[tuple] | None:
+        """The calls the project makes of the method `fs` (class A): `self.<name>(...)` in A, a base (where the
+        object is an A) or a subclass that does not override it, `super().<name>(...)`, `A.<name>(self, ...)`,
+        and for `__init__` the constructions of A and of its subclasses that do not override it -- whose class
+        runs the methods in `through` -- each as (Edge.vals dict, calling function, its module's path,
+        `through` for that function); None for a plain function (its callers are not listed here)."""
+        cls, name = fs.class_qualname, fs.name
+        if cls is None:
+            return None
+        near = fmod.path
+
+        def runs(class_q: str, path: str) -> bool:
+            return all((got := self.r.find_method(class_q, m, path)) is not None and got[0].qualname == q
+                       for m, q in through)
+
+        out = []
+        bases = self.r.bases_closure(cls, near) - {cls}
+        for e, gfs, gmod in self._edges_named().get(name, ()):
+            th = through
+            if e.kind == "method":
+                got = self.r.find_method(e.target, name, gmod.path)
+                if not ((got is not None and got[0] is fs) or e.target in bases):
+                    continue
+                if gfs.class_qualname == e.target:  # on self: the object's class runs `fs`
+                    th = (*through, (name, fs.qualname))
+            elif not any(t[0] is fs for t in self.r.resolve_edge(e, gmod)):
+                continue
+            out.append((dict(self.resolve_fields(e.vals, gmod.path)), gfs.qualname, gmod.path, th))
+        if name == "__init__":
+            where = self.c.memo.get("constructed_class", {})
+            for site in self._constructions().get(cls, ()):
+                made = where.get(id(site))
+                if made is None:
+                    return None
+                got = self.r.find_method(made[0], "__init__", made[1])
+                if got is None or got[0] is not fs or not runs(made[0], made[1]):
+                    continue  # (another `__init__` runs: it reaches this one through its `super().__init__`)
+                out.append((dict(self.resolve_fields(site.vals, made[1])), site.caller, made[1], ()))
+        return out
+
+    def _edges_named(self) -> dict[str, list[tuple]]:
+        """Method name -> the calls that may run a method of that name: (Edge, calling function, its module) of
+        `obj.<name>(...)`, `super().<name>(...)` and `<dotted>.<name>(...)` calls (memoised)."""
+        memo = self.c.memo
+        if "edges_named" not in memo:
+            idx: dict[str, list[tuple]] = {}
+            for mod in list(self.c.modules.values()):
+                for gfs in mod.functions.values():
+                    for e in gfs.edges:
+                        if e.kind in ("method", "super"):
+                            name = e.attr
+                        elif e.kind == "call":
+                            name = e.target.rpartition(".")[2]
+                        else:
+                            continue
+                        if name:
+                            idx.setdefault(name, []).append((e, gfs, mod))
+            memo["edges_named"] = idx
+        return memo["edges_named"]
+
+    def _loaded_class(self, q: str, near: str) -> tuple[ClassSummary, ModuleSummary] | None:
+        """The class `q` names among the modules loaded, through a few re-exports (`torch_geometric.nn.conv.GATConv`,
+        imported in the package's `__init__` from `gat_conv`); None when one is not loaded."""
+        for _ in range(4):
+            mname, _, name = q.rpartition(".")
+            owner = self.c.module(mname, near)
+            if owner is None:
+                return None
+            cs = owner.classes.get(q) or owner.classes.get(f"{owner.name}.{name}")
+            if cs is not None:
+                return cs, owner
+            b = owner.bindings.get(name)
+            if b is None or b[0] != "ref" or not b[1] or b[1] == q:
+                return None
+            q, near = b[1], owner.path
+        return None
+
     def _constructions(self) -> dict[str, list]:
         """Class qualname -> the calls constructing it or a subclass (CallSites; memoised)."""
         memo = self.c.memo
         if "constructions" not in memo:
             idx: dict[str, list] = {}
+            made: dict[int, tuple[str, str]] = {}
             for mod in list(self.c.modules.values()):
                 library = getattr(mod, "library", False)
                 for site in mod.call_sites:
                     if site.is_method_call or not site.target.rpartition(".")[2][:1].isupper():
                         continue
                     if library:  # resolved among the loaded modules only: no library load for an index
-                        owner = self.c.module(site.target.rpartition(".")[0], mod.path)
-                        cs = owner.classes.get(site.target) if owner is not None else None
-                        c = (cs, owner) if cs is not None else None
+                        c = self._loaded_class(site.target, mod.path)
                     else:
                         c = self.r.class_(site.target, mod.path)
                     if c is None:
                         continue
+                    made[id(site)] = (c[0].qualname, mod.path)
                     for base in self.r.bases_closure(c[0].qualname, mod.path) | {c[0].qualname}:
                         idx.setdefault(base, []).append(site)
             memo["constructions"] = idx
+            memo["constructed_class"] = made  # id(site) -> (the class it makes, the module it is in)
         return memo["constructions"]
 
 

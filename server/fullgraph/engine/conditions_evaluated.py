@@ -221,8 +221,9 @@ def _param_value(v: tuple, caller: Env) -> tuple | None:
 
 def _forwarded(vals: tuple, caller: Env) -> tuple:
     """Edge.vals with the caller's own `*args` ("*fwd": passed unchanged from position k on) and `**kwargs`
-    ("**fwd") read as what the caller's env says they hold (VARARGS, VARKW), as ("env", (value, certainty))
-    or ("unknown",) items; the "**" mark (more may be passed) goes when every star of the call is so read."""
+    ("**fwd", less the keys it popped: engine/kwargs_edits.py) read as what the caller's env says they hold
+    (VARARGS, VARKW), as ("env", (value, certainty)) or ("unknown",) items; the "**" mark (more may be passed)
+    goes when every star of the call is so read."""
     fwd = {k: v for k, v in vals if k in ("*fwd", "**fwd")}
     if not fwd:
         return vals
@@ -233,8 +234,14 @@ def _forwarded(vals: tuple, caller: Env) -> tuple:
         start = fwd["*fwd"][2]
         out.extend((start + i, ("env", x) if x is not None else ("unknown",)) for i, x in enumerate(items[0]))
     if kws is not None:
+        # less the keys the caller popped before the call; those it may have changed: not known
+        spec = fwd["**fwd"]
+        removed, unsure = (spec[2], spec[3]) if len(spec) > 3 else ((), ())
         taken = {k for k, _ in out}
-        out.extend((name, ("env", x) if x is not None else ("unknown",)) for name, x in kws[0] if name not in taken)
+        out.extend((name, ("env", x) if x is not None and name not in unsure else ("unknown",))
+                   for name, x in kws[0] if name not in taken and name not in removed)
+        taken = {k for k, _ in out}
+        out.extend((name, ("unknown",)) for name in unsure if name not in taken)
     if ("*fwd" in fwd and items is None) or ("**fwd" in fwd and kws is None):
         out.append(("**", ("star",)))
     return tuple(out)

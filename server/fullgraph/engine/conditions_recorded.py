@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 
 from . import values as V
+from .kwargs_edits import KwargsEdits, kwargs_edits
 from .nodes import walk
 from .tensors_made import kept_param, positions, tensor_test
 
@@ -33,8 +34,10 @@ class PathCondsMixin:
     def _passed(self, node: ast.Call) -> tuple:
         """Edge.vals: the constants, own parameters and instances of project or torch classes a call
         passes; ("**", ("star",)) when *args/**kwargs may pass more, and ("*fwd", ("param", name, k)) /
-        ("**fwd", ("param", name)) when those stars are the function's own `*args` (the last positional
-        argument, at position k) and `**kwargs`, passed on unchanged (_forwarding)."""
+        ("kwarg", key, default) for a local taken from the function's `**kwargs` (`heads = kwargs.pop("heads", 1)`);
+        ("**fwd", ("param", name[, removed, unsure])) when those stars are the function's own `*args` (the last
+        positional argument, at position k) and `**kwargs`, passed on unchanged or less the keys popped before
+        the call (removed; unsure: the keys it may have changed) (_forwarding)."""
         if not node.args and not node.keywords:
             return ()
         out = list(self._forwarding(node))
@@ -78,6 +81,8 @@ class PathCondsMixin:
                 out.append((key, ("field", v.q, v.attr[7:])))  # `cfg.debug`: the class's default, maybe
             elif (flag := self._flag(a)) is not None and flag[0] == "self":
                 out.append((key, ("selfattr", flag[1])))  # `f(x, self.average)`: what the object holds
+            elif isinstance(a, ast.Name) and (taken := self._taken_from_kwargs(a.id, node)) is not None:
+                out.append((key, ("kwarg", *taken)))  # `heads = kwargs.pop("heads", 1)`: what the callers pass
             else:
                 out.append((key, ("unknown",)))  # passed, with a value the analysis does not know
             if isinstance(a, ast.Name) and out[-1][1] in (("inst", V.TENSOR_CLASS), ("unknown",)) and \
@@ -88,7 +93,8 @@ class PathCondsMixin:
 
     def _forwarding(self, node: ast.Call) -> tuple:
         """The "*fwd"/"**fwd" Edge.vals of a call whose every star passes on the function's own `*args` / `**kwargs`
-        unchanged (not rebound; `**kwargs` read nowhere else in the function, so nothing changed the dict)."""
+        (not rebound; `**kwargs` changed only by pops and setdefaults of literal keys, which "**fwd" lists:
+        engine/kwargs_edits.py)."""
         fs = self.fs
         if fs is None or (fs.vararg is None and fs.kwarg is None):
             return ()
@@ -105,10 +111,14 @@ class PathCondsMixin:
             out.append(("*fwd", ("param", a.id, len(node.args) - 1)))
         if dstars:
             a = dstars[0]
-            if len(dstars) > 1 or not isinstance(a, ast.Name) or a.id != fs.kwarg or \
-                    not self._is_flag_param(a.id) or not self._kwargs_only_passed_on():
+            if len(dstars) > 1 or not isinstance(a, ast.Name) or a.id != fs.kwarg or not self._is_flag_param(a.id):
                 return ()
-            out.append(("**fwd", ("param", a.id)))
+            edits = self._kwargs_edits()
+            got = edits.around(node) if edits is not None else None
+            if got is None:
+                return ()
+            # the keys popped before the call, and those it may have changed (engine/kwargs_edits.py)
+            out.append(("**fwd", ("param", a.id, *got) if any(got) else ("param", a.id)))
         return tuple(out)
 
     def _tensor_param(self, name: str) -> str | None:
@@ -125,19 +135,19 @@ class PathCondsMixin:
             self._made_positions = positions(self.node)
         return kept_param(self.fs.params, name, stmt, self._made_positions)
 
-    def _kwargs_only_passed_on(self) -> bool:
-        """Is the function's `**kwargs` read only as `**kwargs` in calls (once per function)?"""
-        if self._kwargs_plain is None:
-            name = self.fs.kwarg
-            reads = passes = 0
-            for n in walk(self.node):
-                t = type(n)
-                if t is ast.Name and n.id == name:
-                    reads += 1
-                elif t is ast.keyword and n.arg is None and type(n.value) is ast.Name and n.value.id == name:
-                    passes += 1
-            self._kwargs_plain = reads == passes
-        return self._kwargs_plain
+    def _taken_from_kwargs(self, name: str, call: ast.Call) -> tuple[str, tuple] | None:
+        """(key, default) when the local `name` holds `kwargs.pop(key, default)` at `call` (KwargsEdits.taken_value)."""
+        if self.fs is None or self.fs.kwarg is None or self.module_level or name in self.fs.params or \
+                not self._is_flag_param(self.fs.kwarg):
+            return None
+        edits = self._kwargs_edits()
+        return edits.taken_value(name, call) if edits is not None else None
+
+    def _kwargs_edits(self) -> KwargsEdits | None:
+        """What the function does to its `**kwargs` before passing it on (once per function; None: not followed)."""
+        if self._kwargs_use is None:
+            self._kwargs_use = (kwargs_edits(self.node, self.fs.kwarg),)
+        return self._kwargs_use[0]
 
     def _is_flag_param(self, name: str) -> bool:
         """A parameter whose value at a test is the value passed in: not rebound before the test

@@ -60,7 +60,8 @@ class Edge:
     kwargs: tuple[tuple[str, str], ...] = ()
     conds: tuple = ()  # as Site.conds
     # what the call passes: ((position or keyword, ("const", value) | ("one_of", strings) (a name a `for` takes from
-    # a literal tuple or list of strings) | ("param", name) | ("inst", class)
+    # a literal tuple or list of strings) | ("param", name) | ("kwarg", key, default) (a local taken from the
+    # function's `**kwargs`: engine/kwargs_edits.py) | ("inst", class)
     # | ("field", class, name) | ("unknown",)), ...), and ("**", ("star",)) when *args/**kwargs may pass
     # more (FunctionAnalyzer._passed)
     vals: tuple = ()
