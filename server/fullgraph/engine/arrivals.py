@@ -21,7 +21,7 @@ from .globals_seen import NOT_KNOWN, module_value
 from .incremental import moved_function
 from .module import ModuleAnalyzer
 from .resolve import Resolver
-from .summary import ClassSummary, Edge, FunctionSummary, ModuleSummary
+from .summary import CallSite, ClassSummary, Edge, FunctionSummary, ModuleSummary
 from .tensors_made import device_may_change, without_facts
 
 if TYPE_CHECKING:  # pragma: no cover - types only: engine/roots.py and engine/walk.py import this module
@@ -32,6 +32,7 @@ _NO_VALUE = object()  # a config field without a default the analysis can rely o
 # what arrives at a parameter -> the tensor kind it is analysed as (values.tensor_kind)
 _KINDS = {C.TENSOR: "tensor", C.Instance(V.MASK_CLASS): "mask", C.Instance(V.SPARSE_CLASS): "sparse"}
 _CLASS_OF_KIND = {"tensor": V.TENSOR_CLASS, "mask": V.MASK_CLASS, "sparse": V.SPARSE_CLASS}
+_STARS = ("**", ("star",))  # what a construction passes through *args/**kwargs (_passed_for)
 
 
 def _combine(kinds: list) -> str | None:
@@ -475,14 +476,9 @@ class Arrivals:
             init = self.r.function(cs.methods.get("__init__", ""), cmod.path)
             if init is None:
                 return []
-            names = init[0].params[1:]
-            pos = names.index(value[1]) if value[1] in names else len(names)
             got: set[str] | None = None
             for site in self._constructions().get(cs.qualname, ()):
-                vals = dict(site.vals)
-                if "**" in vals:
-                    return []
-                v = vals.get(pos, vals.get(value[1])) if len(site.args) > pos or value[1] in vals else None
+                v = _passed_for(site, init[0], value[1])
                 if v is None or v[0] not in ("inst", "insts") or not v[1]:
                     return []
                 if v[0] == "inst" and (value[0] == "init_elements" or not self.r.is_nn_module(v[1], cmod.path)):
@@ -560,14 +556,13 @@ class Arrivals:
         init = self.r.function(cs.methods.get("__init__", ""), mod.path)
         if init is None:
             return C.UNKNOWN, C.DEFAULT
-        names = init[0].params[1:]
-        pos = names.index(param) if param in names else len(names)
         found = []
         for site in self._constructions().get(cs.qualname, ()):
-            if any(k == "**" for k, _ in site.kwargs):
+            v = _passed_for(site, init[0], param)
+            if v == _STARS:
                 return C.UNKNOWN, C.DEFAULT
-            vals = dict(self.resolve_fields(site.vals, mod.path))
-            v = vals.get(pos, vals.get(param)) if len(site.args) > pos or param in vals else None
+            if v is not None:
+                v = self.resolve_fields(((param, v),), mod.path)[0][1]
             if v is not None and v[0] == "like":
                 v = v[2]  # (a parameter's tensor reshaped: a tensor, as far as a construction goes)
             if v is not None and v[0] == "param" and _depth < 8:
@@ -618,6 +613,18 @@ class Arrivals:
                         idx.setdefault(base, []).append(site)
             memo["constructions"] = idx
         return memo["constructions"]
+
+
+def _passed_for(site: CallSite, init: FunctionSummary, param: str) -> tuple | None:
+    """What one construction (a CallSite of the class) passes for `init`'s `param`: the value as Edge.vals holds it
+    (not resolved: Arrivals.resolve_fields), None when it leaves the default, _STARS when its `*args`/`**kwargs`
+    may pass it (what it passes is then not known, whatever else it passes)."""
+    vals = dict(site.vals)
+    if "**" in vals:
+        return _STARS
+    names = init.params[1:]
+    pos = names.index(param) if param in names else len(names)
+    return vals.get(pos, vals.get(param)) if len(site.args) > pos or param in vals else None
 
 
 def _bind(init: FunctionSummary, passed: dict, caller: dict, extra_in: dict) -> tuple[dict, dict]:
