@@ -228,6 +228,12 @@ class FindingsPass:
             if not r.cond:  # (on a conditional path: not counted, like the path's breaks by default)
                 calls.update((name, r.mod.path, span, VALUE) for name, span, conds, dead in r.fs.unknown_calls
                              if self.walker.traced_when(_Recorded(conds, dead), r, attr_of) == ())
+                # `self.attention(x)`, the module handed to `__init__` by a construction that passes a value the
+                # analysis cannot type: counted when it may be traced, as a call not in the analysed code is (it
+                # is commonly guarded by `if self.attention is not None:`, which that value leaves undecided)
+                calls.update((e.text, r.mod.path, e.span, why) for e in r.fs.edges
+                             if (why := self.walker.held_not_followed(e, r)) is not None and
+                             self.walker.traced_when(e, r, attr_of) is not None)
             ev = ReachedEvent(r, ctx)
             for rule in hooks["reached"]:
                 for p in rule.at_reached(ev):

@@ -37,3 +37,15 @@ def root_words(why: str) -> str:
 def call_words(why: str) -> str:
     """Why a call from compiled code is not followed."""
     return _CALL_WORDS.get(why, why)
+
+
+def held_words(attr: str, made: str, param: str, place: str, what: tuple) -> str:
+    """Why `self.<attr>(...)` is not followed when it holds what a construction (`made`, the class's name, at
+    `place`) gives `__init__`'s `param` and the analysis cannot type that (Arrivals.handed_unknown's `what`)."""
+    kind = what[0]
+    given = ("a value made at run time" if kind == "value"
+             else f"what `{what[1].rpartition('.')[2]}(...)` returns, which is not followed" if kind == "returned"
+             else f"`{what[1]}`, a parameter of `{what[2]}` whose value is not known" if kind == "param"
+             else f"`self.{what[1]}` in `{what[2]}`, whose module is not known" if kind == "selfattr"
+             else "what its `*args`/`**kwargs` hold")
+    return f"`self.{attr}` holds what `{made}(...)` at {place} is given for `{param}`: {given}"
