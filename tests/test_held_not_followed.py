@@ -111,6 +111,20 @@ SCRIPTS = {
             holder = torch.compile(build(ATTENTIONS[name]()))
             holder(torch.randn(4))
         ''',
+    # the module passed through **kwargs built from the command line
+    "stars": '''\
+        import sys
+
+        import torch
+
+        from model import Attn, Holder, Plain
+
+
+        def main():
+            options = {"attention": Plain() if sys.argv[1:2] == ["plain"] else Attn()}
+            holder = torch.compile(Holder(**options))
+            holder(torch.randn(4))
+        ''',
     # every construction passes a module: Attn's break is shown, nothing is said
     "known": '''\
         import torch
@@ -179,6 +193,14 @@ def test_a_parameter_of_the_constructing_function_is_not_followed_and_said(tmp_p
            "-v lists them" in out
     assert f"    self.attention at {root / 'model.py'}:{HOLDER_CALL} (`self.attention` holds what `Holder(...)` at " \
            "train.py:11 is given for `attention`: `attention`, a parameter of `build` whose value is not known)" in err
+
+
+def test_a_module_passed_through_kwargs_is_not_followed_and_said(tmp_path, capsys):
+    root = project(tmp_path, "stars")
+    code, out, err = check(capsys, root, "-v")
+    assert "1 call from compiled code could not be followed" in out, out + err
+    assert f"    self.attention at {root / 'model.py'}:{HOLDER_CALL} (`self.attention` holds what `Holder(...)` at " \
+           "train.py:10 is given for `attention`: what its `*args`/`**kwargs` hold)" in err
 
 
 def test_the_editor_shows_fg003_on_the_call(tmp_path):
