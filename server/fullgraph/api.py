@@ -26,6 +26,7 @@ from typing import Iterable
 from . import __version__, cache
 from .config import MAX_FILE_BYTES, Config
 from .engine.module import ModuleAnalyzer, analyze, parse_module
+from .engine.not_followed import NOT_ANALYSED, call_words, root_words
 from .importpath import ModuleFinder, search_path
 from .modnames import module_name_for, namespace_names
 from .engine.project import Project
@@ -38,9 +39,6 @@ from .torchinfo import knowledge_of
 _STAR_IMPORT = re.compile(rb"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\*", re.M)
 PARALLEL_THRESHOLD = 64  # files; below this, analysing in-process is faster than forking
 SOURCE_CACHE = 3  # buffers whose syntax tree and parsed source are kept for fixes
-# a call from compiled code not followed, in the JSON output: why (Project.unfollowed_calls) -> what it says
-_UNFOLLOWED_WHY = {"": "not in the analysed code", "value": "a value made at run time",
-                   "importlib": "a function of a module importlib.import_module imports by a name made at run time"}
 
 
 @dataclass
@@ -63,7 +61,7 @@ class CheckResult:
             "unresolved_roots": [{"label": label, "path": path, "range": span.to_json(), "reason": why}
                                  for label, path, span, why in self.unresolved_roots],
             "unfollowed_calls": [{"call": name, "path": path, "range": span.to_json(),
-                                  "why": _UNFOLLOWED_WHY.get(why, "a value made at run time")}
+                                  "why": call_words(why).replace("`", "")}  # (plain text)
                                  for name, path, span, why in self.unfollowed_calls],
         }
 
@@ -398,19 +396,13 @@ class Workspace:
         for label, path, span, why in self.project.unresolved_roots():
             if path not in want:
                 continue
-            what = ("what it compiles is made at run time" if why == "unresolved"
-                    else "the function or class it names was not found" if why == "not found"
-                    else "it comes from a module `importlib.import_module` imports by a name made at run time"
-                    if why == "importlib"
-                    else f"{why}; what it holds is not visible")  # a replaced method
             out.append(Finding(path=path, code=rule.code, name=rule.name, severity=INFO, span=span,
-                               message=f"fullgraph could not follow `{label}` ({what}); the graph breaks behind it "
-                                       "are not checked", url=rule.url()))
+                               message=f"fullgraph could not follow `{label}` ({root_words(why)}); the graph breaks "
+                                       "behind it are not checked", url=rule.url()))
         for name, path, span, why in self.project.unfollowed_calls():
             if path in want:
-                what = "a function of a module `importlib.import_module` imports by a name made at run time" \
-                    if why == "importlib" else "a value made at run time: what it calls is not known" if why else \
-                    "not in the analysed code; the `follow` setting analyses an installed package"
+                what = call_words(why) + ("; the `follow` setting analyses an installed package"
+                                          if why == NOT_ANALYSED else "")
                 out.append(Finding(path=path, code=rule.code, name=rule.name, severity=INFO, span=span,
                                    message=f"fullgraph could not follow `{name}` from compiled code ({what}); "
                                            "the graph breaks behind it are not checked", url=rule.url()))

@@ -131,9 +131,6 @@ def load_config(args):
     return cfg if isinstance(cfg, Config) else cfg
 
 
-# the reasons (CheckResult.unresolved_roots) of a compile call not followed, as against a method replaced at run time
-_NOT_REPLACED = ("unresolved", "not found", "importlib")
-
 def cmd_check(args) -> int:
     """`fullgraph check`, with the cyclic GC off for the whole command (as in Workspace.check): once the
     check returned, formatting its output would otherwise trigger full collections that rescan every
@@ -151,6 +148,7 @@ def cmd_check(args) -> int:
 
 def _check_command(args) -> int:
     from .api import Workspace
+    from .engine.not_followed import is_replaced
     from .output import format_github, format_json, format_sarif, format_text
 
     cfg = load_config(args)
@@ -212,8 +210,8 @@ def _check_command(args) -> int:
         color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
         out = format_text(shown, result.files_checked, result.torch_version, result.torch_source,
                           base=os.getcwd(), color=color,
-                          unresolved=sum(1 for u in result.unresolved_roots if u[3] in _NOT_REPLACED),
-                          replaced=sum(1 for u in result.unresolved_roots if u[3] not in _NOT_REPLACED),
+                          unresolved=sum(1 for u in result.unresolved_roots if not is_replaced(u[3])),
+                          replaced=sum(1 for u in result.unresolved_roots if is_replaced(u[3])),
                           conditional=len(result.findings) - len(shown), unfollowed=len(result.unfollowed_calls))
     if out and not (args.diff and args.format == "text" and not result.findings):
         print(out)
@@ -287,17 +285,16 @@ def _notebooks(ws) -> dict:
 
 
 def _print_unresolved(ws, result) -> None:
+    from .engine.not_followed import call_words, is_replaced, root_words
+
     proj = ws.project
     for label, path, span, why in result.unresolved_roots:
-        if why not in _NOT_REPLACED:  # a replaced method: "assigned in `__init__`"
-            print(f"fullgraph: unfollowed method: {label} called from {path}:{span.start.line + 1} ({why}; what it "
-                  "holds is not visible to static analysis)", file=sys.stderr)
-            continue
-        what = ("what it compiles is not visible to static analysis" if why == "unresolved"
-                else "it comes from a module `importlib.import_module` imports by a name not visible to static "
-                     "analysis" if why == "importlib"
-                else "the function or class it names was not found")
-        print(f"fullgraph: unresolved root: {label} at {path}:{span.start.line + 1} ({what})", file=sys.stderr)
+        if is_replaced(why):  # "assigned in `__init__`"
+            print(f"fullgraph: unfollowed method: {label} called from {path}:{span.start.line + 1} "
+                  f"({root_words(why)})", file=sys.stderr)
+        else:
+            print(f"fullgraph: unresolved root: {label} at {path}:{span.start.line + 1} ({root_words(why)})",
+                  file=sys.stderr)
     missing = ws.imports_not_found()
     if missing:
         print("fullgraph: imports not found (not in the project, nor on the importing file's search path: its "
@@ -305,12 +302,10 @@ def _print_unresolved(ws, result) -> None:
         for name, path in missing:
             print(f"    {name} (imported by {path})", file=sys.stderr)
     if result.unfollowed_calls:
-        print("fullgraph: calls from compiled code that could not be followed (not in the analysed code: "
-              "`--follow PACKAGE` analyses an installed package; or a value made at run time):", file=sys.stderr)
+        print("fullgraph: calls from compiled code that could not be followed (`--follow PACKAGE` analyses an "
+              "installed package):", file=sys.stderr)
         for name, path, span, why in result.unfollowed_calls:
-            what = (" (in a module `importlib.import_module` imports by a name made at run time)" if why == "importlib"
-                    else " (a value made at run time)" if why else "")
-            print(f"    {name} at {path}:{span.start.line + 1}{what}", file=sys.stderr)
+            print(f"    {name} at {path}:{span.start.line + 1} ({call_words(why)})", file=sys.stderr)
     user = {name for name, _, _, _ in result.unfollowed_calls}
     top = sorted(((name, n) for name, n in proj.unresolved_calls.items() if name not in user),
                  key=lambda kv: -kv[1])[:30]

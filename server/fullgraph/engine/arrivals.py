@@ -21,7 +21,7 @@ from .globals_seen import NOT_KNOWN, module_value
 from .incremental import moved_function
 from .module import ModuleAnalyzer
 from .resolve import Resolver
-from .summary import ClassSummary, Edge, FunctionSummary, ModuleSummary
+from .summary import CallSite, ClassSummary, Edge, FunctionSummary, ModuleSummary
 from .tensors_made import device_may_change, without_facts
 
 if TYPE_CHECKING:  # pragma: no cover - types only: engine/roots.py and engine/walk.py import this module
@@ -33,6 +33,7 @@ _ABSENT = ("absent",)  # a keyword a call leaves out of the `**kwargs` it passes
 # what arrives at a parameter -> the tensor kind it is analysed as (values.tensor_kind)
 _KINDS = {C.TENSOR: "tensor", C.Instance(V.MASK_CLASS): "mask", C.Instance(V.SPARSE_CLASS): "sparse"}
 _CLASS_OF_KIND = {"tensor": V.TENSOR_CLASS, "mask": V.MASK_CLASS, "sparse": V.SPARSE_CLASS}
+_STARS = ("**", ("star",))  # what a construction passes through *args/**kwargs (_passed_for)
 
 
 def _combine(kinds: list) -> str | None:
@@ -466,34 +467,103 @@ class Arrivals:
         attention`, `self.layers = nn.ModuleList(layers)`), when it is set in `__init__` from a parameter and
         every construction of the class passes modules: one (`Holder(Inner())`), one of several classes
         (`Holder(Attn())`, Attn chosen by an if/else), or a list of them (`Stack([Layer() for ...])`) -- the
-        classes all the constructions pass; [] when one passes anything else or nothing is known."""
+        classes all the constructions pass, those that pass None (or leave a None default) holding none; [] when
+        one passes anything else or nothing is known."""
+        handed = self._handed(class_q, attr, near)
+        if handed is None:
+            return []
+        cmod, _, elements, passed = handed
+        got: set[str] = set()
+        for site, path, v in passed:
+            if v is not None and v[0] in ("const", "dconst") and v[1] is None:
+                continue  # `Holder()`, `Holder(None)`: this instance holds no module (`if self.attention is not None:`)
+            if v is None or v[0] not in ("inst", "insts") or not v[1] or self._untyped(site, v, path):
+                return []  # (`[make_attention(name) for ...]`: what a function returns, not known)
+            if v[0] == "inst" and (elements or not self.r.is_nn_module(v[1], cmod.path)):
+                return []  # (a module passed where a list is expected, or no module at all)
+            # constructions that pass different modules (`AttentionLayer(ProbAttention(...))` for the
+            # encoder, `AttentionLayer(FullAttention(...))` for the decoder): this instance holds one of them,
+            # as a module chosen by an if/else
+            got |= set(v[1].split("|"))
+        return sorted(got)
+
+    def handed_unknown(self, class_q: str, attr: str, near: str) -> tuple | None:
+        """When `self.<attr>` is set in `__init__` from a parameter (as passed_classes reads it) and a construction
+        of the class passes for it a value the analysis cannot type, so what the attribute holds is not known:
+        (the construction's CallSite, its path, the parameter, what it passes): ("value",) a value made at run
+        time, ("returned", function) what a function returns, ("param", name, function) a parameter of the
+        function the construction is in, ("selfattr", name, function) an attribute of self there (`self.decoder`),
+        ("stars",) what its *args/**kwargs hold; the first such construction by place.  None when every
+        construction passes a module, a list of them, or what is no module (a constant, a tensor, the default)."""
+        handed = self._handed(class_q, attr, near)
+        if handed is None:
+            return None
+        _, param, _, passed = handed
+        found = []
+        for site, path, v in passed:
+            what = self._untyped(site, v, path)
+            if what is not None:
+                found.append((path, site.span, site, what))
+        if not found:
+            return None
+        path, _, site, what = min(found, key=lambda f: (f[0], f[1]))
+        return site, path, param, what
+
+    def _handed(self, class_q: str, attr: str, near: str) -> tuple | None:
+        """For `self.<attr>` set in `__init__` from a parameter, alone or in a list (`self.layers =
+        nn.ModuleList(layers)`), of class_q or a base: (the module of the class that sets it, the parameter,
+        whether it is a list, [(construction, its path, what it passes: _passed_for, a default left as ("dconst",
+        value))] for each construction of that class that may run); None when it is set otherwise."""
         for cs, cmod in self.r.mro(class_q, near):
             value = cs.values.get(attr)
             if value is None:
                 continue
             if value[0] not in ("init_param", "init_elements"):
-                return []
+                return None
             init = self.r.function(cs.methods.get("__init__", ""), cmod.path)
             if init is None:
-                return []
-            names = init[0].params[1:]
-            pos = names.index(value[1]) if value[1] in names else len(names)
-            got: set[str] | None = None
-            for site in self._constructions().get(cs.qualname, ()):
-                vals = dict(site.vals)
-                if "**" in vals:
-                    return []
-                v = vals.get(pos, vals.get(value[1])) if len(site.args) > pos or value[1] in vals else None
-                if v is None or v[0] not in ("inst", "insts") or not v[1]:
-                    return []
-                if v[0] == "inst" and (value[0] == "init_elements" or not self.r.is_nn_module(v[1], cmod.path)):
-                    return []  # (a module passed where a list is expected, or no module at all)
-                # constructions that pass different modules (`AttentionLayer(ProbAttention(...))` for the
-                # encoder, `AttentionLayer(FullAttention(...))` for the decoder): this instance holds one of them,
-                # as a module chosen by an if/else
-                got = (got or set()) | set(v[1].split("|"))
-            return sorted(got) if got else []
-        return []
+                return None
+            param, defaults = value[1], init[0].defaults
+            index, paths = self._construction_index()
+            passed = []
+            for site in index.get(cs.qualname, ()):
+                if self._never_runs(site.caller, paths[id(site)]):
+                    continue  # (`AutoregressiveWrapper(self.decoder)` in a library class the program never makes)
+                v = _passed_for(site, init[0], param)
+                if v is None and "**fwd" in dict(site.vals):
+                    v = _STARS  # (a function's `**kwargs` passed on: a module may come in it; not followed here)
+                passed.append((site, paths[id(site)], ("dconst", defaults[param]) if v is None and param in defaults
+                               else v))
+            return cmod, param, value[0] == "init_elements", passed
+        return None
+
+    def _untyped(self, site: CallSite, v: tuple | None, near: str) -> tuple | None:
+        """What a construction passes that the analysis cannot type (handed_unknown), else None."""
+        if v is None or v[0] in ("const", "dconst", "one_of", "like"):
+            return None  # (the default, a constant, a tensor)
+        if v == _STARS:
+            return ("stars",)
+        if v[0] in ("inst", "insts"):
+            # `[make_attention(name) for ...]`: a list of what a function returns (not a class)
+            made = next((q for q in v[1].split("|") if self.r.class_(q, near) is None and
+                         self.r.function(q, near) is not None), None)
+            return ("returned", made) if made is not None else None
+        if v[0] == "ret":
+            q = v[1].partition(":")[0]
+            return None if self.return_kind(v[1], near) is not None else ("returned", q)  # (a tensor: no module)
+        if v[0] in ("param", "selfattr"):
+            return (v[0], v[1], self._function_name(site.caller, near))
+        if v[0] == "field" and self.resolve_fields((("", v),), near)[0][1][0] == "dconst":
+            return None  # a config field's default
+        return ("value",)  # ("unknown",), a config field set by a construction
+
+    def _function_name(self, q: str | None, near: str) -> str:
+        """A function as the user names it: `build`, `XTransformer.__init__`."""
+        hit = self.r.function(q or "", near)
+        if hit is None:
+            return (q or "").rpartition(".")[2]
+        cls = hit[0].class_qualname
+        return f"{cls.rpartition('.')[2]}.{hit[0].name}" if cls else hit[0].name
 
     def attr_holds_module(self, fs: FunctionSummary, mod: ModuleSummary, attr: str) -> bool:
         """Does `self.<attr>` hold an nn.Module: a module class assigned to it, or an `__init__`
@@ -521,8 +591,8 @@ class Arrivals:
         owner = self.r.class_(hit[0].class_qualname, hit[1].path)
         if owner is None:
             return ("unknown",)
-        if getattr(hit[1], "library", False) and not self._constructions().get(owner[0].qualname):
-            return None  # a library class nothing constructs (`Wav2Vec2ForPreTraining`): its __init__ never runs
+        if self._never_runs(init_q, near):
+            return None
         got = self._ctor_passes(owner[0], owner[1], param, depth + 1)
         if got is None:
             return ("dconst", hit[0].defaults[param]) if param in hit[0].defaults else ("unknown",)
@@ -530,6 +600,16 @@ class Arrivals:
         if value is C.UNKNOWN:
             return ("unknown",)
         return ("const", value) if how == C.KNOWN else ("dconst", value)
+
+    def _never_runs(self, caller: str | None, near: str) -> bool:
+        """`caller` is the `__init__` of a followed library's class that nothing constructs
+        (`Wav2Vec2ForPreTraining`): it never runs, so what it passes on, or constructs, does not count."""
+        hit = self.r.function(caller or "", near)
+        if hit is None or hit[0].name != "__init__" or hit[0].class_qualname is None or \
+                not getattr(hit[1], "library", False):
+            return False
+        owner = self.r.class_(hit[0].class_qualname, hit[1].path)
+        return owner is not None and not self._constructions().get(owner[0].qualname)
 
     def _constructed_with(self, ctor: tuple, cs: ClassSummary, cmod: ModuleSummary, param: str) -> tuple | None:
         """What one visible construction (class, Edge.vals, path) gives `param` of `cs.__init__`: passed, or
@@ -561,16 +641,14 @@ class Arrivals:
         init = self.r.function(cs.methods.get("__init__", ""), mod.path)
         if init is None:
             return C.UNKNOWN, C.DEFAULT
-        names = init[0].params[1:]
-        pos = names.index(param) if param in names else len(names)
         found = []
         left = ("dconst", init[0].defaults[param]) if param in init[0].defaults else ("unknown",)
         for site in self._constructions().get(cs.qualname, ()):
-            vals = dict(self.resolve_fields(site.vals, mod.path))
-            star = any(k == "**" for k, _ in site.kwargs)
-            if star and ("**fwd" not in vals or "*fwd" in vals):
+            v = _passed_for(site, init[0], param)
+            if v == _STARS:
                 return C.UNKNOWN, C.DEFAULT
-            v = vals.get(pos, vals.get(param)) if len(site.args) > pos or param in vals else None
+            if v is not None:
+                v = self.resolve_fields(((param, v),), mod.path)[0][1]
             if v is not None and v[0] == "like":
                 v = v[2]  # (a parameter's tensor reshaped: a tensor, as far as a construction goes)
             if v is not None and v[0] == "param" and _depth < 8:
@@ -584,9 +662,9 @@ class Arrivals:
                 if got is None:
                     continue  # made in a library function nothing calls
                 found.extend(v[2] if g == _ABSENT else g for g in got)
-            elif v is None and star:
+            elif v is None and "**fwd" in (fwd := dict(site.vals)):
                 # `Conv(..., **kwargs)` in `init_conv(self, ..., **kwargs)`: what its callers put in `kwargs`
-                got = self._forwarded_kwarg(site.caller, vals["**fwd"], param, mod.path, _depth + 1, ())
+                got = self._forwarded_kwarg(site.caller, fwd["**fwd"], param, mod.path, _depth + 1, ())
                 if got is None:
                     continue  # made in a library function nothing calls
                 found.extend(left if g == _ABSENT else g for g in got)
@@ -744,9 +822,14 @@ class Arrivals:
 
     def _constructions(self) -> dict[str, list]:
         """Class qualname -> the calls constructing it or a subclass (CallSites; memoised)."""
-        memo = self.c.memo
+        return self._construction_index()[0]
+
+    def _construction_index(self) -> tuple[dict[str, list], dict[int, str]]:
+        """_constructions, and the id of each construction -> the path of the module it is in."""
+        memo = self.c.memo  # (a library loaded on the way replaces the memo: the index is returned, not read again)
         if "constructions" not in memo:
             idx: dict[str, list] = {}
+            paths: dict[int, str] = {}
             made: dict[int, tuple[str, str]] = {}
             for mod in list(self.c.modules.values()):
                 library = getattr(mod, "library", False)
@@ -759,12 +842,25 @@ class Arrivals:
                         c = self.r.class_(site.target, mod.path)
                     if c is None:
                         continue
+                    paths[id(site)] = mod.path
                     made[id(site)] = (c[0].qualname, mod.path)
                     for base in self.r.bases_closure(c[0].qualname, mod.path) | {c[0].qualname}:
                         idx.setdefault(base, []).append(site)
-            memo["constructions"] = idx
+            memo["constructions"] = idx, paths
             memo["constructed_class"] = made  # id(site) -> (the class it makes, the module it is in)
         return memo["constructions"]
+
+
+def _passed_for(site: CallSite, init: FunctionSummary, param: str) -> tuple | None:
+    """What one construction (a CallSite of the class) passes for `init`'s `param`: the value as Edge.vals holds it
+    (not resolved: Arrivals.resolve_fields), None when it leaves the default, _STARS when its `*args`/`**kwargs`
+    may pass it (what it passes is then not known, whatever else it passes)."""
+    vals = dict(site.vals)
+    if "**" in vals and ("**fwd" not in vals or "*fwd" in vals):
+        return _STARS  # (a function's own `**kwargs` passed on alone: what its callers put there, _forwarded_kwarg)
+    names = init.params[1:]
+    pos = names.index(param) if param in names else len(names)
+    return vals.get(pos, vals.get(param)) if len(site.args) > pos or param in vals else None
 
 
 def _bind(init: FunctionSummary, passed: dict, caller: dict, extra_in: dict) -> tuple[dict, dict]:

@@ -19,6 +19,7 @@ from . import conditions_evaluated as C
 from . import imported_names
 from .contents import Contents
 from .frames import FrameFacts, Frames
+from .not_followed import IMPORTLIB, NOT_ANALYSED, VALUE
 from .resolve import Resolver
 from .roots import RootRecord
 from .ruleset import RuleSet, applies
@@ -225,8 +226,14 @@ class FindingsPass:
             calls.update(_unfollowed_call(e, r.mod.path) for e in r.fs.edges
                          if self.res.unfollowed(e, r.mod) and self.walker.traced_when(e, r, attr_of) is not None)
             if not r.cond:  # (on a conditional path: not counted, like the path's breaks by default)
-                calls.update((name, r.mod.path, span, "value") for name, span, conds, dead in r.fs.unknown_calls
+                calls.update((name, r.mod.path, span, VALUE) for name, span, conds, dead in r.fs.unknown_calls
                              if self.walker.traced_when(_Recorded(conds, dead), r, attr_of) == ())
+                # `self.attention(x)`, the module handed to `__init__` by a construction that passes a value the
+                # analysis cannot type: counted when it may be traced, as a call not in the analysed code is (it
+                # is commonly guarded by `if self.attention is not None:`, which that value leaves undecided)
+                calls.update((e.text, r.mod.path, e.span, why) for e in r.fs.edges
+                             if (why := self.walker.held_not_followed(e, r)) is not None and
+                             self.walker.traced_when(e, r, attr_of) is not None)
             ev = ReachedEvent(r, ctx)
             for rule in hooks["reached"]:
                 for p in rule.at_reached(ev):
@@ -386,7 +393,7 @@ def _root_key(root: RootRecord) -> tuple:
 def _unfollowed_call(e: Edge, path: str) -> tuple[str, str, Span, str]:
     """A call from compiled code the walk could not follow, as Project.unfollowed_calls lists it: its target, or
     for a function of a module imported by a name not decided (engine/imported_names.py) the callee as written
-    and why "importlib"."""
+    and why IMPORTLIB (engine/not_followed.py)."""
     if imported_names.is_imported_by_name(e.target):
-        return e.text, path, e.span, "importlib"
-    return e.target, path, e.span, ""
+        return e.text, path, e.span, IMPORTLIB
+    return e.target, path, e.span, NOT_ANALYSED

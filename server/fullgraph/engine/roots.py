@@ -10,6 +10,7 @@ from ..model import Location, RootInfo
 from ..positions import Span
 from . import imported_names
 from .arrivals import Arrivals
+from .not_followed import IMPORTLIB, NOT_FOUND, UNRESOLVED
 from .resolve import Resolver
 from .summary import FunctionSummary, ModuleSummary, RootDecl
 
@@ -37,15 +38,15 @@ def find_roots(r: Resolver, a: Arrivals, config: Config) -> list[RootRecord]:
 
 def unresolved_roots(r: Resolver, roots: list[RootRecord]) -> list[tuple[str, str, Span, str]]:
     """torch.compile calls in user code whose target the analysis cannot see: (label, path, span,
-    why), why "unresolved" (what is compiled is not visible), "not found" (named, not found) or "importlib" (in a
-    module `importlib.import_module` imports by a name the analysis cannot tell)."""
+    why), why UNRESOLVED (what is compiled is not visible), NOT_FOUND (named, not found) or IMPORTLIB (in a
+    module `importlib.import_module` imports by a name the analysis cannot tell): engine/not_followed.py."""
     out = []
     for mod in r.c.modules.values():
         if getattr(mod, "library", False):
             continue
-        out.extend((label, mod.path, span, "unresolved") for label, span in mod.unresolved_roots)
+        out.extend((label, mod.path, span, UNRESOLVED) for label, span in mod.unresolved_roots)
     out.extend((rec.decl.label, rec.mod.path, rec.decl.span,
-                "importlib" if imported_names.is_imported_by_name(rec.decl.target) else "not found") for rec in roots
+                IMPORTLIB if imported_names.is_imported_by_name(rec.decl.target) else NOT_FOUND) for rec in roots
                if not rec.entries and not getattr(rec.mod, "library", False))
     return sorted(out, key=lambda u: (u[1], u[2]))
 

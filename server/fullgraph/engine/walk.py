@@ -5,6 +5,7 @@ reaches it, what its callers pass (engine/arrivals.py) and the condition its pat
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections import deque
 from dataclasses import dataclass
 from typing import Iterable
@@ -15,6 +16,7 @@ from . import conditions_evaluated as C
 from . import values as V
 from .arrivals import Arrivals
 from .derived import returned_entries
+from .not_followed import held_words
 from .resolve import Resolver
 from .roots import RootRecord
 from .summary import Edge, FunctionSummary, ModuleSummary
@@ -23,6 +25,8 @@ _MAX_DEPTH = 64  # call-path depth limit (recursion, generated code)
 # edges on `self` written in a method (Edge.target: the class it is written in): resolved on the class of
 # `self` on the walk's path
 _ON_SELF = ("method", "attr_call", "item_call", "attr_method")
+# those that call what an attribute of self holds (`self.attention(x)`, `for layer in self.layers: layer(x)`)
+_HELD_CALLS = ("method", "attr_call", "item_call")
 
 
 @dataclass
@@ -159,6 +163,22 @@ class Walker:
         method of `self` by the class of `self` on the path)."""
         return [(f, m) for f, m, _ in self._dispatch(e, r)]
 
+    def held_not_followed(self, e: Edge, r: Reached) -> str | None:
+        """Why a call of what an attribute of self holds (`self.attention(x)`, `for layer in self.layers:
+        layer(x)`) runs nothing the walk follows when the attribute is set in `__init__` from a parameter and a
+        construction of the class passes something the analysis cannot type (Arrivals.handed_unknown): the
+        reason's words (engine/not_followed.py), else None.  When every construction passes a module (or a list
+        of them), _dispatch follows those; when one passes none (a constant, the default), nothing is missed."""
+        if e.kind not in _HELD_CALLS or not e.attr:
+            return None
+        attr = e.attr.partition(".")[0]
+        got = self.arr.handed_unknown(self._self_class(e, r) or e.target, attr, r.mod.path)
+        if got is None or self._dispatch(e, r):
+            return None
+        site, path, param, what = got
+        return held_words(attr, site.target.rpartition(".")[2], param,
+                          f"{os.path.basename(path)}:{site.span.start.line + 1}", what)
+
     # ---- the class of `self` ------------------------------------------------------------------------
     def _dispatch(self, e: Edge, r: Reached) -> list[tuple[FunctionSummary, ModuleSummary, str | None]]:
         """edge_targets, each with the class of `self` in it: `self.update(...)` written in a base class
@@ -178,7 +198,7 @@ class Walker:
             attr = (e.attr or "").partition(".")[0]
             held = [*self.res.attr_types(base, attr, r.mod.path),
                     *self.res.attr_types(base, attr, r.mod.path, containers=True)]
-            if not targets and e.kind in ("method", "attr_call", "item_call") and \
+            if not targets and e.kind in _HELD_CALLS and \
                     not any(self.res.is_nn_module(t, r.mod.path) for t in held if t != V.NN_MODULE):
                 # `self.attention(x)` / `for layer in self.layers: layer(x)`, the attribute set in `__init__`
                 # from a parameter (`self.attention = attention`, `nn.ModuleList(layers)`): the modules every

@@ -33,10 +33,12 @@ class UnfollowedRoot(Rule):
     what = """Marks (as information, in the editor) a `torch.compile(...)` call or `.compile()` whose compiled
 function or module the analysis cannot see: a value made at run time (`getattr(models, name)(...)`, a hub
 entry point), or a name it does not find; and a call from compiled code into code that is not analysed (a
-package that is not followed, a module it cannot find), or a method replaced at run time by something it
-cannot see (`self.step = hook(self.step)` with `hook` passed in).  The command line counts them in its
-summary; `-v` lists them."""
+package that is not followed, a module it cannot find), a module handed to `__init__` that a construction
+makes in a way it cannot see (`self.attention(x)` with `Holder(make_attention(name))`, `make_attention` making
+it by name), or a method replaced at run time by something it cannot see (`self.step = hook(self.step)` with
+`hook` passed in).  The command line counts them in its summary; `-v` lists them."""
     why = "Nothing reached from that call is analysed, so no finding there is not the same as no graph break."
     instead = """Name the compiled function or class in `[tool.fullgraph]` `roots = ["pkg.module:Model.forward"]`,
 or compile something the source names (`torch.compile(Model(...))`); add the package a call goes into to
-`follow` (`--follow PACKAGE`)."""
+`follow` (`--follow PACKAGE`); construct the module handed to `__init__` where the construction is
+(`Holder(Attention())`, or a class picked by an if/else)."""
