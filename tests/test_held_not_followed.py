@@ -4,7 +4,8 @@ construction passes (tests/test_compile_targets.py).  When a construction passes
 type -- what a function returns that makes the module by name (`getattr(module, name)()`), a parameter of the
 function the construction is in -- the walk stops there, and says so: the call is counted among the calls from
 compiled code that could not be followed ("No graph breaks found" is never said alone), `-v` names it with the
-construction, and the editor shows FG003 on it.  When every construction passes a module (or None), nothing is
+construction, and the editor shows FG003 on it.  When every construction passes a module (or None), or what a
+function returns whose every `return` is an instance of a module class (`Holder(build_attention(name))`), nothing is
 said; a construction in the `__init__` of a followed library's class that the program never makes does not count.
 Dynamo breaks behind each call not followed (the print in Attn.forward): the walk was incomplete indeed."""
 from __future__ import annotations
@@ -125,6 +126,86 @@ SCRIPTS = {
             holder = torch.compile(Holder(**options))
             holder(torch.randn(4))
         ''',
+    # what a function returns, every `return` of it an instance of a module class: followed, nothing is said
+    "built": '''\
+        import torch
+
+        from model import Attn, Holder
+
+
+        def build_attention():
+            return Attn()
+
+
+        def main():
+            holder = torch.compile(Holder(build_attention()))
+            holder(torch.randn(4))
+        ''',
+    # one of two classes by an if/else (the first branch the one that breaks): both are followed
+    "chosen": '''\
+        import sys
+
+        import torch
+
+        from model import Attn, Holder, Plain
+
+
+        def build_attention(name):
+            if name == "attn":
+                return Attn()
+            else:
+                return Plain()
+
+
+        def main():
+            name = "plain" if sys.argv[1:2] == ["plain"] else "attn"
+            holder = torch.compile(Holder(build_attention(name)))
+            holder(torch.randn(4))
+        ''',
+    # one of a table of classes, through a function whose result the factory returns
+    "table": '''\
+        import sys
+
+        import torch
+
+        from model import Attn, Holder, Plain
+
+        ATTENTIONS = {"attn": Attn, "plain": Plain}
+
+
+        def make(name):
+            return ATTENTIONS[name]()
+
+
+        def build_attention(name):
+            return make(name)
+
+
+        def main():
+            name = "plain" if sys.argv[1:2] == ["plain"] else "attn"
+            holder = torch.compile(Holder(build_attention(name)))
+            holder(torch.randn(4))
+        ''',
+    # one `return` an instance of a class, the other what is made by name: not known, said
+    "mixed": '''\
+        import sys
+
+        import torch
+
+        import model
+
+
+        def build_attention(name):
+            if name == "attn":
+                return model.Attn()
+            return getattr(model, name)()
+
+
+        def main():
+            name = sys.argv[1] if sys.argv[1:2] == ["Plain"] else "attn"
+            holder = torch.compile(model.Holder(build_attention(name)))
+            holder(torch.randn(4))
+        ''',
     # every construction passes a module: Attn's break is shown, nothing is said
     "known": '''\
         import torch
@@ -201,6 +282,31 @@ def test_a_module_passed_through_kwargs_is_not_followed_and_said(tmp_path, capsy
     assert "1 call from compiled code could not be followed" in out, out + err
     assert f"    self.attention at {root / 'model.py'}:{HOLDER_CALL} (`self.attention` holds what `Holder(...)` at " \
            "train.py:10 is given for `attention`: what its `*args`/`**kwargs` hold)" in err
+
+
+def test_a_module_a_factory_returns_is_followed_silently(tmp_path, capsys):
+    """`Holder(build_attention(...))`, every `return` of the factory an instance of a module class (one, one of two
+    by an if/else, one of a table of classes through another factory): the break behind is shown, nothing said."""
+    for form in ("built", "chosen", "table"):
+        (tmp_path / form).mkdir()
+        root = project(tmp_path / form, form)
+        code, out, err = check(capsys, root, "-v")
+        assert code == 1, (form, out + err)
+        assert f"model.py:{PRINT}:9: warning FG101" in out, (form, out)
+        assert "could not be followed" not in out + err, (form, out + err)
+        doc = json.loads(check(capsys, root, "--format", "json")[1])
+        assert doc["unfollowed_calls"] == [], form
+        assert [(f["code"], f["range"]["start"]["line"]) for f in doc["diagnostics"]] == [("FG101", PRINT)], form
+
+
+def test_a_factory_with_one_return_not_known_is_not_followed_and_said(tmp_path, capsys):
+    root = project(tmp_path, "mixed")
+    code, out, err = check(capsys, root, "-v")
+    assert code == 0, out + err
+    assert "No graph breaks found in 2 files checked; 1 call from compiled code could not be followed; " \
+           "-v lists them" in out
+    assert f"    self.attention at {root / 'model.py'}:{HOLDER_CALL} (`self.attention` holds what `Holder(...)` at " \
+           "train.py:16 is given for `attention`: what `build_attention(...)` returns, which is not followed)" in err
 
 
 def test_the_editor_shows_fg003_on_the_call(tmp_path):

@@ -175,6 +175,7 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
             fs.is_generator = generator
             if not self.block(node.body) and fs.returns_shapes:
                 fs.returns_shapes.append(None)  # the end is reached: returns None
+                fs.returns_made.append(None)
         self._finish_guard()
 
     def _annotation_val(self, ann: ast.AST | None) -> Val:
@@ -466,8 +467,11 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
                 if self.fs is not None:
                     self.fs.returns_shapes.append(tuple(V.return_desc(v) for v in self.tuple_vals)
                                                   if isinstance(s.value, ast.Tuple) else V.return_desc(rv))
+                    self.fs.returns_made.append(tuple(V.made_desc(v) for v in self.tuple_vals)
+                                                if isinstance(s.value, ast.Tuple) else V.made_desc(rv))
             elif self.fs is not None:
                 self.fs.returns_shapes.append(None)
+                self.fs.returns_made.append(None)
             self._returns.append(s.value)
             return True
         if t is ast.If:

@@ -477,6 +477,14 @@ class Arrivals:
         for site, path, v in passed:
             if v is not None and v[0] in ("const", "dconst") and v[1] is None:
                 continue  # `Holder()`, `Holder(None)`: this instance holds no module (`if self.attention is not None:`)
+            if v is not None and v[0] == "ret":
+                # `Holder(build_attention(cfg))`, every `return` of build_attention an instance of a module class
+                # (one of several by an if/else or from a table of classes): one of them
+                made = self.r.every_returned_class(v[1], path)
+                if not made or elements or not all(self.r.is_nn_module(q, cmod.path) for q in made):
+                    return []
+                got |= set(made)
+                continue
             if v is None or v[0] not in ("inst", "insts") or not v[1] or self._untyped(site, v, path):
                 return []  # (`[make_attention(name) for ...]`: what a function returns, not known)
             if v[0] == "inst" and (elements or not self.r.is_nn_module(v[1], cmod.path)):
@@ -550,7 +558,9 @@ class Arrivals:
             return ("returned", made) if made is not None else None
         if v[0] == "ret":
             q = v[1].partition(":")[0]
-            return None if self.return_kind(v[1], near) is not None else ("returned", q)  # (a tensor: no module)
+            if self.return_kind(v[1], near) is not None or self.r.every_returned_class(v[1], near) is not None:
+                return None  # (a tensor: no module; instances of classes: passed_classes)
+            return ("returned", q)
         if v[0] in ("param", "selfattr"):
             return (v[0], v[1], self._function_name(site.caller, near))
         if v[0] == "field" and self.resolve_fields((("", v),), near)[0][1][0] == "dconst":

@@ -159,7 +159,7 @@ def interface_of(mod: ModuleSummary) -> tuple:
     funcs = tuple(
         (q, f.name, f.class_qualname, tuple(f.params), f.vararg, f.kwarg, f.is_generator, f.is_async, f.is_method, f.compiled,
          f.disabled, f.opaque, f.guard_atoms, f.returns_value, f.returns_instance, f.returns_factory, f.returns_items,
-         tuple((q, c) for q, c, _ in f.wrapped_by), tuple(f.returns_fns))
+         tuple((q, c) for q, c, _ in f.wrapped_by), tuple(f.returns_fns), tuple(f.returns_made))
         for q, f in mod.functions.items())
     classes = tuple(
         (q, c.name, tuple(c.bases), tuple(c.methods.items()), tuple(c.attrs.items()), tuple(c.containers.items()),

@@ -351,6 +351,48 @@ class Resolver:
         hit = self.function(made[1], mod.path) if _depth < 4 else None
         return self.returned_classes(hit[0], hit[1], None, _depth + 1) if hit is not None else []
 
+    def every_returned_class(self, desc: str, near: str, _depth: int = 0) -> list[str] | None:
+        """The classes (their qualnames) of what the function `desc` names returns ("<q>"), or item i of the tuple
+        it returns ("<q>:<i>"), when every `return` of it returns an instance of a class (`return Attn()`; one of
+        several by an if/else or from a table of classes: the union), through the functions whose result it returns;
+        None when one does not (what it returns is then not known; memoised)."""
+        memo = self.c.memo.setdefault("every_returned_class", {})
+        key = (desc, near)
+        if key in memo:
+            return memo[key]
+        memo[key] = None  # (a recursion through the same function: not known)
+        q, _, item = desc.partition(":")
+        hit = self.function(q, near) if _depth < 8 else None
+        got: list[str] | None = None
+        if hit is not None and not hit[0].is_generator and not hit[0].is_async and hit[0].returns_made:
+            got = []
+            for made in hit[0].returns_made:
+                if item:
+                    made = made[int(item)] if isinstance(made, tuple) and int(item) < len(made) else None
+                elif isinstance(made, tuple):
+                    made = None
+                classes = self._made_classes(made, hit[1].path, _depth) if made else None
+                if classes is None:
+                    got = None
+                    break
+                got.extend(c for c in classes if c not in got)
+        self.c.memo.setdefault("every_returned_class", {})[key] = got
+        return got
+
+    def _made_classes(self, made: str, near: str, depth: int) -> list[str] | None:
+        """The classes one `return` gives an instance of (FunctionSummary.returns_made's `made`), None when not
+        known: a class the project resolves (or a library's: not a project function, which would be a call's
+        result not known), or those a function returns."""
+        if made.startswith("ret:"):
+            return self.every_returned_class(made[4:], near, depth + 1)
+        out = []
+        for q in made[len("class:"):].split("|"):
+            c = self.class_(q, near)
+            if c is None and self.function(q, near) is not None:
+                return None
+            out.append(c[0].qualname if c is not None else q)
+        return out
+
     # ---- what calls run ---------------------------------------------------------------------------------
     def module_call(self, class_q: str, near: str | None):
         """Calling an instance of class_q: nn.Module -> forward (+ hooks); otherwise __call__.

@@ -117,6 +117,10 @@ class FunctionSummary:
     # what each `return` returns, as values.return_desc describes it: a description (None: not known), or for
     # a tuple a tuple of them (Arrivals.return_kind combines them)
     returns_shapes: list = field(default_factory=list)
+    # what each `return` returns as values.made_desc describes it, beside returns_shapes: "class:<q>" an instance
+    # of q ("A|B" one of several), "ret:<q>" / "ret:<q>:<i>" what the function q returns (its item i), None not
+    # known; a tuple of them for a tuple (Resolver.every_returned_class reads them)
+    returns_made: list = field(default_factory=list)
     decorator_lines: list[int] = field(default_factory=list)
     # Decorators that may wrap it: (qualname, written as a call `@d(...)`, span), torch's own excluded.
     wrapped_by: list[tuple[str, bool, Span]] = field(default_factory=list)

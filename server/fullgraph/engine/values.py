@@ -146,6 +146,18 @@ def return_desc(v: Val) -> str | None:
         if item is not None:
             return f"ret:{v.q}:{item}" if item else f"ret:{v.q}"
     return None
+
+
+def made_desc(v: Val) -> str | None:
+    """How a returned value is summarised for the classes it is an instance of (FunctionSummary.returns_made):
+    "class:<q>" for an instance of q ("class:A|B" for one of several, chosen by an if/else or from a table of
+    classes), "ret:<q>" / "ret:<q>:<i>" for what the function q returns (its item i); None otherwise."""
+    if v.kind == INSTANCE and v.q and v.attr in (None, "choice"):
+        return f"class:{v.q}"
+    d = return_desc(v)
+    return d if d is not None and d.startswith("ret:") else None
+
+
 # torch functions that read tensor data into a Python bool (FG301 at the call)
 DD_BOOL_CALLS = ("torch.equal", "torch.allclose", "torch.is_nonzero")
 # NumPy draws that return one number unless given a size: function -> position of the size argument
