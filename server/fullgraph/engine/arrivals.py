@@ -532,15 +532,15 @@ class Arrivals:
             if init is None:
                 return None
             param, defaults = value[1], init[0].defaults
-            index, paths = self._construction_index()
+            index, made = self._construction_index()
             passed = []
             for site in index.get(cs.qualname, ()):
-                if self._never_runs(site.caller, paths[id(site)]):
+                if self._never_runs(site.caller, made[id(site)][1]):
                     continue  # (`AutoregressiveWrapper(self.decoder)` in a library class the program never makes)
                 v = _passed_for(site, init[0], param)
                 if v is None and "**fwd" in dict(site.vals):
                     v = _STARS  # (a function's `**kwargs` passed on: a module may come in it; not followed here)
-                passed.append((site, paths[id(site)], ("dconst", defaults[param]) if v is None and param in defaults
+                passed.append((site, made[id(site)][1], ("dconst", defaults[param]) if v is None and param in defaults
                                else v))
             return cmod, param, value[0] == "init_elements", passed
         return None
@@ -782,8 +782,8 @@ class Arrivals:
                 continue
             out.append((dict(self.resolve_fields(e.vals, gmod.path)), gfs.qualname, gmod.path, th))
         if name == "__init__":
-            where = self.c.memo.get("constructed_class", {})
-            for site in self._constructions().get(cls, ()):
+            index, where = self._construction_index()
+            for site in index.get(cls, ()):
                 made = where.get(id(site))
                 if made is None:
                     return None
@@ -834,12 +834,11 @@ class Arrivals:
         """Class qualname -> the calls constructing it or a subclass (CallSites; memoised)."""
         return self._construction_index()[0]
 
-    def _construction_index(self) -> tuple[dict[str, list], dict[int, str]]:
-        """_constructions, and the id of each construction -> the path of the module it is in."""
+    def _construction_index(self) -> tuple[dict[str, list], dict[int, tuple[str, str]]]:
+        """_constructions, and the id of each construction -> (the class it makes, the path of its module)."""
         memo = self.c.memo  # (a library loaded on the way replaces the memo: the index is returned, not read again)
         if "constructions" not in memo:
             idx: dict[str, list] = {}
-            paths: dict[int, str] = {}
             made: dict[int, tuple[str, str]] = {}
             for mod in list(self.c.modules.values()):
                 library = getattr(mod, "library", False)
@@ -852,12 +851,10 @@ class Arrivals:
                         c = self.r.class_(site.target, mod.path)
                     if c is None:
                         continue
-                    paths[id(site)] = mod.path
                     made[id(site)] = (c[0].qualname, mod.path)
                     for base in self.r.bases_closure(c[0].qualname, mod.path) | {c[0].qualname}:
                         idx.setdefault(base, []).append(site)
-            memo["constructions"] = idx, paths
-            memo["constructed_class"] = made  # id(site) -> (the class it makes, the module it is in)
+            memo["constructions"] = idx, made
         return memo["constructions"]
 
 
