@@ -201,6 +201,7 @@ class Workspace:
         self.finder = ModuleFinder()
         self._imports: dict[tuple[str, str], str | None] = {}  # (name, importing path) -> file found
         self._search_paths: dict[tuple, tuple[str, ...]] = {}
+        self._roots: dict[tuple, tuple[list[str], list[str]]] = {}  # Workspace._source_roots
         # (name, search path before and after the installed packages, project root) -> file found: the modules of
         # one package share a search path, and a program's import closure asks for every import of every module
         self._finds: dict[tuple, str | None] = {}
@@ -370,12 +371,22 @@ class Workspace:
         hit = self._search_paths.get(key)
         if hit is None:
             root = self._real_root()
-            roots = [os.path.join(root, d) for d in self.config.src] if root and self.config.src else \
-                [root, os.path.join(root, "src")] if root else []
-            extra = [os.path.join(root or os.getcwd(), os.path.expanduser(d)) for d in self.config.extra_paths]
-            hit = search_path(mod.path, mod.name, is_pkg, mod.sys_path, [os.path.realpath(d) for d in roots],
-                              [os.path.realpath(d) for d in extra], root)
+            roots, extra = self._source_roots(root)
+            hit = search_path(mod.path, mod.name, is_pkg, mod.sys_path, roots, extra, root)
             self._search_paths[key] = hit
+        return hit
+
+    def _source_roots(self, root: str | None) -> tuple[list[str], list[str]]:
+        """The source roots (`src`, default the project root and `src/`) and `extra-paths`, links resolved
+        (once per configuration, not per module: two realpaths per module were a tenth of a second on torch/)."""
+        cfg = self.config
+        key = (root, tuple(cfg.src or ()), tuple(cfg.extra_paths), None if root else os.getcwd())
+        hit = self._roots.get(key)
+        if hit is None:
+            roots = [os.path.join(root, d) for d in cfg.src] if root and cfg.src else \
+                [root, os.path.join(root, "src")] if root else []
+            extra = [os.path.join(root or os.getcwd(), os.path.expanduser(d)) for d in cfg.extra_paths]
+            hit = self._roots[key] = ([os.path.realpath(d) for d in roots], [os.path.realpath(d) for d in extra])
         return hit
 
     def _aliases_of(self, summary: ModuleSummary) -> list[str]:
