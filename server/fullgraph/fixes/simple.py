@@ -356,7 +356,7 @@ class Suppress(Fix):
         src = ctx.source(f.path)
         stmt = f.data.get("stmt")
         line = stmt.end.line if stmt is not None else f.span.start.line
-        comment = self._line_comment(src, line)
+        comment = self._line_comment(src, line, stmt.start.line if stmt is not None else None)
         text = src.line(line)
         if comment is None:
             end = len(text.rstrip())
@@ -380,12 +380,14 @@ class Suppress(Fix):
                 e = TextEdit(Span(Pos(line, end), Pos(line, len(text))), f"  # fullgraph: ignore[{f.code}]")
         return Offer(f"Suppress {f.code} on this line (`# fullgraph: ignore[{f.code}]`)", [e])
 
-    def _line_comment(self, src, line: int):
+    def _line_comment(self, src, line: int, first: int | None = None):
         """(column, text) of the comment ending physical line `line`, or None; gives up when the end
-        of the line is inside a string."""
-        i = src.top_index_at(line)
-        first = src.top_level()[i][0] if i is not None else line
-        key = ("tokens", first)
+        of the line is inside a string.  Tokenized from line `first`, where a statement starts (no string
+        or bracket is open there), else from the top-level statement holding `line` (a class's whole body
+        before a line near its end: a fifth of a second for the findings of torch/)."""
+        if first is None:
+            i = src.top_index_at(line)
+            first = src.top_level()[i][0] if i is not None else line
         chunk_end = src.starts[line + 1] if line + 1 < len(src.starts) else len(src.text)
         chunk = src.text[src.starts[first]:chunk_end]
         found = None
@@ -401,7 +403,6 @@ class Suppress(Fix):
                 give_up("the line ends inside a string")
         except (SyntaxError, IndentationError):
             give_up("cannot tokenize")
-        del key
         if found is not None:
             # tokenize columns are code points of that physical line
             return found
