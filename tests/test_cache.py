@@ -210,3 +210,33 @@ def test_the_language_servers_index_reads_the_cache_the_cli_wrote(tree, tmp_path
     fresh = Workspace(Config(project_root=str(tree)), use_cache=False)
     fresh.load_files(files, jobs=1)
     assert [f.to_json() for f in ws.findings_for(files)] == [f.to_json() for f in fresh.findings_for(files)]
+
+
+def test_a_process_whose_engine_sources_changed_after_it_started_uses_no_cache(tree, tmp_path):
+    """Someone editing fullgraph while a check starts: the process may run the older code, so its summaries
+    must not be stored under the newer sources' key (a later check failed to read them back), nor read."""
+    import fullgraph
+
+    pkg = tmp_path / "pkg"
+    shutil.copytree(Path(fullgraph.__file__).parent, pkg / "fullgraph",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    cache_dir = tmp_path / "cache"
+    script = (
+        "import os, sys\n"
+        f"sys.path.insert(0, {str(pkg)!r})\n"
+        "import fullgraph\n"
+        "from fullgraph import cli\n"
+        "t = fullgraph.IMPORTED_AT + 0.5\n"
+        "os.utime(os.path.join(os.path.dirname(fullgraph.__file__), 'engine', 'values.py'), (t, t))\n"
+        f"sys.exit(cli.main(['check', {str(tree)!r}, '--format', 'json', '-v']))\n")
+    env = dict(os.environ, FULLGRAPH_CACHE_DIR=str(cache_dir))
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode in (0, 1) and "Traceback" not in r.stderr, r.stderr
+    assert "read from nowhere (cache off)" in r.stderr
+    assert not entries(cache_dir)
+    expected, _ = check(tmp_path / "other", tree, "--no-cache")
+    assert r.stdout == expected
+    # the next process, started after the edit, uses the cache again
+    r2 = subprocess.run([sys.executable, "-c", script.replace("os.utime", "(lambda *a: None)")],
+                        capture_output=True, text=True, env=env, timeout=300)
+    assert r2.stdout == expected and entries(cache_dir), r2.stderr

@@ -62,15 +62,23 @@ _NOT_ANALYSIS = ("lsp", "fixes", "trace", "cli.py", "output.py", "__main__.py")
 def engine_key() -> str:
     """Hash of what a summary depends on besides the file: fullgraph's version, the Python version
     and the sources of the analysis (everything in the package but the fixes, the language server and
-    the runtime capture), Dynamo's tables included."""
-    from . import __version__
+    the runtime capture), Dynamo's tables included.  "" when one of those sources changed after this
+    process imported fullgraph (someone is editing fullgraph itself): the code running may be the older
+    one, and its summaries stored under the newer sources' key broke a later check; such a process
+    uses no cache."""
+    from . import IMPORTED_AT, __version__
 
     h = hashlib.sha1(f"{__version__}\0{sys.version_info[:2]}\0{pickle.HIGHEST_PROTOCOL}\0".encode())
     files = sorted(p for p in _PACKAGE.rglob("*") if p.suffix in (".py", ".json")
                    and p.relative_to(_PACKAGE).parts[0] not in _NOT_ANALYSIS)
+    now = time.time()
     for p in files:
-        h.update(p.relative_to(_PACKAGE).as_posix().encode() + b"\0")
-        h.update(p.read_bytes())
+        with open(p, "rb") as fh:
+            mtime = os.fstat(fh.fileno()).st_mtime
+            if IMPORTED_AT < mtime <= now + 1:  # (a time in the future: a clock skew, not an edit)
+                return ""
+            h.update(p.relative_to(_PACKAGE).as_posix().encode() + b"\0")
+            h.update(fh.read())
     return h.hexdigest()[:16]
 
 
@@ -87,7 +95,8 @@ def cache_root() -> Path | None:
 def summaries_dir() -> str | None:
     """Where this engine's entries go (a str: it is passed to worker processes)."""
     root = cache_root()
-    return None if root is None else str(root / "summaries" / engine_key())
+    key = engine_key() if root is not None else ""
+    return str(root / "summaries" / key) if key else None
 
 
 def max_bytes() -> int:
