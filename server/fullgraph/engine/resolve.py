@@ -301,6 +301,12 @@ class Resolver:
             for t in src.get(attr, ()):
                 made = self._self_made(class_q, t[len(V.SELF_MADE):], near) if t.startswith(V.SELF_MADE) else [t]
                 out.extend(x for x in made if x not in out)
+        if not out and not containers and not any(attr in cs.values or attr in cs.methods or attr in cs.tensor_attrs
+                                                  for cs, _ in self.mro(class_q, near)):
+            for b in self.bases_closure(class_q, near):
+                t = V.TORCH_MODULE_ATTRS.get(b, {}).get(attr)
+                if t is not None and t not in out:
+                    out.append(t)  # made by a torch base class's own __init__ (V.TORCH_MODULE_ATTRS)
         return out
 
     def _self_made(self, class_q: str, method: str, near: str | None) -> list[str]:

@@ -347,6 +347,15 @@ TENSOR_TYPES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parame
     f"torch.{k}Tensor" for k in ("Float", "Double", "Half", "BFloat16", "Long", "Int", "Short", "Char", "Byte",
                                  "Bool")})
 
+# submodules torch's own `__init__` makes on a module, read for a project class deriving from it (`class
+# TransformerModel(nn.Transformer)` calls `self.encoder(...)`, which nn.Transformer.__init__ assigned); an
+# attribute the project's classes assign themselves is theirs (Resolver.attr_types)
+TORCH_MODULE_ATTRS = {
+    "torch.nn.Transformer": {"encoder": "torch.nn.TransformerEncoder", "decoder": "torch.nn.TransformerDecoder"},
+    "torch.nn.modules.transformer.Transformer": {"encoder": "torch.nn.TransformerEncoder",
+                                                 "decoder": "torch.nn.TransformerDecoder"},
+}
+
 # recurrent modules Dynamo does not trace unless torch._dynamo.config.allow_rnn (FG208)
 RNN_MODULES = frozenset({"torch.nn.RNN", "torch.nn.LSTM", "torch.nn.GRU", "torch.nn.modules.rnn.RNN",
                          "torch.nn.modules.rnn.LSTM", "torch.nn.modules.rnn.GRU"})

@@ -5,7 +5,7 @@ import ast
 
 from ..engine import values as V
 from ..torchinfo import TorchVersion, VersionRange
-from .base import BOTH, FULLGRAPH, PARTIAL, Example, Report, Rule
+from .base import BOTH, FULLGRAPH, PARTIAL, Example, Placed, Report, Rule
 
 # fullgraph=True turns on capture_scalar_outputs / capture_dynamic_output_shape_ops itself since
 # PRs #163121/#163123 (Sep 2025): first released in 2.10 (inferred), verified on 2.13.
@@ -672,6 +672,111 @@ def f(x):
         if ev.args and ev.args[0].kind == V.TENSOR:
             return "`torch._assert()` on a tensor condition breaks the graph; use `torch._assert_async()`"
         return None
+
+
+# nn.Transformer* modules whose forward, given a mask and not told whether it is causal, compares the mask
+# with a causal one to find out (`torch.nn.modules.transformer._detect_is_causal_mask`: a Python bool of
+# `(mask == causal).all()`): module -> ((mask parameter, its position, is_causal parameter, its position), ...)
+# in the forward's signature (after the module)
+CAUSAL_CHECK = {
+    "TransformerEncoder": (("mask", 1, "is_causal", 3),),
+    "TransformerDecoder": (("tgt_mask", 2, "tgt_is_causal", 6),),
+    "Transformer": (("src_mask", 2, "src_is_causal", 8), ("tgt_mask", 3, "tgt_is_causal", 9)),
+}
+CAUSAL_CHECK = {f"{p}.{k}": v for k, v in CAUSAL_CHECK.items() for p in ("torch.nn", "torch.nn.modules.transformer")}
+
+
+class TransformerCausalCheck(Rule):
+    code = "FG312"
+    name = "transformer-mask-causal-check"
+    summary = "nn.TransformerEncoder / Decoder / Transformer given a mask without is_causal inside a compiled region"
+    gb_codes = ("GB0124",)
+    project_hooks = ("edge",)
+    fixes = ("suppress",)
+    what = """Finds calls of `nn.TransformerEncoder`, `nn.TransformerDecoder` and `nn.Transformer` modules that pass
+an attention mask (`mask=`, `tgt_mask=`, `src_mask=`) without saying whether it is causal (`is_causal=`,
+`tgt_is_causal=`, `src_is_causal=`), also through a subclass of `nn.Transformer` (`self.encoder(src,
+mask=self.src_mask)`, pytorch/examples' word language model)."""
+    why = """Not told, the module finds out itself: `_detect_is_causal_mask` compares the mask with a causal one and
+reads the answer as a Python bool -- a `.item()` on tensor data ("Unsupported Tensor.item() call with
+capture_scalar_outputs=False", GB0124; under `fullgraph=True` a data-dependent guard error).  Verified on torch
+2.11 to 2.15."""
+    instead = """Say it: `is_causal=True` when the mask is the causal (square subsequent) mask -- the module then skips
+the check and may use a faster kernel -- or `is_causal=False` for any other mask."""
+    examples = (
+        Example("""import torch
+import torch.nn as nn
+
+ENC = nn.TransformerEncoder(nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0), 2, enable_nested_tensor=False)
+MASK = nn.Transformer.generate_square_subsequent_mask(5)
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return ENC(x, mask=MASK)  # expect: FG312
+""", call="f(torch.randn(5, 2, 16))"),
+        Example("""import torch
+import torch.nn as nn
+
+ENC = nn.TransformerEncoder(nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0), 2, enable_nested_tensor=False)
+MASK = nn.Transformer.generate_square_subsequent_mask(5)
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return ENC(x, mask=MASK, is_causal=True)
+""", call="f(torch.randn(5, 2, 16))", breaks=False, note="told: no check"),
+        Example("""import math
+
+import torch
+import torch.nn as nn
+
+
+class TransformerModel(nn.Transformer):
+    def __init__(self, ntoken, ninp):
+        super().__init__(d_model=ninp, nhead=2, dim_feedforward=32, num_encoder_layers=1, dropout=0.0)
+        self.src_mask = None
+        self.input_emb = nn.Embedding(ntoken, ninp)
+        self.decoder = nn.Linear(ninp, ntoken)
+
+    def forward(self, src):
+        if self.src_mask is None or self.src_mask.size(0) != len(src):
+            self.src_mask = torch.log(torch.tril(torch.ones(len(src), len(src))))
+        src = self.input_emb(src) * math.sqrt(16)
+        output = self.encoder(src, mask=self.src_mask)  # expect: FG312
+        return self.decoder(output)
+
+
+model = TransformerModel(50, 16)
+f = torch.compile(model, fullgraph=True)
+""", call="f(torch.randint(0, 50, (5, 2)))", note="the encoder nn.Transformer.__init__ made"),
+        Example("""import torch
+import torch.nn as nn
+
+ENC = nn.TransformerEncoder(nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0), 2, enable_nested_tensor=False)
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return ENC(x, mask=None)
+""", call="f(torch.randn(5, 2, 16))", breaks=False, note="no mask"),
+    )
+
+    def at_edge(self, ev):
+        for t in ev.called_torch_modules():
+            for mask, at, causal, causal_at in CAUSAL_CHECK.get(t, ()):
+                vals = dict(ev.edge.vals)
+                if "**" in vals:
+                    continue  # (*args / **kwargs may say is_causal)
+                passed = vals.get(mask, vals.get(at))
+                told = vals.get(causal, vals.get(causal_at))
+                if passed is None or passed == ("const", None) or passed[0] == "param" or \
+                        (told is not None and told != ("const", None)):
+                    continue  # no mask, or one a caller may leave None, or told whether it is causal
+                yield Placed(f"`{ev.edge.text}(...)` passes `{mask}` without `{causal}`: the "
+                             f"`{t.rsplit('.', 1)[1]}` compares the mask with a causal one to find out, a Python "
+                             f"bool of tensor data; pass `{causal}=True` (a causal mask) or `{causal}=False`",
+                             data={"module": t, "mask": mask, "is_causal": causal})
 
 
 # what `.astype(...)` makes an integer array of: a dtype's name, `int`, or a NumPy integer type
