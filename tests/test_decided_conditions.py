@@ -532,3 +532,112 @@ def test_keywords_passed_on_through_kwargs_in_own_code(tmp_path, flag, mark):
         {(line, code, "error") for line, code in expected(src)}
     pytest.importorskip("torch")
     assert dynamo_lines(tmp_path, "kwfwd") == {line for line, _ in expected(src)}
+
+
+# ---- a library's predicate of a tensor's layout (issue 27) ---------------------------------------------------
+# torch_geometric's GCN: `gcn_norm` runs `add_remaining_self_loops` (a boolean mask, a break) when `not
+# is_torch_sparse_tensor(edge_index)` and `add_self_loops`.  The predicate's body decides it by the argument's
+# type and layout alone, and a tensor the script makes with a torch factory is dense (strided); the layer's
+# `add_self_loops` is `normalize` when left None (`if add_loops is None: add_loops = normalize`); and the model's
+# forward passes `edge_index` on unchanged unless `sampled` is passed (a store under `if sampled is not None:`,
+# which the script's call leaves at None).  A tensor made otherwise, or a predicate that also asks for a class of
+# the library's own (`isinstance(src, Sparse)`, not decided), keeps the break a condition.
+SPARSE = '''import torch
+from torch import Tensor
+
+
+class Sparse:
+    pass
+
+
+def is_sparse_tensor(src) -> bool:
+    """Is src a sparse tensor?"""
+    if isinstance(src, Tensor):
+        if src.layout == torch.sparse_coo:
+            return True
+        if src.layout in (torch.sparse_csr, torch.sparse_csc):
+            return True
+    return False
+
+
+def is_sparse(src) -> bool:
+    return is_sparse_tensor(src) or isinstance(src, Sparse)
+'''
+OPS = '''import torch.nn as nn
+
+from fglib.sparse import {pred}
+
+
+def drop_loops(edge_index, add_loops=True):
+    if {pred}(edge_index):
+        return edge_index
+    if add_loops:
+        mask = edge_index[0] != edge_index[1]
+        edge_index = edge_index[:, mask]
+    return edge_index
+
+
+class Conv(nn.Module):
+    def __init__(self, add_loops=None, normalize=True):
+        super().__init__()
+        if add_loops is None:
+            add_loops = normalize
+        self.add_loops = add_loops
+
+    def forward(self, x, edge_index):
+        edge_index = drop_loops(edge_index, self.add_loops)
+        return x * edge_index.size(1)
+
+
+class Net(nn.Module):
+    def __init__(self, layers=2, **kwargs):
+        super().__init__()
+        self.convs = nn.ModuleList()
+        for _ in range(layers):
+            self.convs.append(Conv(**kwargs))
+
+    def forward(self, x, edge_index, sampled=None):
+        for conv in self.convs:
+            if sampled is not None:
+                x, edge_index = self.trim(x, edge_index, sampled)
+            x = conv(x, edge_index)
+        return x
+
+    def trim(self, x, edge_index, n):
+        return x[:n], edge_index[:, :n]
+'''
+OPS_MASK_LINE = 11  # in fglib/ops.py
+GRAPH = '''import torch
+
+from fglib.ops import Net
+
+
+def main():
+    x = torch.randn(4, 3)
+    edge_index = {make}
+    compiled = torch.compile(Net({args}))
+    return compiled(x, edge_index)
+'''
+RANDINT = "torch.randint(0, 4, (2, 8))"
+
+
+@pytest.mark.parametrize("make, args, pred, reported", [
+    (RANDINT, "", "is_sparse_tensor", "shown"),
+    (RANDINT, "add_loops=False", "is_sparse_tensor", None),
+    (RANDINT, "add_loops=True, normalize=False", "is_sparse_tensor", "shown"),
+    (RANDINT, "normalize=False", "is_sparse_tensor", "conditional"),
+    ("torch.stack([torch.arange(8) % 4, torch.arange(8) % 3])", "", "is_sparse_tensor", "conditional"),
+    (RANDINT, "", "is_sparse", "conditional"),
+], ids=["dense-default", "loops-off", "loops-on", "loops-from-normalize", "made-otherwise", "predicate-not-decided"])
+def test_a_library_predicate_of_the_layout_of_a_tensor_the_script_makes(tmp_path, make, args, pred, reported):
+    root = _library_project(tmp_path, {"sparse.py": SPARSE, "ops.py": OPS.format(pred=pred)},
+                            GRAPH.format(make=make, args=args))
+    found = [f for f in _library_findings(root) if f[:3] == ("ops.py", OPS_MASK_LINE, "FG304")]
+    if reported is None:
+        assert found == []
+    else:
+        assert found == [("ops.py", OPS_MASK_LINE, "FG304", reported == "conditional")]
+    # (the conditional ones: Dynamo breaks there for "made-otherwise" and "predicate-not-decided", not for
+    # "loops-from-normalize", whose fallback's value holds by default only)
+    assert _library_breaks(root) == ({("ops.py", OPS_MASK_LINE)} if reported in ("shown", "conditional") and
+                                     "normalize=False" != args else set())

@@ -22,6 +22,7 @@ from .expressions import ExpressionsMixin
 from .nodes import walk
 from .scopes import scope_facts
 from .summary import Edge, FunctionSummary, IterUse, Site
+from .tensors_made import layout_results
 from .values import U, Val
 
 if TYPE_CHECKING:
@@ -177,6 +178,8 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
                 fs.returns_shapes.append(None)  # the end is reached: returns None
                 fs.returns_made.append(None)
         self._finish_guard()
+        if not is_lambda and len(fs.params) == 1 and fs.returns_value and not fs.is_method:
+            fs.layout_results = layout_results(node, self.resolve_dotted_node)
 
     def _annotation_val(self, ann: ast.AST | None) -> Val:
         if ann is None:

@@ -412,6 +412,8 @@ class Arrivals:
             return None
 
         def read_value(cs: ClassSummary, cmod: ModuleSummary, value: tuple):
+            if value[0] == "init_param_or":  # `p` in __init__, or `q` when it is None
+                return C.or_fallback(read_value(cs, cmod, value[1]), lambda: read_value(cs, cmod, value[2]))
             if value[0] == "init_param" and ctor is not None:
                 got = self._constructed_with(ctor, cs, cmod, value[1])
                 if got is not None:
@@ -424,6 +426,8 @@ class Arrivals:
                 return self._config_field(cs, cmod, value[1], value[2])
             return C.attr_value(value)
         read.module_value = lambda q: module_value(self, q, mod.path)
+        # `is_torch_sparse_tensor(edge_index)`: what the function returns for a tensor of each layout
+        read.predicate = lambda q: self.layout_results(q, mod.path)
         # `cache = self._cached_edge_index`: what `__init__` sets, when every store is seen (engine/attrs_seen.py);
         # only for the object's own class (a subclass's methods may store it too)
         read.seen_value = lambda attr: seen_init_value(self, self_q, attr, mod.path, read) if self_q else NOT_KNOWN
@@ -436,6 +440,11 @@ class Arrivals:
                 and field_absent(self, got[0].q, field, mod.path)
         read.field_absent = absent
         return read
+
+    def layout_results(self, q: str, near: str) -> tuple:
+        """FunctionSummary.layout_results of the function `q` (engine/tensors_made.py), () when not known."""
+        hit = self.r.function(q, near)
+        return hit[0].layout_results if hit is not None else ()
 
     def _config_field(self, cs: ClassSummary, mod: ModuleSummary, param: str, field: str) -> tuple | None:
         """`self.x = config.field` in `__init__`: the field's default in the class of the object every

@@ -103,6 +103,12 @@ class AssignmentsMixin:
             # ("init_param", name, default) or, for a required argument, ("init_param", name)
             value = ("init_param", value_node.id, fs.defaults[value_node.id]) if value_node.id in fs.defaults \
                 else ("init_param", value_node.id)
+        elif isinstance(value_node, ast.Name) and in_init and value_node.id in fs.params and \
+                (other := self._none_fallback(value_node.id)) is not None:
+            # `if add_self_loops is None: add_self_loops = normalize` before `self.add_self_loops = add_self_loops`:
+            # ("init_param_or", the parameter, the one it falls back to), each as "init_param" reads it
+            value = ("init_param_or", *(("init_param", n, fs.defaults[n]) if n in fs.defaults else ("init_param", n)
+                                        for n in (value_node.id, other)))
         elif isinstance(value_node, ast.Attribute) and isinstance(value_node.value, ast.Name) and in_init and \
                 value_node.value.id in fs.params and self._param_untouched(value_node.value.id):
             # `self.layerdrop = config.encoder_layerdrop`: a field of what the constructions pass
@@ -134,6 +140,29 @@ class AssignmentsMixin:
             rep = self.replacement(value_node, cs, fs.name, always, attr)
             if rep is not None:
                 add_replacement(cs, attr, rep)
+
+    def _none_fallback(self, name: str) -> str | None:
+        """The parameter `q` when the only store of the parameter `name` in the function analysed is a statement
+        of its body before the one analysed, `if name is None: name = q` (q a parameter never rebound)."""
+        fn, stmt = self.node, self.stmt
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or stmt is None:
+            return None
+        stores = [n for n in walk(fn) if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)]
+        if len(stores) != 1:
+            return None
+        for st in fn.body:
+            if st.lineno >= stmt.lineno:
+                return None
+            if isinstance(st, ast.If) and not st.orelse and len(st.body) == 1 and isinstance(st.body[0], ast.Assign) \
+                    and st.body[0].targets[0] is stores[0] and isinstance(st.test, ast.Compare) and \
+                    isinstance(st.test.left, ast.Name) and st.test.left.id == name and \
+                    isinstance(st.test.ops[0], ast.Is) and isinstance(st.test.comparators[0], ast.Constant) and \
+                    st.test.comparators[0].value is None and len(st.test.ops) == 1:
+                q = st.body[0].value
+                ok = isinstance(q, ast.Name) and q.id != name and q.id in self.fs.params and \
+                    self._param_untouched(q.id)
+                return q.id if ok else None
+        return None
 
     def _container_of_param(self, node: ast.AST | None, fs) -> str | None:
         """The `__init__` parameter whose modules `nn.ModuleList(param)` / `nn.Sequential(*param)` holds."""

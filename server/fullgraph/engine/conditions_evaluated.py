@@ -23,6 +23,8 @@ import operator
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from .tensors_made import fact_holds
+
 KNOWN = "known"  # the value is certain at this point (a constant passed, a class constant)
 DEFAULT = "default"  # the value holds unless the user passes or sets another one
 
@@ -193,7 +195,7 @@ def callee_env(vals: tuple | None, caller: Env, params: list[str], is_method: bo
         if v is None:
             if name in defaults and "**" not in passed:  # left at its default
                 env[name] = (defaults[name], KNOWN)
-        elif v[0] == "like" and (got := _kept(caller.get(v[1]))) is not None:
+        elif v[0] == "like" and (got := _kept(caller.get(v[1]), _guards_false(v, caller, self_attr))) is not None:
             env[name] = got
         elif known(v) is not None:
             env[name] = known(v)
@@ -207,12 +209,33 @@ def callee_env(vals: tuple | None, caller: Env, params: list[str], is_method: bo
     return env
 
 
-def _kept(got: tuple | None) -> tuple | None:
+def _guards_false(v: tuple, caller: Env, self_attr) -> str | None:
+    """Edge.vals ("like", parameter, value[, guards]): is each guard of a store that would make the local passed
+    something else than the parameter's tensor (`if num_sampled_nodes_per_hop is not None: x, edge_index, value =
+    ...`) false on this caller's values (tensors_made.kept_param)?  KNOWN, DEFAULT (false unless the user passes
+    another value), or None (one may hold)."""
+    how = KNOWN
+    for conj in (v[3] if len(v) > 3 else ()):
+        got = {evaluate(a, caller, self_attr or _nothing) for a in conj}
+        if "false" in got:
+            continue
+        if "default" not in got:  # (every atom may hold: the store may run)
+            return None
+        how = DEFAULT
+    return how
+
+
+def _nothing(_attr: str) -> None:
+    return None
+
+
+def _kept(got: tuple | None, how: str | None = KNOWN) -> tuple | None:
     """What a caller's parameter reshaped or indexed is (Edge.vals "like"): a tensor with its facts, when the
-    parameter holds a tensor whose facts are known."""
-    if got is None or not isinstance(got[0], Instance) or got[0].q != TENSOR.q or not got[0].facts:
+    parameter holds a tensor (and `how`, the guards of the other stores are false: by default only when
+    DEFAULT)."""
+    if how is None or got is None or not isinstance(got[0], Instance) or got[0].q != TENSOR.q:
         return None
-    return Instance(got[0].q, got[0].facts), got[1]
+    return Instance(got[0].q, got[0].facts), (got[1] if how == KNOWN else DEFAULT)
 
 
 def _param_value(v: tuple, caller: Env) -> tuple | None:
@@ -261,7 +284,25 @@ def attr_value(value: tuple | None) -> tuple[Any, str] | None:
         return (value[2], DEFAULT) if len(value) > 2 else None  # a required argument: what callers pass
     if kind == "set_unknown":
         return UNKNOWN, DEFAULT
+    if kind == "init_param_or":
+        return or_fallback(attr_value(value[1]), lambda: attr_value(value[2]))
     return None
+
+
+def or_fallback(got: tuple | None, fallback: Callable[[], tuple | None]) -> tuple | None:
+    """`if p is None: p = q` (ClassSummary.values "init_param_or"): p's (value, certainty) `got`, or when that is
+    None q's (`fallback()`), certain when both are; None when either is not known, UNKNOWN when p may be None."""
+    if got is None:
+        return None
+    value, how = got
+    if value is None:
+        other = fallback()
+        if other is None:
+            return None
+        return other[0], KNOWN if how == KNOWN and other[1] == KNOWN else DEFAULT
+    if isinstance(value, Choices) and any(o[0] is None or o[0] is UNKNOWN for o in value.options):
+        return UNKNOWN, DEFAULT
+    return got
 
 
 def evaluate(atom: tuple, env: Env, self_attr: Callable[[str], tuple | None], library: bool = False) -> str:
@@ -276,7 +317,7 @@ def evaluate(atom: tuple, env: Env, self_attr: Callable[[str], tuple | None], li
         if library and isinstance(test, tuple) and test[0] in ("global", "selfread"):
             return _read_holds(test, want, self_attr)
         if library and isinstance(test, tuple) and test[0] == "tensor":
-            return _tensor_holds(test, want, env)
+            return _tensor_holds(test, want, env, getattr(self_attr, "predicate", None))
         return "default" if library else "true"
     if kind == "param":
         got = env.get(name)
@@ -328,10 +369,10 @@ def _read_holds(test: tuple, want: bool, self_attr) -> str:
     return "true" if holds == want else "false" if how == KNOWN else "default"
 
 
-def _tensor_holds(test: tuple, want: bool, env: dict) -> str:
-    """A tensors_made.tensor_test atom (true when the test is `want`) evaluated on what the walk knows the parameter holds:
-    "true", "false", or "default" (not known: the condition stays).  Several visible calls: true when one
-    makes it true."""
+def _tensor_holds(test: tuple, want: bool, env: dict, predicate=None) -> str:
+    """A tensors_made.tensor_test atom (true when the test is `want`) evaluated on what the walk knows the parameter
+    holds: "true", "false", or "default" (not known: the condition stays).  Several visible calls: true when one
+    makes it true.  `predicate`: a function's FunctionSummary.layout_results, for a test that calls one."""
     got = env.get(test[1])
     if got is None:
         return "default"
@@ -340,13 +381,12 @@ def _tensor_holds(test: tuple, want: bool, env: dict) -> str:
     results = set()
     for v, h in options:
         facts = v.facts if isinstance(v, Instance) and v.q == TENSOR.q else frozenset()
-        if (test[2], test[3]) in facts:
-            truth = True
-        elif (test[2], not test[3]) in facts:
-            truth = False
-        else:
+        truth = fact_holds(facts, test[2], test[3], predicate)
+        if truth is None:
             results.add("default")
             continue
+        if len(test) > 4 and not test[4]:  # (`p.layout != torch.sparse_coo`)
+            truth = not truth
         results.add("true" if truth == want else "false" if h == KNOWN else "default")
     return "true" if "true" in results else "default" if "default" in results else "false"
 

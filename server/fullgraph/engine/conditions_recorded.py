@@ -86,9 +86,10 @@ class PathCondsMixin:
             else:
                 out.append((key, ("unknown",)))  # passed, with a value the analysis does not know
             if isinstance(a, ast.Name) and out[-1][1] in (("inst", V.TENSOR_CLASS), ("unknown",)) and \
-                    (kept := self._tensor_param(a.id)) is not None:
-                # `preds = preds.flatten()` ... `f(preds)`: the parameter's tensor, reshaped (engine/tensors_made.py)
-                out[-1] = (key, ("like", kept, out[-1][1]))
+                    (kept := self._tensor_param(a.id, guarded=True)) is not None:
+                # `preds = preds.flatten()` ... `f(preds)`: the parameter's tensor, reshaped (engine/tensors_made.py);
+                # with the guards of the other stores, which the walk finds false on the caller's values
+                out[-1] = (key, ("like", kept[0], out[-1][1], kept[1]) if kept[1] else ("like", kept[0], out[-1][1]))
         return tuple(out)
 
     def _forwarding(self, node: ast.Call) -> tuple:
@@ -121,11 +122,12 @@ class PathCondsMixin:
             out.append(("**fwd", ("param", a.id, *got) if any(got) else ("param", a.id)))
         return tuple(out)
 
-    def _tensor_param(self, name: str) -> str | None:
+    def _tensor_param(self, name: str, guarded: bool = False):
         """The parameter whose tensor (its dtype and device) the local `name` holds at the statement analysed:
-        itself unchanged, or through reshaping and indexing (tensors_made.kept_param); None otherwise."""
+        itself unchanged, or through reshaping and indexing (tensors_made.kept_param); None otherwise.
+        `guarded`: (the parameter, the guards of the stores that count only under them, kept_param's), or None."""
         if self._is_flag_param(name):
-            return name
+            return (name, ()) if guarded else name
         if self.fs is None or self.module_level or name not in self.fs.params:
             return None
         stmt = self._testing if self._testing is not None else self.stmt
@@ -133,7 +135,16 @@ class PathCondsMixin:
             return None
         if self._made_positions is None:
             self._made_positions = positions(self.node)
-        return kept_param(self.fs.params, name, stmt, self._made_positions)
+        got = kept_param(self.fs.params, name, stmt, self._made_positions, self._param_guard if guarded else None)
+        if guarded or got is None:
+            return got
+        return got[0] if not got[1] else None
+
+    def _param_guard(self, test: ast.AST) -> tuple | None:
+        """The Cond atoms on the function's own parameters that hold when `test` is true (kept_param's guard), or
+        None (`not torch.jit.is_scripting() and num_sampled_nodes_per_hop is not None`: the second)."""
+        atoms = tuple(a for a in self._branch_conds(test)[0] if a[0] == "param")
+        return atoms or None
 
     def _taken_from_kwargs(self, name: str, call: ast.Call) -> tuple[str, tuple] | None:
         """(key, default) when the local `name` holds `kwargs.pop(key, default)` at `call` (KwargsEdits.taken_value)."""

@@ -135,6 +135,10 @@ class FunctionSummary:
     # a class decorator's `cls.<method> = <local function>`: method name -> that function's qualname
     replaces: dict[str, str] = field(default_factory=dict)
     annotated: frozenset = frozenset()  # parameters with a type annotation
+    # a function of one parameter returning a bool its argument's type and layout decide
+    # (`is_torch_sparse_tensor(src)`): ((layout, what it returns for a torch.Tensor of that layout), ...)
+    # (engine/tensors_made.py: layout_results)
+    layout_results: tuple = ()
     # list/set/dict comprehensions over a sequence or mapping (not `range()` or a literal tuple):
     # (span, the names their bodies read).  Before Python 3.12 each is a frame of its own, which
     # Dynamo compiles separately when it runs the function uncompiled (project.py, FG405)
@@ -165,7 +169,8 @@ class ClassSummary:
     containers: dict[str, tuple[str, ...]] = field(default_factory=dict)  # self.<attr> -> element classes
     # self.<attr> -> what it holds once built: ("const", value) (a literal in the class body or
     # assigned in a method), ("init_param", name[, default]) (`self.x = x`, x an `__init__` parameter,
-    # with its literal default if it has one), ("object",) (an instance: not None, true); ("unknown",)
+    # with its literal default if it has one), ("init_param_or", ("init_param", p, ...), ("init_param", q, ...))
+    # (`if p is None: p = q` before `self.x = p`), ("object",) (an instance: not None, true); ("unknown",)
     # when assigned differently
     values: dict[str, tuple] = field(default_factory=dict)
     # the same for the assignments in `__init__` alone: what an attribute holds until a method changes it

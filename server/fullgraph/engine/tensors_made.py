@@ -1,5 +1,5 @@
-"""The dtype and device of the tensors a script makes and passes unchanged to a compiled call, and the tests of
-a followed library they decide (issue 27).
+"""The dtype, device and layout of the tensors a script makes and passes unchanged to a compiled call, and the
+tests of a followed library they decide (issue 27).
 
 `preds = torch.rand(16)` ... `compiled(preds, target)`: torchmetrics' `normalize_logits_if_needed` tests
 `tensor.device == torch.device("cpu")` (then `if not torch.all(...)`, a graph break) after
@@ -17,6 +17,13 @@ parameter (conditions_evaluated.Instance.facts), passed on through parameters an
 a parameter not rebound before it (`tensor.device == torch.device("cpu")`, `tensor.device.type == "cpu"`,
 `tensor.is_cuda`, `tensor.is_cpu`, `tensor.is_floating_point()`) is recorded as ("tensor", parameter, fact,
 value) (tensor_test) and evaluated on them (conditions_evaluated: `_tensor_holds`).
+
+The layout (torch_geometric's GCN, `if is_torch_sparse_tensor(edge_index):` in `gcn_norm`): every factory above
+makes a dense tensor (("layout", "strided")) unless `layout=` says otherwise.  It decides `p.layout ==
+torch.sparse_coo` (`!=`, `is`, `in (...)`), `p.is_sparse`, and a call `f(p)` of a function of one parameter
+whose body decides what it returns by its argument's type and layout alone (layout_results, kept in
+FunctionSummary.layout_results and read by the walk through Arrivals.layout_results).  `isinstance(p, C)` of any
+class but torch.Tensor is not decided (a tensor subclass, an ABC): such a predicate stays a condition.
 """
 from __future__ import annotations
 
@@ -29,6 +36,8 @@ from .nodes import walk
 DEVICE_SETTERS = frozenset({"torch.set_default_device", "torch.set_default_tensor_type",
                             "torch.utils._device.DeviceContext"})
 DEVICE_CALLS = DEVICE_SETTERS | {"torch.device"}  # (`with torch.device("cuda"):`: in the user's code only)
+# torch's tensor layouts (`torch.strided`, ...): the values of the fact ("layout", name)
+LAYOUTS = ("strided", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc", "_mkldnn", "jagged")
 FLOATING_FACTORIES = frozenset({"torch.rand", "torch.randn", "torch.zeros", "torch.ones", "torch.empty"})
 INTEGER_FACTORIES = frozenset({"torch.randint"})
 
@@ -89,6 +98,8 @@ def factory_facts(an, call: ast.Call) -> frozenset:
         return frozenset()
     device = kws.get("device")
     facts = set()
+    if "layout" not in kws:
+        facts.add(("layout", "strided"))  # (every factory makes a dense tensor unless told another layout)
     if device is None or (isinstance(device, ast.Constant) and device.value == "cpu"):
         facts.add(("cpu", True))
     if "dtype" not in kws:
@@ -193,15 +204,21 @@ KEEPING_METHODS = frozenset({"flatten", "reshape", "reshape_as", "transpose", "p
 KEEPING_ATTRS = frozenset({"T", "mT"})
 
 
-def kept_param(params, name: str, stmt: ast.stmt, places: tuple) -> str | None:
-    """The parameter `name` is, when every value the local `name` may hold at `stmt` (in the function whose
-    `positions` are `places`) is
+def kept_param(params, name: str, stmt: ast.stmt, places: tuple, guard=None) -> tuple[str, tuple] | None:
+    """(the parameter `name` is, the guards of its other stores) when every value the local `name` may hold at
+    `stmt` (in the function whose `positions` are `places`) is
     that parameter's tensor through operations that keep its dtype and device (`preds = preds.flatten()`, `if
     ...: preds = preds[idx]`, `preds.transpose(0, 1).reshape(n, -1).T`: KEEPING_METHODS, KEEPING_ATTRS,
-    indexing); None otherwise (a store of anything else, under a loop, a `global`)."""
+    indexing); None otherwise (a store of anything else, under a loop, a `global`).  With `guard` (a test ->
+    the Cond atoms that hold when it is true, or None), a store of anything under `if <test>:` counts only when
+    those atoms hold: the guards are a tuple of such conjunctions (BasicGNN.forward's `if
+    num_sampled_nodes_per_hop is not None: x, edge_index, value = self._trim(...)`), which the walk evaluates
+    on the caller's values (conditions_evaluated.callee_env); a loop around `stmt` whose every store of the
+    name so counts is crossed."""
     fn, where, declared, stores = places
     if name not in params or name in declared:
         return None
+    guards: list = []
     cur = stmt
     while True:
         got = where.get(id(cur))
@@ -212,23 +229,46 @@ def kept_param(params, name: str, stmt: ast.stmt, places: tuple) -> str | None:
             got = stores.get(id(st))
             if got is None:
                 got = stores[id(st)] = _stores(st)
-            if name in got and not _keeps(st, name):
+            if name in got and not _keeps(st, name, guard, guards):
                 return None
         if parent is fn:
-            return name
+            return name, tuple(guards)
+        if isinstance(parent, (ast.For, ast.AsyncFor, ast.While)) and guard is not None and \
+                _loop_keeps(parent, name, guard, guards):
+            cur = parent
+            continue
         if not isinstance(parent, (ast.If, ast.With, ast.Try, ast.For, ast.AsyncFor, ast.While)) or \
                 not _crossable(parent, block, name):
             return None
         cur = parent
 
 
-def _keeps(st: ast.stmt, name: str) -> bool:
+def _loop_keeps(loop: ast.stmt, name: str, guard, guards: list) -> bool:
+    """Does every store of `name` in `loop` (its body runs again after the statement analysed) keep the tensor,
+    or count only under a guard (kept_param); none in its target, iterable or test?"""
+    head = [loop.target, loop.iter] if isinstance(loop, (ast.For, ast.AsyncFor)) else [loop.test]
+    if any(name in _stores(h) for h in head):
+        return False
+    return all(name not in _stores(x) or _keeps(x, name, guard, guards) for x in [*loop.body, *loop.orelse])
+
+
+def _keeps(st: ast.stmt, name: str, guard=None, guards: list | None = None) -> bool:
     """Does every store of `name` in `st` give it a value keeping its dtype and device (`name = name.flatten()`),
-    `st` an assignment or an `if` of such (no loop, no other binding)?"""
+    `st` an assignment or an `if` of such (no loop, no other binding)?  With `guard`, an `if` without `else`
+    whose test gives atoms keeps it too, under those atoms (added to `guards`)."""
     if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
         return st.targets[0].id == name and _kept_from(st.value) == name
     if isinstance(st, ast.If) and name not in _stores(st.test):
-        return all(name not in _stores(x) or _keeps(x, name) for x in [*st.body, *st.orelse])
+        inner: list = []
+        if all(name not in _stores(x) or _keeps(x, name, guard, inner) for x in [*st.body, *st.orelse]):
+            if guards is not None:
+                guards.extend(g for g in inner if g not in guards)
+            return True
+        atoms = guard(st.test) if guard is not None and not st.orelse else None
+        if atoms:
+            if atoms not in guards:
+                guards.append(atoms)
+            return True
     return False
 
 
@@ -260,11 +300,18 @@ def positions(fn: ast.AST) -> tuple:
 def tensor_test(node: ast.AST, resolve, param_of) -> tuple | None:
     """("tensor", parameter, fact, value) for a test that holds exactly when the tensor a parameter holds has
     that fact: `p.is_floating_point()`, `p.device == torch.device("cpu")` (`!=`), `p.device.type == "cpu"`
-    (`!=`), `p.is_cpu`, `p.is_cuda` (then ("cpu", False)); None for any other test.  `resolve`: a name's
-    qualified name (the analyser's resolve_dotted_node); `param_of`: the parameter whose tensor's dtype and
-    device a name holds (itself unchanged, or kept_param), or None."""
+    (`!=`), `p.is_cpu`, `p.is_cuda` (then ("cpu", False)); its layout one of some (("layout", names)):
+    `p.layout == torch.sparse_coo` (`!=`, `is`, `in (...)`), `p.is_sparse` (COO); or ("call", q): what the
+    function q returns given the tensor alone, decided by its layout (`is_torch_sparse_tensor(p)`,
+    FunctionSummary.layout_results); None for any other test.  `resolve`: a name's qualified name (the
+    analyser's resolve_dotted_node); `param_of`: the parameter whose tensor's dtype and device a name holds
+    (itself unchanged, or kept_param), or None."""
     want = True
-    if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.left, ast.Attribute) and \
+            node.left.attr == "layout" and (names := _layouts_tested(node.ops[0], node.comparators[0], resolve)):
+        subject, fact, value = node.left.value, "layout", names[1]
+        want = names[0]
+    elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
         want = isinstance(node.ops[0], ast.Eq)
         left, right = node.left, node.comparators[0]
         if isinstance(left, ast.Attribute) and left.attr == "device" and isinstance(right, ast.Call) and \
@@ -276,15 +323,131 @@ def tensor_test(node: ast.AST, resolve, param_of) -> tuple | None:
             subject = left.value.value
         else:
             return None
-        fact = "cpu"
+        fact, value = "cpu", True
     elif isinstance(node, ast.Attribute) and node.attr in ("is_cpu", "is_cuda"):
-        subject, fact, want = node.value, "cpu", node.attr == "is_cpu"
+        subject, fact, value, want = node.value, "cpu", True, node.attr == "is_cpu"
+    elif isinstance(node, ast.Attribute) and node.attr == "is_sparse":
+        subject, fact, value = node.value, "layout", ("sparse_coo",)
     elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
             node.func.attr == "is_floating_point" and not node.args and not node.keywords:
-        subject, fact = node.func.value, "floating"
+        subject, fact, value = node.func.value, "floating", True
+    elif isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords and \
+            not isinstance(node.args[0], ast.Starred) and (q := resolve(node.func)) and "." in q:
+        subject, fact, value = node.args[0], "call", q  # `is_torch_sparse_tensor(edge_index)`
     else:
         return None
     param = param_of(subject.id) if isinstance(subject, ast.Name) else None
     if param is None:
         return None
-    return ("tensor", param, fact, want)
+    if fact in ("cpu", "floating"):  # (a test of a boolean fact: the fact's value the test wants)
+        return ("tensor", param, fact, want)
+    return ("tensor", param, fact, value) if want else ("tensor", param, fact, value, False)
+
+
+def _layouts_tested(op: ast.cmpop, right: ast.AST, resolve) -> tuple[bool, tuple] | None:
+    """`<x>.layout == torch.sparse_coo` (`is`; `!=`, `is not`: not), `in (torch.sparse_coo, torch.sparse_csr)`
+    (`not in`): (whether the test holds when the layout is one of them, their names); None otherwise."""
+    if isinstance(op, (ast.Eq, ast.Is, ast.NotEq, ast.IsNot)):
+        items, holds = [right], isinstance(op, (ast.Eq, ast.Is))
+    elif isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.Tuple, ast.List, ast.Set)):
+        items, holds = right.elts, isinstance(op, ast.In)
+    else:
+        return None
+    names = []
+    for item in items:
+        q = resolve(item) if isinstance(item, (ast.Name, ast.Attribute)) else None
+        if q is None or not q.startswith("torch.") or q[6:] not in LAYOUTS:
+            return None
+        names.append(q[6:])
+    return (holds, tuple(names)) if names else None
+
+
+def fact_holds(facts: frozenset, fact: str, value, predicate=None) -> bool | None:
+    """Does a tensor with `facts` (("cpu", bool), ("floating", bool), ("layout", name)) pass a tensor_test's
+    (fact, value): a boolean fact that equals `value`, its layout among the names `value`, the function `value`
+    returning true for it (`predicate(q)`: its FunctionSummary.layout_results)?  None when not known."""
+    have = dict(facts)
+    if fact == "layout":
+        return have["layout"] in value if "layout" in have else None
+    if fact == "call":
+        results = dict(predicate(value) or ()) if predicate is not None and "layout" in have else {}
+        return results.get(have["layout"]) if results else None
+    return have[fact] == value if fact in have else None
+
+
+# ---- a library's predicate of a tensor's layout -------------------------------------------------------------
+_MAX_STATEMENTS = 12
+
+
+def layout_results(fn: ast.AST, resolve) -> tuple:
+    """Of a function of one parameter whose body decides what it returns by that argument's type and layout
+    alone (torch_geometric's `is_torch_sparse_tensor`: `if isinstance(src, Tensor): if src.layout ==
+    torch.sparse_coo: return True ... return False`): ((layout, returned bool), ...) for a torch.Tensor of each
+    layout; () for any other function.  Read: `if`/`return`/`pass` statements, tests `isinstance(p, Tensor)`
+    (a tuple naming torch.Tensor too), the layout tests of tensor_test, `and`/`or`/`not`, bool constants.
+    `resolve`: a name's qualified name in the function's module."""
+    a = fn.args
+    if a.vararg or a.kwarg or a.kwonlyargs or len(a.posonlyargs) + len(a.args) != 1:
+        return ()
+    body = fn.body[1:] if fn.body and isinstance(fn.body[0], ast.Expr) and \
+        isinstance(fn.body[0].value, ast.Constant) else fn.body
+    if not body or len(body) > _MAX_STATEMENTS or not isinstance(body[0], (ast.If, ast.Return)):
+        return ()
+    p = (a.posonlyargs or a.args)[0].arg
+    out = []
+    for layout in LAYOUTS:
+        got = _run(body, p, layout, resolve, 0)
+        if type(got) is not bool:  # (undecided, or the end reached: returns None)
+            return ()
+        out.append((layout, got))
+    return tuple(out)
+
+
+_ON = object()  # _run: the block ends without returning
+
+
+def _run(block: list, p: str, layout: str, resolve, depth: int):
+    """What `block` returns for a tensor of `layout` in `p`: a bool, _ON (it runs on), None (not known)."""
+    if depth > 4:
+        return None
+    for st in block:
+        if isinstance(st, ast.Return):
+            return _truth(st.value, p, layout, resolve) if st.value is not None else None
+        if isinstance(st, ast.If):
+            t = _truth(st.test, p, layout, resolve)
+            if t is None:
+                return None
+            got = _run(st.body if t else st.orelse, p, layout, resolve, depth + 1)
+            if got is not _ON:
+                return got
+        elif not isinstance(st, ast.Pass):
+            return None
+    return _ON
+
+
+def _truth(node: ast.AST, p: str, layout: str, resolve) -> bool | None:
+    """A test's truth for a tensor of `layout` in `p`; None when not known."""
+    if isinstance(node, ast.Constant) and type(node.value) is bool:
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        t = _truth(node.operand, p, layout, resolve)
+        return None if t is None else not t
+    if isinstance(node, ast.BoolOp):
+        got = [_truth(v, p, layout, resolve) for v in node.values]
+        decisive = isinstance(node.op, ast.Or)  # (`or`: one true decides; `and`: one false)
+        if decisive in got:
+            return decisive
+        return None if None in got else not decisive
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and resolve(node.func) in \
+            ("isinstance", "builtins.isinstance") and len(node.args) == 2 and not node.keywords and \
+            isinstance(node.args[0], ast.Name) and node.args[0].id == p:
+        cls = node.args[1]
+        classes = cls.elts if isinstance(cls, ast.Tuple) else [cls]
+        if any(isinstance(c, (ast.Name, ast.Attribute)) and resolve(c) == "torch.Tensor" for c in classes):
+            return True
+        return None  # (another class: a tensor may be an instance of it, for all the analysis knows)
+    test = tensor_test(node, resolve, lambda name: name if name == p else None)
+    if test is None or test[2] != "layout":
+        return None
+    holds = layout in test[3]
+    return holds if len(test) == 4 else not holds
