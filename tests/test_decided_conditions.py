@@ -641,3 +641,70 @@ def test_a_library_predicate_of_the_layout_of_a_tensor_the_script_makes(tmp_path
     # "loops-from-normalize", whose fallback's value holds by default only)
     assert _library_breaks(root) == ({("ops.py", OPS_MASK_LINE)} if reported in ("shown", "conditional") and
                                      "normalize=False" != args else set())
+
+
+# ---- `hasattr(self, "_x")` on an attribute nothing sets, and the `or` test after it (issue 27) -------------
+# transformers' `PreTrainedModel.loss_function` property returns `self._loss_function` when it is set (only its
+# setter, which nobody calls, sets it), else looks `self.loss_type` up in LOSS_MAPPING and warns (Dynamo breaks)
+# when the name is not there: GPT2LMHeadModel's `loss_type` is None, LlamaForCausalLM's is a key.  A script that
+# sets the property makes `hasattr` undecided (and Dynamo takes the early return); a kind that is a key never
+# reaches the warning.
+LOSSES = '''import torch.nn as nn
+import torch.nn.functional as F
+
+
+def mse(a, b):
+    return F.mse_loss(a, b)
+
+
+LOSSES = {{"mse": mse}}
+
+
+class Base(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+        self.kind = {kind!r}
+
+    @property
+    def loss_fn(self):
+        if hasattr(self, "_loss_fn"):
+            return self._loss_fn
+        kind = getattr(self, "kind", None)
+        if kind is None or kind not in LOSSES:
+            print("unknown loss kind")
+            kind = "mse"
+        return LOSSES[kind]
+
+    @loss_fn.setter
+    def loss_fn(self, value):
+        self._loss_fn = value
+
+    def forward(self, x):
+        y = self.lin(x)
+        return self.loss_fn(y, x)
+'''
+WARN_LINE = 24  # in fglib/losses.py
+LOSS_SCRIPT = '''import torch
+import torch.nn.functional as F
+
+from fglib.losses import Base
+
+
+def main():
+    model = Base()
+    {setup}
+    return torch.compile(model)(torch.randn(2, 4))
+'''
+
+
+@pytest.mark.parametrize("kind, setup, reported", [
+    ("other", "", "shown"),
+    ("mse", "", None),
+    ("other", "model.loss_fn = F.l1_loss", "conditional"),
+], ids=["never-set-unknown-kind", "never-set-known-kind", "set-by-the-script"])
+def test_hasattr_of_an_attribute_only_an_unused_setter_stores_is_false(tmp_path, kind, setup, reported):
+    root = _library_project(tmp_path, {"losses.py": LOSSES.format(kind=kind)}, LOSS_SCRIPT.format(setup=setup))
+    found = [f for f in _library_findings(root) if f[:2] == ("losses.py", WARN_LINE)]
+    assert [f[3] for f in found] == ([] if reported is None else [reported == "conditional"])
+    assert _library_breaks(root) == ({("losses.py", WARN_LINE)} if reported == "shown" else set())

@@ -57,7 +57,7 @@ def _absent(arr, class_q: str, field: str, near: str) -> bool:
         if text is None or len(quoted.findall(text)) != len(read.findall(text)):
             return False
         node = class_node(ast.parse(text), cs)
-        if node is None or _defines(node, field):
+        if node is None or defines(node, field):
             return False
         if "__getattribute__" in cs.methods and not _renames_only(node):
             return False
@@ -87,7 +87,7 @@ def class_node(tree: ast.Module, cs) -> ast.ClassDef | None:
     return None
 
 
-def _defines(node: ast.ClassDef, field: str) -> bool:
+def defines(node: ast.ClassDef, field: str) -> bool:
     """The class body binds `field` (an assignment, an annotation, a definition)."""
     for s in node.body:
         if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and s.name == field:

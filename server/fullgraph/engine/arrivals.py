@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 from . import conditions_evaluated as C
 from . import values as V
 from .absent_fields import field_absent
-from .attrs_seen import seen_init_value
+from .attrs_seen import seen_absent, seen_init_value
 from .consteval import UNKNOWN
-from .derived import init_value
+from .derived import init_value, test_values
 from .globals_seen import NOT_KNOWN, module_value
 from .incremental import moved_function
 from .module import ModuleAnalyzer
@@ -431,6 +431,16 @@ class Arrivals:
         # `cache = self._cached_edge_index`: what `__init__` sets, when every store is seen (engine/attrs_seen.py);
         # only for the object's own class (a subclass's methods may store it too)
         read.seen_value = lambda attr: seen_init_value(self, self_q, attr, mod.path, read) if self_q else NOT_KNOWN
+        # `hasattr(self, "_loss_function")`: nothing sets it on the object (engine/attrs_seen.py)
+        read.seen_absent = lambda attr: seen_absent(self, self_q, attr, mod.path, read) if self_q else NOT_KNOWN
+        tests: list = []  # (once per reader: the run of the function, engine/derived.py)
+
+        def test_value(line: int, col: int) -> tuple[bool, bool] | None:
+            """The truth of the `if` test at (line, col) as running the function computes it, and whether certain."""
+            if not tests:
+                tests.append(test_values(self, fs, mod, self_q, read) if self_q and lib else {})
+            return tests[0].get((line, col))
+        read.test_value = test_value
 
         def absent(attr: str) -> bool:
             """`self.config.<field>`: the class of the object held lacks the field (engine/absent_fields.py)."""

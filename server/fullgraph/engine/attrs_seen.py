@@ -20,6 +20,22 @@ The value of `self.NAME` on an instance of class K is V when:
   `setattr(x, "NAME", ...)`.
 
 Anything else: not known (the test stays a condition).
+
+`hasattr(self, "NAME")` is False on an instance of class K (NAME absent) when, likewise (seen_absent):
+
+- the MRO's classes resolve and define no `__setattr__`, `__getattr__` or `__getattribute__`;
+- no class of the MRO binds NAME in its body (a class attribute, a method, a property);
+- every store of `.NAME` in those classes is `self.NAME = ...` in the body of an `if self.FLAG:` with FLAG
+  known false, or in the setter of a property P that nothing sets (no `.P = `, no `setattr(x, "P", ...)` in
+  a file the analysis loaded or of the packages of those classes: transformers' `loss_function` setter,
+  which alone stores `_loss_function`);
+- no store of `.NAME` elsewhere may run on the object (as above);
+- no such file holds the text of NAME or of such a P (less leading underscores) other than as an attribute
+  (`x.NAME`, `def P`, `@P.setter`) or what a `getattr`/`hasattr` of NAME reads: not in a string
+  (`register_buffer("NAME", ...)`, a literal `setattr`, a mapping of names), a keyword or a variable.  A name
+  computed at run time (`setattr(self, name, value)`, `self.__dict__[key] = value`, transformers'
+  `setattr(self, f"_{plan_name}", ...)` and `tie_weights`' `setattr(parent, name, param)`) is made of the
+  program's strings and keywords, none of which is then NAME's (a name read from a file is not ruled out).
 """
 from __future__ import annotations
 
@@ -27,7 +43,7 @@ import ast
 from collections.abc import Callable
 from typing import Any
 
-from .absent_fields import class_node
+from .absent_fields import class_node, defines
 from .globals_seen import NOT_KNOWN, store_patterns, texts_naming
 from .nodes import children, walk
 
@@ -45,17 +61,34 @@ def seen_init_value(arr, class_q: str, attr: str, near: str,
     if seen is NOT_KNOWN:
         return NOT_KNOWN
     first, guards = seen
+    certain = _guards_false(guards, decide)
+    return NOT_KNOWN if certain is NOT_KNOWN else (first, certain)
+
+
+def seen_absent(arr, class_q: str, attr: str, near: str, decide: Callable[[str], tuple | None]) -> bool | Any:
+    """`self.<attr>` is absent from an instance of `class_q` (`hasattr` is False): certain (True) or by
+    default only (False, a guard of a store is false by default); NOT_KNOWN when that is not seen (see the
+    module's doc)."""
+    guards = arr.c.memoised("attrs_absent", (class_q, attr, near), lambda: _absence_seen(arr, class_q, attr, near),
+                            NOT_KNOWN)
+    return NOT_KNOWN if guards is NOT_KNOWN else _guards_false(guards, decide)
+
+
+def _guards_false(guards: tuple, decide: Callable[[str], tuple | None]) -> bool | Any:
+    """Is every `if self.FLAG:` guard false for the object: for certain (True), by default (False); NOT_KNOWN
+    when one may be true."""
     certain = True
     for flag in guards:
         got = decide(flag)
         if got is None or not _plain(got[0]) or got[0]:
             return NOT_KNOWN  # a store that may run
         certain = certain and got[1] == "known"
-    return first, certain
+    return certain
 
 
-def _stores_seen(arr, class_q: str, attr: str, near: str) -> tuple[Any, tuple] | Any:
-    """(V, the FLAGs of the `if self.FLAG:` that guard the other stores), or NOT_KNOWN."""
+def _classes(arr, class_q: str, attr: str, near: str, absent: bool) -> tuple[list, set] | Any:
+    """The `class` statements of the MRO of `class_q` and their (path, line), when every base resolves and
+    none sets attributes otherwise than by `x.<name> = ...` (_sets_otherwise); NOT_KNOWN otherwise."""
     if not attr.isidentifier() or arr.source_of is None:
         return NOT_KNOWN
     c = arr.r.class_(class_q, near)
@@ -67,11 +100,115 @@ def _stores_seen(arr, class_q: str, attr: str, near: str) -> tuple[Any, tuple] |
         if any(b not in _OBJECT and arr.r.class_(b, cmod.path) is None for b in cs.bases):
             return NOT_KNOWN
         text = arr.source_of(cmod.path)
-        node = class_node(ast.parse(text), cs) if text is not None else None
-        if node is None or _sets_otherwise(node, attr):
+        node = class_node(_tree(arr, cmod.path, text), cs) if text is not None else None
+        if node is None or _sets_otherwise(node, attr, absent):
             return NOT_KNOWN
         nodes.append(node)
         mine.add((cmod.path, node.lineno))
+    return nodes, mine
+
+
+def _absence_seen(arr, class_q: str, attr: str, near: str) -> tuple | Any:
+    """The FLAGs of the `if self.FLAG:` that guard the stores of `.<attr>` on the object, when NAME is
+    otherwise never set on it; NOT_KNOWN otherwise."""
+    got = _classes(arr, class_q, attr, near, absent=True)
+    if got is NOT_KNOWN:
+        return NOT_KNOWN
+    nodes, mine = got
+    defining = sorted({p for p, _ in mine})
+    guards: list[str] = []
+    names = [attr]  # NAME, and the properties whose setters store it
+    for node in nodes:
+        if defines(node, attr):
+            return NOT_KNOWN
+        idle = _idle_setters(arr, node, attr, defining)
+        for store, plain, guard in _stores_in(node, attr, idle):
+            if not plain or guard is None:
+                return NOT_KNOWN
+            if guard not in guards:
+                guards.append(guard)
+        names.extend(m.name for m, _ in _methods(node) if id(m) in idle)
+    if any(_names_held(arr, core, attr, defining) for core in dict.fromkeys(n.lstrip("_") or n for n in names)):
+        return NOT_KNOWN  # `register_buffer("NAME", ...)`, `setattr(x, "NAME", ...)`, a computed name
+    if _stored_elsewhere(arr, attr, mine, {n.name for n in nodes}, defining):
+        return NOT_KNOWN
+    return tuple(guards)
+
+
+def _idle_setters(arr, node: ast.ClassDef, attr: str, defining: list[str]) -> frozenset[int]:
+    """The setters (`@P.setter`, by id) of the class's properties that store `.<attr>` and that nothing sets:
+    no `.P = ` nor `setattr(x, "P", ...)` in a file the analysis loaded or of the packages `defining`."""
+    out = set()
+    for method, self_name in _methods(node):
+        if not any(_is_self_attr(t, self_name, attr) for t in walk(method)):
+            continue  # (a setter that does not store `attr` is not looked at)
+        for d in method.decorator_list:
+            if isinstance(d, ast.Attribute) and d.attr == "setter" and isinstance(d.value, ast.Name) and \
+                    d.value.id == method.name:
+                store, by_name = store_patterns(method.name)
+                if not any(store.search(t) or by_name.search(t)
+                           for t in texts_naming(arr, method.name, defining).values()):
+                    out.add(id(method))
+    return frozenset(out)
+
+
+def _names_held(arr, core: str, attr: str, defining: list[str]) -> bool:
+    """Does a file the analysis loaded, or of the packages `defining`, hold the text `core` (a name less its
+    leading underscores) otherwise than as an attribute (`x.name`, `def name`, `@name.setter`) or in a
+    `getattr`/`hasattr` read of `attr`: in a string, as a keyword or a variable (see the module's doc)?"""
+    return arr.c.memoised("attrs_named", (core, attr, tuple(defining)),
+                          lambda: _held(arr, core, attr, defining), True)
+
+
+def _held(arr, core: str, attr: str, defining: list[str]) -> bool:
+    for path, text in texts_naming(arr, core, defining).items():
+        if not _outside_attributes(text, core):
+            continue
+        tree = _tree(arr, path, text)
+        reads = set()  # the string of a `getattr(x, "attr"...)` / `hasattr(x, "attr")`; `P` of `@P.setter`
+        for n in walk(tree):
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                reads.update(id(d.value) for d in n.decorator_list if isinstance(d, ast.Attribute) and
+                             d.attr in ("setter", "getter", "deleter") and isinstance(d.value, ast.Name))
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("getattr", "hasattr") and \
+                    len(n.args) >= 2 and isinstance(n.args[1], ast.Constant) and n.args[1].value == attr:
+                reads.add(id(n.args[1]))
+        for n in walk(tree):
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and core in n.value and id(n) not in reads:
+                return True  # (an f-string's literal parts are constants too)
+            name = n.id if isinstance(n, ast.Name) else n.arg if isinstance(n, (ast.keyword, ast.arg)) else \
+                n.asname if isinstance(n, ast.alias) else None
+            if name is not None and name.lstrip("_") == core and id(n) not in reads:
+                return True  # a keyword, a parameter, a variable
+    return False
+
+
+def _tree(arr, path: str, text: str) -> ast.Module:
+    """The module's syntax tree (the workspace's, when it keeps one)."""
+    tree = arr.tree_of(path, text) if getattr(arr, "tree_of", None) is not None else None
+    return tree if tree is not None else ast.parse(text)
+
+
+def _outside_attributes(text: str, core: str) -> bool:
+    """Does `core` occur in `text` (after its leading underscores, if any) other than right after a dot
+    (`self.name`, `self._name`)?  (What is then read in the syntax tree.)"""
+    at = text.find(core)
+    while at >= 0:
+        k = at
+        while k > 0 and text[k - 1] == "_":
+            k -= 1
+        if k == 0 or not (text[k - 1].isalnum() or text[k - 1] in "_."):
+            return True
+        at = text.find(core, at + 1)
+    return False
+
+
+def _stores_seen(arr, class_q: str, attr: str, near: str) -> tuple[Any, tuple] | Any:
+    """(V, the FLAGs of the `if self.FLAG:` that guard the other stores), or NOT_KNOWN."""
+    got = _classes(arr, class_q, attr, near, absent=False)
+    if got is NOT_KNOWN:
+        return NOT_KNOWN
+    nodes, mine = got
     init = next((s for n in nodes for s in n.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
     first = _init_constant(init, attr) if init is not None else NOT_KNOWN
     if first is NOT_KNOWN:
@@ -121,10 +258,13 @@ def _methods(node: ast.ClassDef):
             yield s, (s.args.args[0].arg if s.args.args and not static else None)
 
 
-def _stores_in(node: ast.ClassDef, attr: str):
+def _stores_in(node: ast.ClassDef, attr: str, idle: frozenset[int] = frozenset()):
     """Each store of `.<attr>` in a class body: (the Assign, or the store itself; is it a plain
-    `self.<attr> = ...` of a method's body; the FLAG of the nearest `if self.FLAG:` whose body holds it)."""
+    `self.<attr> = ...` of a method's body; the FLAG of the nearest `if self.FLAG:` whose body holds it);
+    none of the methods `idle` (by id: the setters nothing calls, _idle_setters)."""
     for method, self_name in _methods(node):
+        if id(method) in idle:
+            continue
         for d in method.decorator_list + method.args.defaults + method.args.kw_defaults:
             yield from _bad_stores(d, attr) if d is not None else ()
         yield from _walk_stores(method.body, attr, self_name, None)
@@ -168,11 +308,14 @@ def _is_flag(test: ast.AST, self_name: str | None) -> bool:
         test.value.id == self_name
 
 
-def _sets_otherwise(node: ast.ClassDef, attr: str) -> bool:
+def _sets_otherwise(node: ast.ClassDef, attr: str, absent: bool = False) -> bool:
     """Does a class set attributes other than by `x.<name> = ...`: a `__setattr__`/`__getattr__`/
-    `__getattribute__`, `self.__dict__`, `vars(...)`, `setattr(x, <not another literal>, ...)`?"""
+    `__getattribute__`, `self.__dict__`, `vars(...)`, `setattr(x, <not another literal>, ...)`?  With
+    `absent`, only the first (a name computed at run time is _names_held's)."""
     if any(s.name in _HOOKS for s, _ in _methods(node)):
         return True
+    if absent:
+        return False
     for method, self_name in _methods(node):
         for n in walk(method):
             if isinstance(n, ast.Attribute) and n.attr == "__dict__" and isinstance(n.value, ast.Name) and \
@@ -195,7 +338,7 @@ def _stored_elsewhere(arr, attr: str, mine: set[tuple], names: set[str], definin
             return True
         if not store.search(text):
             continue
-        tree = ast.parse(text)
+        tree = _tree(arr, path, text)
         allowed: set[int] = set()
         for n in walk(tree):
             # an MRO class's stores (checked above), or another top-level class's own

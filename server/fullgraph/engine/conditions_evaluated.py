@@ -314,8 +314,10 @@ def evaluate(atom: tuple, env: Env, self_attr: Callable[[str], tuple | None], li
     if kind == "data":
         return "default"  # only when the tensor data takes this branch
     if kind == "expr":
-        if library and isinstance(test, tuple) and test[0] in ("global", "selfread"):
+        if library and isinstance(test, tuple) and test[0] in ("global", "selfread", "selfhas"):
             return _read_holds(test, want, self_attr)
+        if isinstance(test, tuple) and test[0] == "either":
+            return _run_holds(test, want, self_attr) if library else "true"
         if library and isinstance(test, tuple) and test[0] == "tensor":
             return _tensor_holds(test, want, env, getattr(self_attr, "predicate", None))
         return "default" if library else "true"
@@ -350,6 +352,10 @@ def _read_holds(test: tuple, want: bool, self_attr) -> str:
     if test[0] == "global":
         read = getattr(self_attr, "module_value", None)
         value, how = (read(test[1]) if read is not None else NOT_KNOWN), KNOWN
+    elif test[0] == "selfhas":  # `hasattr(self, "_x")`: False when nothing sets it on the object
+        read = getattr(self_attr, "seen_absent", None)
+        got = read(test[1]) if read is not None else NOT_KNOWN
+        value, how = (NOT_KNOWN, None) if got is NOT_KNOWN else (False, KNOWN if got else DEFAULT)
     else:
         read = getattr(self_attr, "seen_value", None)
         got = read(test[1]) if read is not None else NOT_KNOWN
@@ -367,6 +373,18 @@ def _read_holds(test: tuple, want: bool, self_attr) -> str:
     except TypeError:
         return "default"
     return "true" if holds == want else "false" if how == KNOWN else "default"
+
+
+def _run_holds(test: tuple, want: bool, self_attr) -> str:
+    """The whole test of an `if a or b:` (its body) or `if a and b:` (its else branch), as running the function
+    on what is known of the object computes it on every path to the `if` (engine/derived.py, the reader's
+    `test_value`): "false" when it is known to fail, "default" when only by default, else "true" (taken, as a
+    test that is not known always was there)."""
+    read = getattr(self_attr, "test_value", None)
+    got = read(test[1], test[2]) if read is not None else None
+    if got is None or got[0] == want:
+        return "true"
+    return "false" if got[1] else "default"
 
 
 def _tensor_holds(test: tuple, want: bool, env: dict, predicate=None) -> str:

@@ -220,13 +220,18 @@ class PathCondsMixin:
         """A test of a module-level name (`backend.use_segment_matmul is None`, or a local read from it
         once: `flag = backend.flag` ... `if flag:`): ("global", qualified name, how); or of a local read once
         from an attribute of self (`cache = self._cached_edge_index` ... `if cache is None:`): ("selfread",
-        attribute, how); how ("truth",), ("none", is None?) or ("cmp", operator, constant).  The project
-        evaluates it when every assignment of that name is seen (engine/globals_seen.py,
-        engine/attrs_seen.py).  The atom stays an "expr" atom (its text and wording unchanged); None for
-        any other test."""
+        attribute, how); how ("truth",), ("none", is None?) or ("cmp", operator, constant); `hasattr(self, "_x")`:
+        ("selfhas", attribute, ("truth",)).  The project evaluates it when every assignment of that name is seen
+        (engine/globals_seen.py, engine/attrs_seen.py).  The atom stays an "expr" atom (its text and wording
+        unchanged); None for any other test."""
         made = tensor_test(node, self.resolve_dotted_node, self._tensor_param)
         if made is not None:  # `tensor.device == torch.device("cpu")`: what the script made (engine/tensors_made.py)
             return made
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "hasattr" and \
+                self.lookup("hasattr").kind == V.REF and len(node.args) == 2 and not node.keywords and \
+                isinstance(node.args[0], ast.Name) and self.lookup(node.args[0].id).kind == V.SELF and \
+                isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+            return ("selfhas", node.args[1].value, ("truth",))  # `hasattr(self, "_x")`: engine/attrs_seen.py
         how: tuple = ("truth",)
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.comparators[0], ast.Constant):
             op, right = node.ops[0], node.comparators[0].value
@@ -347,12 +352,17 @@ class PathCondsMixin:
         return text if len(text) <= 60 else text[:57] + "..."
 
     def _branch_conds(self, test: ast.AST) -> tuple[tuple, tuple]:
-        """Cond atoms that hold in the body and in the else branch of `if test:` (what is known)."""
+        """Cond atoms that hold in the body and in the else branch of `if test:` (what is known).  The body of
+        an `if a or b:` statement and the else branch of an `if a and b:` one hold under the whole test: an
+        "expr" atom ("either", line, column) that the project evaluates by running the function on what it
+        knows (engine/derived.py), and otherwise takes to hold, as before."""
         if isinstance(test, ast.BoolOp):
             atoms = [self._atom(v) for v in test.values]
+            whole = ("expr", self._test_text(test), ("either", test.lineno, test.col_offset), True) \
+                if self._testing is not None and self._testing.test is test else None
             if isinstance(test.op, ast.And):
-                return tuple(a for a in atoms if a), ()
-            return (), (tuple(negated(a) for a in atoms) if all(atoms) else ())
+                return tuple(a for a in atoms if a), ((negated(whole),) if whole else ())
+            return ((whole,) if whole else ()), (tuple(negated(a) for a in atoms) if all(atoms) else ())
         a = self._atom(test)
         return ((a,), (negated(a),)) if a else ((), ())
 

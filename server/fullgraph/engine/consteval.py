@@ -59,6 +59,9 @@ class Evaluator:
         self.global_value = global_value  # module-level name -> value (Registry, Module) or UNKNOWN
         self.self_name = "self"
         self.returned: list[Any] = []  # values of the `return`s reached
+        # (line, column) of the test of each `if` statement reached -> its truth on the paths reaching it
+        # (True, False; None when not known on one of them)
+        self.tests: dict[tuple[int, int], set] = {}
 
     # ---- statements: env is a dict (a path that runs on) or None (a path that returned/raised)
 
@@ -99,6 +102,7 @@ class Evaluator:
             return None
         if isinstance(s, ast.If):
             test = self.truth(s.test, env)
+            self.tests.setdefault((s.test.lineno, s.test.col_offset), set()).add(test)
             if test is True:
                 return self.block(s.body, dict(env))
             if test is False:

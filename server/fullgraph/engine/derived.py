@@ -121,6 +121,31 @@ def init_value(arr, cs: ClassSummary, cmod: ModuleSummary, attr: str, self_q: st
     return memo[key]
 
 
+def test_values(arr, fs: FunctionSummary, mod: ModuleSummary, self_q: str | None,
+                attr_of: Callable[[str], tuple | None]) -> dict[tuple[int, int], tuple[bool, bool]]:
+    """(line, column) of the test of an `if` statement of the function -> (its truth, certain) when running
+    the function on what the object holds (`attr_of`: `self.<attr>` as (value, certainty); the name of its
+    class `self_q`) gives it one truth on every path that reaches it; certain when no value read holds only
+    by default.  Tests the run does not reach (in a loop, a `try`) are not there."""
+    node = _node(arr, fs, mod)
+    if node is None:
+        return {}
+    by_default = []
+
+    def self_attr(a: str) -> Any:
+        got = attr_of(a)
+        if got is None or not _plain(got[0]):
+            return E.UNKNOWN
+        if got[1] != "known":
+            by_default.append(a)
+        return got[0]
+
+    ev = E.Evaluator(self_q.rpartition(".")[2] if self_q else None, self_attr, global_reader(arr, mod))
+    ev.run(node)
+    certain = not by_default
+    return {at: (next(iter(got)), certain) for at, got in ev.tests.items() if len(got) == 1 and None not in got}
+
+
 def returned_entries(arr, fs: FunctionSummary, mod: ModuleSummary, self_q: str | None,
                      attr_of: Callable[[str], tuple | None]) -> frozenset | None:
     """The registry functions (qualnames) a property like `loss_function` returns for an instance of
