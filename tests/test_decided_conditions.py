@@ -708,3 +708,121 @@ def test_hasattr_of_an_attribute_only_an_unused_setter_stores_is_false(tmp_path,
     found = [f for f in _library_findings(root) if f[:2] == ("losses.py", WARN_LINE)]
     assert [f[3] for f in found] == ([] if reported is None else [reported == "conditional"])
     assert _library_breaks(root) == ({("losses.py", WARN_LINE)} if reported == "shown" else set())
+
+
+# ---- layers built in a loop, each with its own flag from the loop index (issue 27) ---------------------------
+# transformers' NLLB-MoE: `for i in range(config.encoder_layers): is_sparse = (i + 1) % config.encoder_sparse_step
+# == 0; self.layers.append(Layer(config, is_sparse))`, and `forward` runs every layer: with the values the
+# script's config passes, `if self.is_sparse:` is true for one layer and false for another (both paths run), or
+# false for all (the sparse path never runs); a value the analysis cannot compute keeps it a condition.
+LOOP_CONFIG = {
+    "class": '''
+class Config:
+    def __init__(self, num_layers=4, sparse_step=4):
+        self.num_layers = num_layers
+        self.sparse_step = sparse_step
+''',
+    "dataclass": '''
+@dataclass
+class Config:
+    num_layers: int = 4
+    sparse_step: int = 4
+''',
+}
+LOOP_BUILD = {
+    "loop": '''        sparse_step = config.sparse_step
+        self.layers = nn.ModuleList()
+        for i in range(config.num_layers):
+            is_sparse = (i + 1) % sparse_step == 0 if sparse_step > 0 else False
+            self.layers.append(Layer(config, is_sparse, layer_idx=i))
+''',
+    "comprehension": '''        self.layers = nn.ModuleList(
+            [Layer(config, is_sparse=i % config.sparse_step == 1, layer_idx=i) for i in range(config.num_layers)])
+''',
+}
+LOOP_MODEL = '''from dataclasses import dataclass
+
+import torch
+from torch import nn
+{config}
+
+class Layer(nn.Module):
+    def __init__(self, config, is_sparse=False, layer_idx=0):
+        super().__init__()
+        self.is_sparse = is_sparse
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        if self.is_sparse:
+            print("routing"){mark}
+        return self.lin(x)
+
+
+class Stack(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+{build}
+    def forward(self, x):
+{run}        return x
+
+
+def main():
+    config = Config(num_layers={layers}, sparse_step={step}){setup}
+    model = Stack(config)
+    return torch.compile(model, fullgraph=True, backend="eager")(torch.randn(3, 4))
+'''
+EVERY_LAYER = '''        for layer in self.layers:
+            x = layer(x)
+'''
+
+
+@pytest.mark.parametrize("config, build, layers, step, setup, run, reported", [
+    ("class", "loop", 2, 2, "", EVERY_LAYER, "shown"),
+    ("dataclass", "loop", 2, 2, "", EVERY_LAYER, "shown"),
+    ("class", "loop", 2, 3, "", EVERY_LAYER, None),  # no layer sparse (a step past the last layer)
+    ("class", "loop", 2, 0, "", EVERY_LAYER, None),  # (step 0: none sparse)
+    ("dataclass", "loop", 2, 3, "", EVERY_LAYER, None),
+    ("class", "comprehension", 3, 2, "", EVERY_LAYER, "shown"),
+    ("class", "comprehension", 1, 2, "", EVERY_LAYER, None),
+    # a store in the field before the model is built: not known (a condition), as before
+    ("class", "loop", 2, 2, "\n    config.sparse_step = 3", EVERY_LAYER, "conditional"),
+    # only the first layer runs: which layers run is not read (a condition)
+    ("class", "loop", 2, 2, "", "        x = self.layers[0](x)\n", "conditional"),
+], ids=["some-sparse", "dataclass-some-sparse", "none-sparse", "step-zero", "dataclass-none-sparse",
+        "comprehension-some-sparse", "comprehension-none-sparse", "field-stored-after", "not-every-layer-runs"])
+def test_layers_built_in_a_loop_take_their_own_path(tmp_path, config, build, layers, step, setup, run, reported):
+    src = LOOP_MODEL.format(config=LOOP_CONFIG[config], build=LOOP_BUILD[build], layers=layers, step=step,
+                            setup=setup, run=run, mark="  # expect: FG101" if reported == "shown" else "")
+    findings = check_code(src, tmp_path, name="layers")
+    got = [(f.span.start.line + 1, f.code, bool(f.condition)) for f in findings]
+    line = next(i for i, ln in enumerate(src.splitlines(), 1) if 'print("routing")' in ln)
+    if reported is None:
+        assert got == []
+    else:
+        assert got == [(line, "FG101", reported == "conditional")]
+    pytest.importorskip("torch")
+    assert dynamo_lines(tmp_path, "layers") == {ln for ln, _ in expected(src)}
+
+
+# the same inside a followed library, compiled as transformers' models are (fullgraph=False): a site shown
+# or not, and Dynamo's breaks in the library
+LIB_LAYERS = LOOP_MODEL.split("\n\ndef main():")[0].replace("from dataclasses import dataclass\n\n", "").format(
+    config=LOOP_CONFIG["class"], build=LOOP_BUILD["loop"], run=EVERY_LAYER, mark="")
+LIB_SCRIPT = '''import torch
+
+from fglib.layers import Config, Stack
+
+
+def main():
+    model = Stack(Config(num_layers=2, sparse_step={step}))
+    return torch.compile(model)(torch.randn(3, 4))
+'''
+
+
+@pytest.mark.parametrize("step, shown", [(2, True), (3, False)], ids=["some-sparse", "none-sparse"])
+def test_layers_built_in_a_loop_in_a_followed_library(tmp_path, step, shown):
+    root = _library_project(tmp_path, {"layers.py": LIB_LAYERS}, LIB_SCRIPT.format(step=step))
+    line = next(i for i, ln in enumerate(LIB_LAYERS.splitlines(), 1) if 'print("routing")' in ln)
+    found = [f for f in _library_findings(root) if f[:2] == ("layers.py", line)]
+    assert found == ([("layers.py", line, "FG101", False)] if shown else [])
+    assert _library_breaks(root) == ({("layers.py", line)} if shown else set())

@@ -12,11 +12,13 @@ import os
 from typing import TYPE_CHECKING
 
 from . import conditions_evaluated as C
+from . import consteval as E
 from . import values as V
 from .absent_fields import field_absent
 from .attrs_seen import seen_absent, seen_init_value
 from .consteval import UNKNOWN
-from .derived import init_value, test_values
+from .derived import element_values, init_value, iterates, test_values
+from .fields_stored import field_stored
 from .globals_seen import NOT_KNOWN, module_value
 from .incremental import moved_function
 from .module import ModuleAnalyzer
@@ -676,6 +678,9 @@ class Arrivals:
             v = _passed_for(site, init[0], param)
             if v == _STARS:
                 return C.UNKNOWN, C.DEFAULT
+            if v == ("unknown",) and (each := self._elements_passed(site, init[0], param, _depth)) is not None:
+                found.extend(each)  # `for i in range(n): self.layers.append(Layer(config, is_sparse))`: one per layer
+                continue
             if v is not None:
                 v = self.resolve_fields(((param, v),), mod.path)[0][1]
             if v is not None and v[0] == "like":
@@ -717,6 +722,121 @@ class Arrivals:
                     options.append(o)
             return C.Choices(tuple(options)), C.KNOWN
         return C.UNKNOWN, C.DEFAULT
+
+    def _elements_passed(self, site: CallSite, init: FunctionSummary, param: str, depth: int) -> list[tuple] | None:
+        """What a construction in an `__init__` passes for `param` once per element of the list of self it fills
+        (derived.element_values: `for i in range(config.encoder_layers): is_sparse = (i + 1) %
+        config.encoder_sparse_step == 0; self.layers.append(Layer(config, is_sparse))`), read with what the
+        constructions of that class pass (a config object: field_value), when a method of the class runs every
+        element (derived.iterates: `for layer in self.layers`): [("const", value), ...] per element, ("dconst",
+        value) when a value read is a default only; None when not known (memoised)."""
+        near = self._construction_index()[1].get(id(site), ("", ""))[1]
+        key = (site.caller, site.span, param, near)
+        return self.c.memoised("elements_passed", key, lambda: self._elements(site, init, param, near, depth), None)
+
+    def _elements(self, site: CallSite, init: FunctionSummary, param: str, near: str, depth: int) -> list[tuple] | None:
+        hit = self.r.function(site.caller or "", near)
+        if depth >= 8 or hit is None or hit[0].name != "__init__" or hit[0].class_qualname is None or \
+                param not in init.params[1:]:
+            return None
+        fs, fmod = hit
+        owner = self.r.class_(fs.class_qualname, fmod.path)
+        if owner is None:
+            return None
+        inputs: dict = {}
+
+        def passed(p: str):
+            """What the constructions of the class pass for the `__init__` parameter: a config object's class (its
+            fields read one by one: field_value) or (value, certainty); None when not known."""
+            if p not in inputs:
+                got = self._ctor_passes(owner[0], owner[1], p, depth + 1)
+                if got is None and p in fs.defaults:
+                    got = fs.defaults[p], C.DEFAULT
+                if got is not None and isinstance(got[0], C.Instance) and got[0].q not in ("", "?") and \
+                        got[1] == C.KNOWN and self.r.class_(got[0].q, fmod.path) is not None:
+                    inputs[p] = got[0].q
+                else:
+                    inputs[p] = got if got is not None and _plain(got[0]) else None
+            return inputs[p]
+
+        def run(certain: bool):
+            """The values per element, read with what is known for certain only, or with the defaults too."""
+            def fields(q: str):
+                def read(name: str):
+                    got = self.field_value(q, name, fmod.path, depth + 1)
+                    return UNKNOWN if got is None or (certain and got[1] != C.KNOWN) else got[0]
+                return E.Fields(read)
+
+            def value(p: str):
+                v = passed(p) if p in fs.params[1:] else None
+                if v is None:
+                    return UNKNOWN
+                if isinstance(v, str):
+                    return fields(v)
+                return v[0] if v[1] == C.KNOWN or not certain else UNKNOWN
+            return element_values(self, fs, fmod, site.span.start.line, site.target,
+                                  (init.params[1:].index(param), param), value)
+        kind, got = "const", run(True)
+        if got is None:  # (a value that holds by default only: the user may change the default)
+            kind, got = "dconst", run(False)
+        if got is None or not any(
+                (m := self.r.function(q, cmod.path)) is not None and m[0].name != "__init__" and iterates(self, *m, got[0])
+                for cs, cmod in self.r.mro(owner[0].qualname, owner[1].path) for q in cs.methods.values()):
+            return None
+        return [(kind, v) for v in got[1]]
+
+    def field_value(self, class_q: str, field: str, near: str, _depth: int = 0) -> tuple | None:
+        """`<obj>.<field>` of the instances of class_q the program constructs (a config object): (value, KNOWN) when
+        every construction passes the field the same constant, (its default, DEFAULT) when they leave it; None when
+        not known: a construction passes it otherwise, by position, through `**kwargs` or with a keyword the class
+        does not declare (an alias, maybe), or code may store the field after (engine/fields_stored.py)."""
+        c = self.r.class_(class_q, near)
+        if c is None or _depth >= 8:
+            return None
+        mro = self.r.mro(c[0].qualname, c[1].path)
+        owner = next(((cs, cmod) for cs, cmod in mro if field in cs.values), None)
+        if owner is None:
+            return None
+        value = owner[0].values[field]
+        index, made = self._construction_index()
+        sites = [s for s in index.get(c[0].qualname, ()) if not self._never_runs(s.caller, made[id(s)][1])]
+        classes = {cs.qualname: (cs, cmod) for s in sites for cs, cmod in self.r.mro(*made[id(s)])}
+        classes.update((cs.qualname, (cs, cmod)) for cs, cmod in mro)
+        if value[0] == "init_param":  # `def __init__(self, num_layers=2): self.num_layers = num_layers`
+            got = self._ctor_passes(owner[0], owner[1], value[1], _depth + 1)
+            if got is None and len(value) > 2:
+                got = value[2], C.DEFAULT
+        elif value[0] == "const":  # a dataclass field (`encoder_layers: int = 12`)
+            got = self._fields_passed(sites, made, field) if sites else (value[1], C.DEFAULT)
+        else:
+            return None
+        if got is None or not _plain(got[0]) or field_stored(self, list(classes.values()), owner, field):
+            return None
+        return got
+
+    def _fields_passed(self, sites: list, made: dict, field: str) -> tuple | None:
+        """What the constructions `sites` of a class whose body declares `field` pass for it by keyword, as
+        field_value says."""
+        found = []
+        for s in sites:
+            cls, path = made[id(s)]
+            mro = self.r.mro(cls, path)
+            vals = dict(self.resolve_fields(s.vals, path))
+            if s.args or any(not isinstance(k, str) or k.startswith("*") or not any(k in cs.values for cs, _ in mro)
+                             for k in vals):
+                return None  # (by position, through `**kwargs`, or a name the class does not declare)
+            v = vals.get(field)
+            if v is None:
+                d = next((cs.values[field] for cs, _ in mro if field in cs.values), None)
+                if d is None or d[0] != "const":
+                    return None
+                v = ("dconst", d[1])
+            if v[0] not in ("const", "dconst"):
+                return None
+            found.append(v)
+        if any(v != found[0] for v in found):
+            return None
+        return found[0][1], (C.KNOWN if found[0][0] == "const" else C.DEFAULT)
 
     def _forwarded_kwarg(self, fn_q: str | None, spec: tuple, key: str, near: str, depth: int,
                          through: tuple) -> list[tuple] | None:
@@ -875,6 +995,10 @@ class Arrivals:
                         idx.setdefault(base, []).append(site)
             memo["constructions"] = idx, made
         return memo["constructions"]
+
+
+def _plain(v) -> bool:
+    return v is None or isinstance(v, (str, int, float, bool))
 
 
 def _passed_for(site: CallSite, init: FunctionSummary, param: str) -> tuple | None:

@@ -11,8 +11,9 @@ its path.
 The evaluation is abstract: each local holds a constant or UNKNOWN.  An `if` whose test is known runs
 one branch; an unknown test runs both and keeps what they agree on; a branch that returns or raises
 does not flow on.  Loops, `try`, nested definitions and calls the evaluator does not know make what
-they assign UNKNOWN.  Inputs: the class name of `self`, `self.<attr>` values (a callback), and
-module-level names (a callback: a registry's keys and functions, a module such as `re`).
+they assign UNKNOWN; arithmetic (`+ - * // %`) is evaluated on numbers.  Inputs: the class name of `self`,
+`self.<attr>` values (a callback), module-level names (a callback: a registry's keys and functions, a module
+such as `re`), and what the caller puts in the locals (`Fields`: an object whose fields are read one by one).
 """
 from __future__ import annotations
 
@@ -36,6 +37,14 @@ class Module:
 
     def __init__(self, name: str):
         self.name = name
+
+
+class Fields:
+    """An object whose fields the analysis reads one by one (`config.encoder_layers`: a config object every
+    construction passes the same way): `read(name)` -> the value or UNKNOWN."""
+
+    def __init__(self, read: Callable[[str], Any]):
+        self.read = read
 
 
 def function_node(tree: ast.Module, name: str, line: int) -> ast.FunctionDef | None:
@@ -173,6 +182,8 @@ class Evaluator:
                 return self.class_name
             if self._is_self(e.value):
                 return env["self." + e.attr] if "self." + e.attr in env else self.self_attr(e.attr)
+            if isinstance(e.value, ast.Name) and isinstance(base := env.get(e.value.id), Fields):
+                return base.read(e.attr)  # (a local only: a module-level name is not looked up for this)
             return UNKNOWN
         if isinstance(e, ast.JoinedStr):
             parts = []
@@ -198,6 +209,13 @@ class Evaluator:
                 a, b = self.expr(e.body, env), self.expr(e.orelse, env)
                 return a if _same(a, b) else UNKNOWN
             return self.expr(e.body if t else e.orelse, env)
+        if isinstance(e, ast.BinOp) and type(e.op) in _ARITHMETIC:
+            left, right = self.expr(e.left, env), self.expr(e.right, env)
+            if not (_number(left) and _number(right)):
+                return UNKNOWN
+            return _ARITHMETIC[type(e.op)](left, right)  # (a division by zero: UNKNOWN, by expr)
+        if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub) and _number(v := self.expr(e.operand, env)):
+            return -v
         if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
             t = self.truth(e.operand, env)
             return UNKNOWN if t is None else not t
@@ -273,6 +291,14 @@ BUILTIN = _BUILTIN
 
 def _plain(v: Any) -> bool:
     return v is None or isinstance(v, (str, int, float, bool))
+
+
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float))  # (bool included: Python's arithmetic takes it as 0/1)
+
+
+_ARITHMETIC = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+               ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b}
 
 
 def _join(a: dict | None, b: dict | None) -> dict | None:

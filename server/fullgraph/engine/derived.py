@@ -164,3 +164,157 @@ def returned_entries(arr, fs: FunctionSummary, mod: ModuleSummary, self_q: str |
         return None
     entries = frozenset(v for v in ev.returned if isinstance(v, str))
     return entries or None
+
+
+_ELEMENTS_MAX = 256  # a longer range: not evaluated (the value stays unknown)
+
+
+def element_values(arr, fs: FunctionSummary, mod: ModuleSummary, line: int, target: str, arg: tuple[int, str],
+                   inputs: Callable[[str], Any]) -> tuple[str, list] | None:
+    """The values one construction (the call of `target` at 0-based `line` in the method `fs`) passes for its
+    argument `arg` (position, keyword), once per element it makes of a list attribute of self, when the program
+    fixes them: the construction is appended to `self.<attr>` in a `for <i> in range(...)` loop of the method's own
+    body, or is the element of a comprehension over `range(...)` assigned to `self.<attr>` (in a list or
+    `nn.ModuleList`), and the range and the argument are computed from the loop index, constants and `inputs` (a
+    parameter of the method -> a constant, E.Fields, E.UNKNOWN; asked once the construction is of that form) --
+    `is_sparse = (i + 1) % config.sparse_step == 0`.
+    Returns (attr, [value per element]); None when that is not so or a value is not known."""
+    node = _node(arr, fs, mod)
+    if node is None or not node.args.args:
+        return None
+    me = node.args.args[0].arg
+    calls = [n for n in walk(node) if isinstance(n, ast.Call) and n.lineno - 1 == line and
+             _tail(n.func) == target.rpartition(".")[2]]
+    if len(calls) != 1:
+        return None
+    call = calls[0]
+    for k, s in enumerate(node.body):
+        if any(n is call for n in walk(s)):
+            break
+    else:
+        return None
+    shape = _appended_in_range(s, call, me) or _comprehension_over_range(s, call, me)
+    if shape is None:
+        return None
+    attr, index, bounds, before, after, elt = shape
+    ev = E.Evaluator(None, lambda a: E.UNKNOWN, global_reader(arr, mod))
+    ev.self_name = me
+    env: dict | None = {a.arg: inputs(a.arg) if i else E.UNKNOWN
+                        for i, a in enumerate([*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs])}
+    env = ev.block(node.body[:k], env)
+    if env is None:
+        return None
+    limits = [ev.expr(b, env) for b in bounds]
+    if not all(type(v) is int for v in limits):
+        return None
+    indices = range(*limits)
+    if len(indices) > _ELEMENTS_MAX:
+        return None
+    expr = _argument(elt, arg)
+    if expr is None:
+        return None
+    out = []
+    for i in indices:
+        env[index] = i
+        env = ev.block(before, env)
+        if env is None:
+            return None
+        v = ev.expr(expr, env)
+        if not _plain(v):
+            return None
+        out.append(v)
+        env = ev.block(after, env)
+        if env is None:
+            return None
+    return attr, out
+
+
+def _tail(func: ast.expr) -> str | None:
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+
+
+def _self_attr(e: ast.expr, me: str) -> str | None:
+    """`self.<attr>` -> attr."""
+    if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == me:
+        return e.attr
+    return None
+
+
+def _range_of(it: ast.expr) -> list[ast.expr] | None:
+    """`range(a[, b[, c]])` (positional arguments) -> its arguments."""
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" and \
+            1 <= len(it.args) <= 3 and not it.keywords and not any(isinstance(a, ast.Starred) for a in it.args):
+        return list(it.args)
+    return None
+
+
+def _leaves(stmts: list[ast.stmt]) -> bool:
+    """Can a statement of these leave the loop early or skip the rest of an iteration?"""
+    return any(isinstance(n, (ast.Break, ast.Continue, ast.Return, ast.Raise, ast.Yield, ast.YieldFrom, ast.Try))
+               for s in stmts for n in walk(s))
+
+
+def _appended_in_range(s: ast.stmt, call: ast.Call, me: str) -> tuple | None:
+    """`for i in range(n): ...; self.<attr>.append(<call>); ...` -> (attr, "i", range's arguments, the loop's
+    statements before the append, those after, the call)."""
+    if not isinstance(s, ast.For) or not isinstance(s.target, ast.Name) or s.orelse or _range_of(s.iter) is None \
+            or _leaves(s.body):
+        return None
+    for j, t in enumerate(s.body):
+        v = t.value if isinstance(t, ast.Expr) else None
+        if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr == "append" and \
+                len(v.args) == 1 and v.args[0] is call and not v.keywords and \
+                (attr := _self_attr(v.func.value, me)) is not None:
+            return attr, s.target.id, _range_of(s.iter), s.body[:j], s.body[j + 1:], call
+    return None
+
+
+def _comprehension_over_range(s: ast.stmt, call: ast.Call, me: str) -> tuple | None:
+    """`self.<attr> = nn.ModuleList([<call> for i in range(n)])` (or the list alone) -> (attr, "i", range's
+    arguments, [], [], the call)."""
+    if not isinstance(s, ast.Assign) or len(s.targets) != 1 or (attr := _self_attr(s.targets[0], me)) is None:
+        return None
+    v = s.value
+    if isinstance(v, ast.Call) and _tail(v.func) in ("ModuleList", "list", "tuple") and len(v.args) == 1 and \
+            not v.keywords:  # nn.ModuleList([...])
+        v = v.args[0]
+    if not isinstance(v, (ast.ListComp, ast.GeneratorExp)) or v.elt is not call or len(v.generators) != 1:
+        return None
+    g = v.generators[0]
+    if g.ifs or g.is_async or not isinstance(g.target, ast.Name) or _range_of(g.iter) is None:
+        return None
+    return attr, g.target.id, _range_of(g.iter), [], [], call
+
+
+def _argument(call: ast.Call, arg: tuple[int, str]) -> ast.expr | None:
+    """The expression a call passes for the parameter at position arg[0] (self not counted) or named arg[1]."""
+    pos, name = arg
+    for i, a in enumerate(call.args):
+        if isinstance(a, ast.Starred):
+            return None
+        if i == pos:
+            return a
+    return next((kw.value for kw in call.keywords if kw.arg == name), None)
+
+
+def iterates(arr, fs: FunctionSummary, mod: ModuleSummary, attr: str) -> bool:
+    """Does the method run a `for` over every element of `self.<attr>` (`for layer in self.layers`, `for i, layer
+    in enumerate(self.layers)`), a loop that leaves no element out by its own code (no `break`, `return` or
+    `raise` in it)?"""
+    node = _node(arr, fs, mod)
+    if node is None or not node.args.args:
+        return False
+    me = node.args.args[0].arg
+    for n in walk(node):
+        if isinstance(n, ast.For) and not _leaves_early(n.body):
+            it = n.iter
+            if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "enumerate" and \
+                    len(it.args) == 1 and not it.keywords:
+                it = it.args[0]
+            if _self_attr(it, me) == attr:
+                return True
+    return False
+
+
+def _leaves_early(stmts: list[ast.stmt]) -> bool:
+    return any(isinstance(n, (ast.Break, ast.Return, ast.Raise)) for s in stmts for n in walk(s))
