@@ -695,8 +695,12 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
     def _join_module_choice(self, before: dict, after_body: dict) -> None:
         """`if sparse: model = SpGAT(...) else: model = GAT(...)`: after the `if`, `model` is either
         class (the walk takes both, as for a container of them).  Only objects of known classes are
-        joined; any other value keeps the last branch's (the analysis walks the branches in turn)."""
-        for name, in_else in self.env.items():
+        joined; an object one path makes while the other leaves a value the analysis does not know the
+        making of (`model = cls(**kw)` with `cls` a parameter, then `if features: model =
+        Wrapper(model)`) is not known after the `if` (the branch's object alone would walk a class the
+        call may never make); any other value keeps the last branch's (the analysis walks the branches
+        in turn)."""
+        for name, in_else in list(self.env.items()):
             old = before.get(name)
             in_body = after_body.get(name, old)
             if in_body is old and in_else is old:
@@ -708,6 +712,8 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
             classes: set[str] = set()
             for v in (in_body, in_else):
                 if v.kind != V.INSTANCE or not v.q or v.attr not in (None, "choice"):
+                    if _made_object(in_body) != _made_object(in_else):
+                        self.env[name] = U
                     break
                 classes.update(v.q.split("|"))
             else:
@@ -728,6 +734,13 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
     def _param_untouched(self, name: str) -> bool:
         """The parameter `name` is never rebound in the function's own scope."""
         return name not in self._reassigned
+
+
+def _made_object(v: Val) -> bool:
+    """An object the analysis knows the making of: an instance of a class (or of one of a choice of
+    classes), or what a factory returns."""
+    return v.kind == V.INSTANCE and bool(v.q) and (v.attr in (None, "choice") or
+                                                  (v.attr or "").startswith("factory"))
 
 
 def _made(v: Val) -> tuple[str, str] | None:
