@@ -438,10 +438,11 @@ class Arrivals:
         tests: list = []  # (once per reader: the run of the function, engine/derived.py)
 
         def test_value(line: int, col: int) -> tuple[bool, bool] | None:
-            """The truth of the `if` test at (line, col) as running the function computes it, and whether certain."""
+            """The truth of the `if` test at (line, col), the line counted from the function's `def` line, as
+            running the function computes it, and whether certain."""
             if not tests:
                 tests.append(test_values(self, fs, mod, self_q, read) if self_q and lib else {})
-            return tests[0].get((line, col))
+            return tests[0].get((fs.name_span.start.line + 1 + line, col))
         read.test_value = test_value
 
         def absent(attr: str) -> bool:

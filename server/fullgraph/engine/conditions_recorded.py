@@ -355,11 +355,13 @@ class PathCondsMixin:
         """Cond atoms that hold in the body and in the else branch of `if test:` (what is known).  The body of
         an `if a or b:` statement and the else branch of an `if a and b:` one hold under the whole test: an
         "expr" atom ("either", line, column) that the project evaluates by running the function on what it
-        knows (engine/derived.py), and otherwise takes to hold, as before."""
+        knows (engine/derived.py), and otherwise takes to hold, as before.  The line counts from the function's
+        `def` line (an edit above the function moves it whole: engine/incremental.py reuses its summary as is)."""
         if isinstance(test, ast.BoolOp):
             atoms = [self._atom(v) for v in test.values]
-            whole = ("expr", self._test_text(test), ("either", test.lineno, test.col_offset), True) \
-                if self._testing is not None and self._testing.test is test else None
+            def_line = getattr(self.node, "lineno", None) if not self.module_level else None
+            whole = ("expr", self._test_text(test), ("either", test.lineno - def_line, test.col_offset), True) \
+                if def_line is not None and self._testing is not None and self._testing.test is test else None
             if isinstance(test.op, ast.And):
                 return tuple(a for a in atoms if a), ((negated(whole),) if whole else ())
             return ((whole,) if whole else ()), (tuple(negated(a) for a in atoms) if all(atoms) else ())
