@@ -8,6 +8,7 @@ callers pass tensors is analysed again with those parameters read as tensors (`w
 """
 from __future__ import annotations
 
+import ast
 import os
 from typing import TYPE_CHECKING
 
@@ -193,6 +194,23 @@ class Arrivals:
         if any(isinstance(s, tuple) for s in shapes):
             return None
         return _combine([kind(s) for s in shapes])
+
+    def tree(self, path: str, text: str) -> ast.Module | None:
+        """The syntax tree of `text` (the module at `path`), parsed once per generation for the readers of library
+        sources (attrs_seen, fields_stored, derived): the workspace keeps only the last few, and a check of a
+        transformers model read transformers' configuration_utils.py's 23 times (a third of the check).  None when it
+        does not parse."""
+        trees = self.c.memo.setdefault("trees", {})
+        got = trees.get(path)
+        if got is None or got[0] != text:
+            tree = self.tree_of(path, text) if self.tree_of is not None else None
+            if tree is None:
+                try:
+                    tree = ast.parse(text)
+                except (SyntaxError, ValueError, RecursionError, MemoryError):
+                    tree = None
+            trees[path] = got = (text, tree)
+        return got[1]
 
     def forget_base(self, path: str) -> None:
         self._bases.pop(path, None)

@@ -184,9 +184,12 @@ def _held(arr, core: str, attr: str, defining: list[str]) -> bool:
 
 
 def _tree(arr, path: str, text: str) -> ast.Module:
-    """The module's syntax tree (the workspace's, when it keeps one)."""
-    tree = arr.tree_of(path, text) if getattr(arr, "tree_of", None) is not None else None
-    return tree if tree is not None else ast.parse(text)
+    """The module's syntax tree (Arrivals.tree: once per generation); raises when it does not parse (the caller's
+    memo then says not known)."""
+    tree = arr.tree(path, text)
+    if tree is None:
+        raise SyntaxError(path)
+    return tree
 
 
 def _outside_attributes(text: str, core: str) -> bool:

@@ -47,16 +47,25 @@ class Fields:
         self.read = read
 
 
-def function_node(tree: ast.Module, name: str, line: int) -> ast.FunctionDef | None:
-    """The `def name` of a module whose definition starts near 0-based `line` (its decorators first)."""
-    best = None
+def definitions(tree: ast.Module) -> dict[str, list]:
+    """The module's `def` statements by name, in the order of a walk of its tree (for function_node)."""
+    out: dict[str, list] = {}
     for node in walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
-            first = first_line(node) - 1
-            if first <= line <= node.lineno - 1:
-                return node
-            if best is None or abs(node.lineno - 1 - line) < abs(best.lineno - 1 - line):
-                best = node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            out.setdefault(node.name, []).append(node)
+    return out
+
+
+def function_node(defs: dict[str, list], name: str, line: int) -> ast.FunctionDef | None:
+    """The `def name` of a module (`defs`: its definitions()) whose definition starts near 0-based `line` (its
+    decorators first)."""
+    best = None
+    for node in defs.get(name, ()):
+        first = first_line(node) - 1
+        if first <= line <= node.lineno - 1:
+            return node
+        if best is None or abs(node.lineno - 1 - line) < abs(best.lineno - 1 - line):
+            best = node
     return best if best is not None and abs(best.lineno - 1 - line) <= 1 else None
 
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import ast
 import builtins
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from . import consteval as E
 from .nodes import walk
@@ -32,13 +33,14 @@ def _find_node(arr, fs: FunctionSummary, mod: ModuleSummary) -> ast.FunctionDef 
     text = arr.source_of(mod.path)
     if text is None:
         return None
-    tree = arr.tree_of(mod.path, text) if arr.tree_of is not None else None
+    tree = arr.tree(mod.path, text)
     if tree is None:
-        try:
-            tree = ast.parse(text)
-        except (SyntaxError, ValueError):
-            return None
-    return E.function_node(tree, fs.name, fs.span.start.line)
+        return None
+    defs = arr.c.memo.setdefault("definitions", {})  # (a walk of the whole tree per function: once per module)
+    got = defs.get(mod.path)
+    if got is None or got[0] is not tree:
+        defs[mod.path] = got = (tree, E.definitions(tree))
+    return E.function_node(got[1], fs.name, fs.span.start.line)
 
 
 def self_reads(arr, fs: FunctionSummary, mod: ModuleSummary) -> frozenset[str] | None:

@@ -57,16 +57,35 @@ def _stored(arr, classes: list[tuple], owner: tuple, field: str) -> bool:
                 continue
             if by_name.search(text):
                 return True
-            if store.search(text) and \
-                    _stores(_tree(arr, mod.path, text), name, mod.path, mine, own, getattr(mod, "library", False)):
+            library = getattr(mod, "library", False)
+            if store.search(text) and (not library or _in_building(mod, text, store, mine)) and \
+                    _stores(_tree(arr, mod.path, text), name, mod.path, mine, own, library):
+                return True
+    return False
+
+
+def _in_building(mod, text: str, store, mine: set) -> bool:
+    """Is a match of `store` in a followed library's module inside a function where a store may count (an
+    `__init__`/`__post_init__`, a method of a class of `mine`), by the spans of its summary's functions?  Else
+    the module is not parsed again (transformers' modeling_utils.py stores config fields in its generation and
+    loading helpers: parsing it again was a third of a second per check)."""
+    lines = {text.count("\n", 0, m.start()) for m in store.finditer(text)}
+    for fs in mod.functions.values():
+        if fs.name in ("__init__", "__post_init__") or \
+                (fs.class_qualname and (mod.path, fs.class_qualname.rpartition(".")[2]) in mine):
+            a, b = fs.span.start.line, fs.span.end.line
+            if any(a <= line <= b for line in lines):
                 return True
     return False
 
 
 def _tree(arr, path: str, text: str) -> ast.Module:
-    """The module's syntax tree, parsed once for all the analyses that read it (the workspace's) when there is one."""
-    tree = arr.tree_of(path, text) if arr.tree_of is not None else None
-    return tree if tree is not None else ast.parse(text)
+    """The module's syntax tree (Arrivals.tree: once per generation); raises when it does not parse (the memo of
+    field_stored then says stored)."""
+    tree = arr.tree(path, text)
+    if tree is None:
+        raise SyntaxError(path)
+    return tree
 
 
 def _aliases(node: ast.ClassDef, field: str) -> set[str] | None:
