@@ -826,3 +826,28 @@ def test_layers_built_in_a_loop_in_a_followed_library(tmp_path, step, shown):
     found = [f for f in _library_findings(root) if f[:2] == ("layers.py", line)]
     assert found == ([("layers.py", line, "FG101", False)] if shown else [])
     assert _library_breaks(root) == ({("layers.py", line)} if shown else set())
+
+
+def test_hasattr_decision_follows_the_script_being_edited(tmp_path):
+    """In the editor the absence of `_loss_fn` is kept from one keystroke to the next (an edit of the script
+    elsewhere does not read the library again), and typing a store of the property undoes it at once."""
+    from fullgraph.api import Workspace
+    from fullgraph.config import Config
+
+    root = _library_project(tmp_path, {"losses.py": LOSSES.format(kind="other")}, LOSS_SCRIPT.format(setup=""))
+    ws = Workspace(Config(project_root=str(root), follow=["fglib"], extra_paths=[SITE.as_posix()]), use_cache=False)
+    script = str(root / "train.py")
+    text = (root / "train.py").read_text()
+
+    def warn_sites(new_text: str) -> list[bool]:
+        """Whether each finding at the library's warning is conditional, as the editor gets them."""
+        ws.set_text(script, new_text)
+        return [f.condition is not None for f in ws.findings_for([script], fixes=False)
+                if f"fglib.losses:{WARN_LINE}:" in f.message]
+
+    shown = warn_sites(text)
+    assert shown == [False]
+    assert warn_sites(text + "\n# an edit elsewhere\n") == [False]
+    assert warn_sites(text.replace("    model = Base()\n", "    model = Base()\n    model.loss_fn = F.l1_loss\n")) \
+        == [True]
+    assert warn_sites(text) == [False]

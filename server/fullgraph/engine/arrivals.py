@@ -47,6 +47,9 @@ def _combine(kinds: list) -> str | None:
     return kinds[0] if all(k == kinds[0] for k in kinds) else "tensor"
 
 
+# library modules whose syntax trees Arrivals.tree keeps (a transformers model's check reads some forty)
+TREES_KEPT = 64
+
 class Arrivals:
     """Reads the project through its resolver (engine/resolve.py), and memoises in the contents'
     per-generation memo."""
@@ -61,6 +64,11 @@ class Arrivals:
         self.tree_of = None
         self.variants: dict[tuple, tuple] = {}
         self._bases: dict[str, tuple] = {}  # path -> (text hash, ModuleAnalyzer): see _base_analysis
+        self._trees: dict[str, tuple] = {}  # path -> (text, syntax tree or None): see tree
+        # (name, packages) -> {path: text} of the packages' files that hold the name (globals_seen.texts_naming)
+        self.package_texts: dict[tuple, dict[str, str]] = {}
+        # (class, attribute, near) -> (what was read, its state, whether `hasattr` is False): attrs_seen's
+        self.absence_kept: dict[tuple, tuple] = {}
 
     def callers_index(self):
         """Function qualname -> [(call site, module)] of calls passing arguments (memoised)."""
@@ -196,12 +204,13 @@ class Arrivals:
         return _combine([kind(s) for s in shapes])
 
     def tree(self, path: str, text: str) -> ast.Module | None:
-        """The syntax tree of `text` (the module at `path`), parsed once per generation for the readers of library
-        sources (attrs_seen, fields_stored, derived): the workspace keeps only the last few, and a check of a
-        transformers model read transformers' configuration_utils.py's 23 times (a third of the check).  None when it
-        does not parse."""
-        trees = self.c.memo.setdefault("trees", {})
-        got = trees.get(path)
+        """The syntax tree of `text` (the module at `path`), parsed once for the readers of library sources
+        (attrs_seen, fields_stored, derived) while the text stays the same, across generations (an edit of the
+        user's script does not change transformers' files): the workspace keeps only the last few, and a check of
+        a transformers model read transformers' configuration_utils.py's 23 times (a third of the check).  The last
+        TREES_KEPT are kept.  None when it does not parse."""
+        trees = self._trees
+        got = trees.pop(path, None)
         if got is None or got[0] != text:
             tree = self.tree_of(path, text) if self.tree_of is not None else None
             if tree is None:
@@ -209,7 +218,10 @@ class Arrivals:
                     tree = ast.parse(text)
                 except (SyntaxError, ValueError, RecursionError, MemoryError):
                     tree = None
-            trees[path] = got = (text, tree)
+            got = (text, tree)
+        trees[path] = got  # (last: the least recently read go first)
+        while len(trees) > TREES_KEPT:
+            trees.pop(next(iter(trees)))
         return got[1]
 
     def forget_base(self, path: str) -> None:

@@ -69,9 +69,42 @@ def seen_absent(arr, class_q: str, attr: str, near: str, decide: Callable[[str],
     """`self.<attr>` is absent from an instance of `class_q` (`hasattr` is False): certain (True) or by
     default only (False, a guard of a store is false by default); NOT_KNOWN when that is not seen (see the
     module's doc)."""
-    guards = arr.c.memoised("attrs_absent", (class_q, attr, near), lambda: _absence_seen(arr, class_q, attr, near),
+    guards = arr.c.memoised("attrs_absent", (class_q, attr, near), lambda: _absence_kept(arr, class_q, attr, near),
                             NOT_KNOWN)
     return NOT_KNOWN if guards is NOT_KNOWN else _guards_false(guards, decide)
+
+
+def _absence_kept(arr, class_q: str, attr: str, near: str) -> tuple | Any:
+    """_absence_seen, kept across generations (Arrivals.absence_kept) while what it read is as it was: the same
+    library modules loaded (installed code does not change while a script is edited), and the same text in the
+    user's modules that define a class of the MRO or name NAME or a property storing it.  An edit of the user's
+    script elsewhere re-ran it all (a third of a second per keystroke on a transformers training script)."""
+    key = (class_q, attr, near)
+    kept = arr.absence_kept.get(key)
+    if kept is not None and _read_state(arr, *kept[0]) == kept[1]:
+        return kept[2]
+    read: tuple[set, set] = ({attr.lstrip("_") or attr}, set())
+    try:
+        got = _absence_seen(arr, class_q, attr, near, read)
+    except (OSError, SyntaxError, ValueError, RecursionError):
+        got = NOT_KNOWN
+    arr.absence_kept[key] = (read, _read_state(arr, *read), got)
+    return got
+
+
+def _read_state(arr, names: set, paths: set) -> frozenset:
+    out = set()
+    for m in list(arr.c.modules.values()):
+        path = getattr(m, "path", None)
+        if not path:
+            continue
+        if getattr(m, "library", False):
+            out.add(path)
+            continue
+        text = arr.source_of(path) if path not in paths else None
+        if path in paths or text is None or any(n in text for n in names):
+            out.add((path, m.text_hash))
+    return frozenset(out)
 
 
 def _guards_false(guards: tuple, decide: Callable[[str], tuple | None]) -> bool | Any:
@@ -108,9 +141,12 @@ def _classes(arr, class_q: str, attr: str, near: str, absent: bool) -> tuple[lis
     return nodes, mine
 
 
-def _absence_seen(arr, class_q: str, attr: str, near: str) -> tuple | Any:
+def _absence_seen(arr, class_q: str, attr: str, near: str, read: tuple[set, set]) -> tuple | Any:
     """The FLAGs of the `if self.FLAG:` that guard the stores of `.<attr>` on the object, when NAME is
-    otherwise never set on it; NOT_KNOWN otherwise."""
+    otherwise never set on it; NOT_KNOWN otherwise.  `read`: the names looked for in the program's texts and the
+    paths of the MRO's modules, as it learns them (_absence_kept)."""
+    c = arr.r.class_(class_q, near)
+    read[1].update(cmod.path for _, cmod in (arr.r.mro(c[0].qualname, c[1].path) if c is not None else ()))
     got = _classes(arr, class_q, attr, near, absent=True)
     if got is NOT_KNOWN:
         return NOT_KNOWN
@@ -128,6 +164,7 @@ def _absence_seen(arr, class_q: str, attr: str, near: str) -> tuple | Any:
             if guard not in guards:
                 guards.append(guard)
         names.extend(m.name for m, _ in _methods(node) if id(m) in idle)
+    read[0].update(n.lstrip("_") or n for n in names)
     if any(_names_held(arr, core, attr, defining) for core in dict.fromkeys(n.lstrip("_") or n for n in names)):
         return NOT_KNOWN  # `register_buffer("NAME", ...)`, `setattr(x, "NAME", ...)`, a computed name
     if _stored_elsewhere(arr, attr, mine, {n.name for n in nodes}, defining):

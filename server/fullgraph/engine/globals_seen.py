@@ -90,13 +90,22 @@ def _texts_naming(arr, name: str, defining: list[str]) -> dict[str, str]:
         text = arr.source_of(path)
         if text is not None and name in text:
             texts[path] = text
-    raw = name.encode()
-    for path in dict.fromkeys(p for d in defining for p in package_files(arr, d)):  # (each package once)
-        if path not in loaded and path not in texts:
+    # the package files holding the name, read once per session: installed code does not change while the user
+    # edits a script (the reading was most of an edit's re-check of a transformers script)
+    key = (name, tuple(defining))
+    found = arr.package_texts.get(key)
+    if found is None:
+        raw = name.encode()
+        found = {}
+        for path in dict.fromkeys(p for d in defining for p in package_files(arr, d)):  # (each package once)
             with open(path, "rb") as fh:
                 data = fh.read()
             if raw in data:
-                texts[path] = data.decode("utf-8", "replace")
+                found[path] = data.decode("utf-8", "replace")
+        arr.package_texts[key] = found
+    for path, text in found.items():
+        if path not in loaded and path not in texts:
+            texts[path] = text
     return texts
 
 
