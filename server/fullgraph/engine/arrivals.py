@@ -205,24 +205,34 @@ class Arrivals:
 
     def tree(self, path: str, text: str) -> ast.Module | None:
         """The syntax tree of `text` (the module at `path`), parsed once for the readers of library sources
-        (attrs_seen, fields_stored, derived) while the text stays the same, across generations (an edit of the
-        user's script does not change transformers' files): the workspace keeps only the last few, and a check of
-        a transformers model read transformers' configuration_utils.py's 23 times (a third of the check).  The last
-        TREES_KEPT are kept.  None when it does not parse."""
+        (attrs_seen, fields_stored, derived): a followed library's while its text stays the same, across
+        generations (an edit of the user's script does not change transformers' files; the last TREES_KEPT), any
+        other module's for the generation.  The workspace keeps only the last few: a check of a transformers model
+        read transformers' configuration_utils.py's 23 times (a third of the check).  None when it does not parse."""
+        mod = self.c.modules.get(path)
+        if not getattr(mod, "library", False):  # (a buffer's tree: the next edit's reparse moves its statements in
+            trees = self.c.memo.setdefault("trees", {})  # place, so it is kept for this generation only)
+            got = trees.get(path)
+            if got is None or got[0] != text:
+                got = trees[path] = (text, self._parse(path, text))
+            return got[1]
         trees = self._trees
         got = trees.pop(path, None)
         if got is None or got[0] != text:
-            tree = self.tree_of(path, text) if self.tree_of is not None else None
-            if tree is None:
-                try:
-                    tree = ast.parse(text)
-                except (SyntaxError, ValueError, RecursionError, MemoryError):
-                    tree = None
-            got = (text, tree)
+            got = (text, self._parse(path, text))
         trees[path] = got  # (last: the least recently read go first)
         while len(trees) > TREES_KEPT:
             trees.pop(next(iter(trees)))
         return got[1]
+
+    def _parse(self, path: str, text: str) -> ast.Module | None:
+        tree = self.tree_of(path, text) if self.tree_of is not None else None
+        if tree is None:
+            try:
+                tree = ast.parse(text)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                tree = None
+        return tree
 
     def forget_base(self, path: str) -> None:
         self._bases.pop(path, None)
