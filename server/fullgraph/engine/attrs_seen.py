@@ -44,7 +44,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .absent_fields import class_node, defines
-from .globals_seen import NOT_KNOWN, store_patterns, texts_naming
+from .globals_seen import NOT_KNOWN, parsed, store_patterns, texts_naming
 from .nodes import children, walk
 
 _OBJECT = ("builtins.object", "object", "torch.nn.Module", "torch.nn.modules.module.Module")
@@ -133,7 +133,7 @@ def _classes(arr, class_q: str, attr: str, near: str, absent: bool) -> tuple[lis
         if any(b not in _OBJECT and arr.r.class_(b, cmod.path) is None for b in cs.bases):
             return NOT_KNOWN
         text = arr.source_of(cmod.path)
-        node = class_node(_tree(arr, cmod.path, text), cs) if text is not None else None
+        node = class_node(parsed(arr, cmod.path, text), cs) if text is not None else None
         if node is None or _sets_otherwise(node, attr, absent):
             return NOT_KNOWN
         nodes.append(node)
@@ -201,7 +201,7 @@ def _held(arr, core: str, attr: str, defining: list[str]) -> bool:
     for path, text in texts_naming(arr, core, defining).items():
         if not _outside_attributes(text, core):
             continue
-        tree = _tree(arr, path, text)
+        tree = parsed(arr, path, text)
         reads = set()  # the string of a `getattr(x, "attr"...)` / `hasattr(x, "attr")`; `P` of `@P.setter`
         for n in walk(tree):
             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -218,15 +218,6 @@ def _held(arr, core: str, attr: str, defining: list[str]) -> bool:
             if name is not None and name.lstrip("_") == core and id(n) not in reads:
                 return True  # a keyword, a parameter, a variable
     return False
-
-
-def _tree(arr, path: str, text: str) -> ast.Module:
-    """The module's syntax tree (Arrivals.tree: once per generation); raises when it does not parse (the caller's
-    memo then says not known)."""
-    tree = arr.tree(path, text)
-    if tree is None:
-        raise SyntaxError(path)
-    return tree
 
 
 def _outside_attributes(text: str, core: str) -> bool:
@@ -378,7 +369,7 @@ def _stored_elsewhere(arr, attr: str, mine: set[tuple], names: set[str], definin
             return True
         if not store.search(text):
             continue
-        tree = _tree(arr, path, text)
+        tree = parsed(arr, path, text)
         allowed: set[int] = set()
         for n in walk(tree):
             # an MRO class's stores (checked above), or another top-level class's own

@@ -24,7 +24,7 @@ from __future__ import annotations
 import ast
 
 from .absent_fields import class_node
-from .globals_seen import store_patterns
+from .globals_seen import parsed, store_patterns
 from .nodes import children
 
 
@@ -40,7 +40,7 @@ def _stored(arr, classes: list[tuple], owner: tuple, field: str) -> bool:
     names = {field}
     for cs, cmod in classes:
         text = arr.source_of(cmod.path) if arr.source_of is not None else None
-        node = class_node(_tree(arr, cmod.path, text), cs) if text is not None else None
+        node = class_node(parsed(arr, cmod.path, text), cs) if text is not None else None
         if node is None:
             return True
         aliases = _aliases(node, field)
@@ -59,7 +59,7 @@ def _stored(arr, classes: list[tuple], owner: tuple, field: str) -> bool:
                 return True
             library = getattr(mod, "library", False)
             if store.search(text) and (not library or _in_building(mod, text, store, mine)) and \
-                    _stores(_tree(arr, mod.path, text), name, mod.path, mine, own, library):
+                    _stores(parsed(arr, mod.path, text), name, mod.path, mine, own, library):
                 return True
     return False
 
@@ -77,15 +77,6 @@ def _in_building(mod, text: str, store, mine: set) -> bool:
             if any(a <= line <= b for line in lines):
                 return True
     return False
-
-
-def _tree(arr, path: str, text: str) -> ast.Module:
-    """The module's syntax tree (Arrivals.tree: once per generation); raises when it does not parse (the memo of
-    field_stored then says stored)."""
-    tree = arr.tree(path, text)
-    if tree is None:
-        raise SyntaxError(path)
-    return tree
 
 
 def _aliases(node: ast.ClassDef, field: str) -> set[str] | None:

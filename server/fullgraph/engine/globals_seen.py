@@ -69,6 +69,15 @@ def store_patterns(name: str) -> tuple[re.Pattern, re.Pattern]:
             re.compile(r"""setattr\(\s*[^,()]*,\s*['"]""" + re.escape(name) + r"""['"]"""))
 
 
+def parsed(arr, path: str, text: str) -> ast.Module:
+    """The module's syntax tree (Arrivals.tree, shared by the readers of library sources); raises SyntaxError when
+    it does not parse (the reader's memo then says not known)."""
+    tree = arr.tree(path, text)
+    if tree is None:
+        raise SyntaxError(path)
+    return tree
+
+
 def texts_naming(arr, name: str, defining: list[str]) -> dict[str, str]:
     """Path -> text of the modules the analysis loaded (as analysed: an editor's buffer may differ from the
     file) and of the files of the packages of the modules `defining` (read as bytes and searched for the
