@@ -9,7 +9,7 @@ import copy
 import dataclasses
 import pickle
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from ..positions import Span
 
@@ -267,6 +267,10 @@ class ModuleSummary:
     # calls of torch functions that may change the device a tensor factory makes tensors on
     # (engine/tensors_made.py): `torch.set_default_device`, `torch.set_default_tensor_type`, `torch.device`
     device_calls: set[str] = field(default_factory=set)
+
+    # set True on the instance for a followed library's module (api.Workspace); read with getattr(m, "library",
+    # False) across the engine, which without this default went through __getattr__'s AttributeError each time
+    library: ClassVar[bool] = False
 
     # Pickled (the cache, the workers' summaries), the fields a project reads only in the modules its walks
     # reach are one blob, unpickled at the first read of one of them: a check of the torch tree reads them in
