@@ -356,8 +356,11 @@ class Suppress(Fix):
         src = ctx.source(f.path)
         stmt = f.data.get("stmt")
         line = stmt.end.line if stmt is not None else f.span.start.line
-        comment = self._line_comment(src, line, stmt.start.line if stmt is not None else None)
         text = src.line(line)
+        # what follows the statement on its last line holds no comment, string or other statement: nothing to
+        # tokenize (the statement itself ends there, so no string of it is open at the line's end)
+        plain_end = stmt is not None and not any(ch in text[stmt.end.col:] for ch in "#'\";\\")
+        comment = None if plain_end else self._line_comment(src, line, stmt.start.line if stmt is not None else None)
         if comment is None:
             end = len(text.rstrip())
             if text.rstrip().endswith("\\"):
