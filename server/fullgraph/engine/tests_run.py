@@ -99,8 +99,10 @@ def _run(arr, fs, mod, node, self_q, attr_of, params: dict, names: list, stars: 
         return value if _plain(value) else E.UNKNOWN
 
     ev = E.Evaluator(self_q.rpartition(".")[2] if self_q else None, self_attr, global_reader(arr, mod))
-    if fs.is_method and names:
-        ev.self_name = names[0]
+    # (`self.<attr>` of a method only: a nested function's `self` parameter, GradientCheckpointingLayer's
+    # `forward_with_checkpointing(self, ...)`, reads attributes code outside the class sets, such as
+    # `gradient_checkpointing_enable()`'s `module.gradient_checkpointing = True`)
+    ev.self_name = names[0] if fs.is_method and names else ""
     env: dict = {n: E.UNKNOWN for n in [*names, *stars]}
     env.update(params)
     if fs.is_method and names:
