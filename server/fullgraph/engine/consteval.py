@@ -67,9 +67,15 @@ class Fields:
 def definitions(tree: ast.Module) -> dict[str, list]:
     """The module's `def` statements by name, in the order of a walk of its tree (for function_node)."""
     out: dict[str, list] = {}
-    for node in walk(tree):
+    stack: list = [tree]
+    while stack:  # (statements only: a `def` is one; the expressions of the tree are not visited)
+        node = stack.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             out.setdefault(node.name, []).append(node)
+        for f in ("body", "orelse", "finalbody", "handlers", "cases"):
+            b = getattr(node, f, None)
+            if type(b) is list:
+                stack.extend(reversed(b))
     return out
 
 

@@ -113,7 +113,11 @@ def _run(arr, fs, mod, node, self_q, attr_of, params: dict, names: list, stars: 
 
 def _field(arr, class_q: str, field: str, near: str, certain: bool) -> Any:
     """`self.config.<field>`: what every construction of the config class passes (Arrivals.field_value)."""
-    got = arr.field_value(class_q, field, near)
+    memo = arr.c.memo.setdefault("tests_run_fields", {})  # (per generation: field_value reads the constructions)
+    key = (class_q, field, near)
+    if key not in memo:
+        memo[key] = arr.field_value(class_q, field, near)
+    got = memo[key]
     if got is None or (certain and got[1] != C.KNOWN) or not _plain(got[0]):
         return E.UNKNOWN
     return got[0]
