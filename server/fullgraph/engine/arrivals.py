@@ -19,6 +19,8 @@ from .absent_fields import field_absent
 from .attrs_seen import seen_absent, seen_init_value
 from .consteval import UNKNOWN
 from .derived import element_values, init_value, iterates, test_values
+from .tests_run import position as tests_position
+from .tests_run import run_tests
 from .fields_stored import field_stored
 from .globals_seen import NOT_KNOWN, module_value
 from .incremental import moved_function
@@ -484,6 +486,16 @@ class Arrivals:
                 tests.append(test_values(self, fs, mod, self_q, read) if self_q and lib else {})
             return tests[0].get((fs.name_span.start.line + 1 + line, col))
         read.test_value = test_value
+        runs: dict = {}  # (the runs of the function on its parameters' values, by those values: engine/tests_run.py)
+
+        def run_test(at: tuple, env: dict) -> tuple[bool, bool] | None:
+            """The truth of the "run" test at `at` (conditions_recorded._run_test) when the function runs on the
+            values `env` gives its parameters, and whether certain; None when not decided."""
+            if not lib:
+                return None
+            got = run_tests(self, fs, mod, self_q, read, env, runs)
+            return got.get(tests_position(fs, at)) if got else None
+        read.run_test = run_test
 
         def absent(attr: str) -> bool:
             """`self.config.<field>`: the class of the object held lacks the field (engine/absent_fields.py)."""

@@ -317,9 +317,15 @@ def evaluate(atom: tuple, env: Env, self_attr: Callable[[str], tuple | None], li
         if library and isinstance(test, tuple) and test[0] in ("global", "selfread", "selfhas"):
             return _read_holds(test, want, self_attr)
         if isinstance(test, tuple) and test[0] == "either":
-            return _run_holds(test, want, self_attr) if library else "true"
+            if not library:
+                return "true"
+            got = _run_holds(test, want, self_attr)
+            return (_env_run_holds(test[1:], want, env, self_attr) or "true") if got == "true" else got
         if library and isinstance(test, tuple) and test[0] == "tensor":
             return _tensor_holds(test, want, env, getattr(self_attr, "predicate", None))
+        if library and isinstance(test, tuple) and test[0] == "run":
+            got = _env_run_holds(test[1:], want, env, self_attr)
+            return "default" if got is None else got
         return "default" if library else "true"
     if kind == "param":
         got = env.get(name)
@@ -385,6 +391,17 @@ def _run_holds(test: tuple, want: bool, self_attr) -> str:
     if got is None or got[0] == want:
         return "true"
     return "false" if got[1] else "default"
+
+
+def _env_run_holds(at: tuple, want: bool, env: dict, self_attr) -> str | None:
+    """A test at `at` (a "run" atom's position, or an "either" one's (line, column)) as running the function on the
+    values the walk gives its parameters computes it (engine/tests_run.py, the reader's `run_test`): "true",
+    "false", "default" (false only by default); None when the run does not decide it."""
+    read = getattr(self_attr, "run_test", None)
+    got = read(at, env) if read is not None else None
+    if got is None:
+        return None
+    return "true" if got[0] == want else "false" if got[1] else "default"
 
 
 def _tensor_holds(test: tuple, want: bool, env: dict, predicate=None) -> str:

@@ -214,7 +214,21 @@ class PathCondsMixin:
             return (*f, self._or_default(node, f, "truth"), True)
         if self.truth(node)[0] != "U":
             return None  # a compile guard: dead_if's business
-        return ("expr", self._test_text(node), self._read_test(node) or "truth", True)
+        return ("expr", self._test_text(node), self._read_test(node) or self._run_test(node) or "truth", True)
+
+    def _run_test(self, node: ast.AST) -> tuple | None:
+        """("run", line, column, end line, end column) of a test, or an operand of the test, of the `if` being
+        analysed (lines counted from the function's `def` line, as "either"'s): the project evaluates it by running
+        the function on the values the walk gives its parameters (engine/tests_run.py: `seq_length <=
+        max_tokens_to_attend` with `input_ids` a tensor of the script's visible shape); None elsewhere."""
+        s = self._testing
+        if s is None or self.module_level or not isinstance(s, ast.If) or \
+                not any(n is node for n in walk(s.test)):
+            return None
+        def_line = getattr(self.node, "lineno", None)
+        if def_line is None:
+            return None
+        return ("run", node.lineno - def_line, node.col_offset, node.end_lineno - def_line, node.end_col_offset)
 
     def _read_test(self, node: ast.AST) -> tuple | None:
         """A test of a module-level name (`backend.use_segment_matmul is None`, or a local read from it

@@ -39,6 +39,23 @@ class Module:
         self.name = name
 
 
+class Tensor:
+    """A tensor whose shape is known (a factory call of the user's script with literal sizes, engine/tensors_made.py):
+    `t.size()`/`t.shape` are the tuple of ints, `t.size(i)`/`t.shape[i]`, `t.dim()`/`t.ndim`, `t.numel()`, `len(t)`
+    ints (Dynamo specialises a static shape into ints in the first compile).  Anything else of it is not known:
+    its truth, its equality, an operation on it."""
+
+    def __init__(self, shape: tuple):
+        self.shape = tuple(shape)
+
+
+class Opaque:
+    """A value known to be an object (not None: an instance a call passes), nothing else of it."""
+
+
+OPAQUE = Opaque()
+
+
 class Fields:
     """An object whose fields the analysis reads one by one (`config.encoder_layers`: a config object every
     construction passes the same way): `read(name)` -> the value or UNKNOWN."""
@@ -50,9 +67,15 @@ class Fields:
 def definitions(tree: ast.Module) -> dict[str, list]:
     """The module's `def` statements by name, in the order of a walk of its tree (for function_node)."""
     out: dict[str, list] = {}
-    for node in walk(tree):
+    stack: list = [tree]
+    while stack:  # (statements only: a `def` is one; the expressions of the tree are not visited)
+        node = stack.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             out.setdefault(node.name, []).append(node)
+        for f in ("body", "orelse", "finalbody", "handlers", "cases"):
+            b = getattr(node, f, None)
+            if type(b) is list:
+                stack.extend(reversed(b))
     return out
 
 
@@ -80,6 +103,9 @@ class Evaluator:
         # (line, column) of the test of each `if` statement reached -> its truth on the paths reaching it
         # (True, False; None when not known on one of them)
         self.tests: dict[tuple[int, int], set] = {}
+        # (line, column, end line, end column) of each `if` test reached and of its `and`/`or`/`not` operands ->
+        # their truths on the paths reaching it (as self.tests)
+        self.operands: dict[tuple[int, int, int, int], set] = {}
 
     # ---- statements: env is a dict (a path that runs on) or None (a path that returned/raised)
 
@@ -121,6 +147,7 @@ class Evaluator:
         if isinstance(s, ast.If):
             test = self.truth(s.test, env)
             self.tests.setdefault((s.test.lineno, s.test.col_offset), set()).add(test)
+            self._operands(s.test, env, test)
             if test is True:
                 return self.block(s.body, dict(env))
             if test is False:
@@ -140,9 +167,23 @@ class Evaluator:
                 env[node.name] = UNKNOWN
         return env
 
+    def _operands(self, e: ast.expr, env: dict, truth: bool | None) -> None:
+        """Record the truth of a test and of its `and`/`or`/`not` operands (each evaluated on its own: they
+        have no effect, a walrus aside, which makes what it binds UNKNOWN)."""
+        self.operands.setdefault((e.lineno, e.col_offset, e.end_lineno, e.end_col_offset), set()).add(truth)
+        if isinstance(e, ast.BoolOp):
+            for v in e.values:
+                self._operands(v, env, self.truth(v, env))
+        elif isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
+            self._operands(e.operand, env, self.truth(e.operand, env))
+
     def assign(self, target: ast.expr, v: Any, env: dict) -> None:
         if isinstance(target, ast.Name):
             env[target.id] = v
+        elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(v, (tuple, list)) and \
+                len(v) == len(target.elts) and not any(isinstance(t, ast.Starred) for t in target.elts):
+            for t, x in zip(target.elts, v):  # `batch_size, seq_length = input_shape`
+                self.assign(t, x, env)
         elif isinstance(target, ast.Attribute) and self._is_self(target.value):
             env["self." + target.attr] = v
         else:
@@ -168,6 +209,8 @@ class Evaluator:
         v = self.expr(e, env)
         if v is UNKNOWN or isinstance(v, (Module, Registry)):
             return None if v is UNKNOWN else True
+        if isinstance(v, (Tensor, Opaque)):
+            return None  # (a tensor's truth is its data's; an object's, its class's)
         try:
             return bool(v)
         except Exception:  # noqa: BLE001 -- an object whose truth is not plain
@@ -186,6 +229,22 @@ class Evaluator:
             if e.id in env:
                 return env[e.id]
             return self.global_value(e.id)
+        if isinstance(e, ast.NamedExpr):  # `(n := ...)`: binds n on this path
+            v = self.expr(e.value, env)
+            if isinstance(e.target, ast.Name):
+                env[e.target.id] = v
+            return v
+        if isinstance(e, (ast.Tuple, ast.List)) and isinstance(e.ctx, ast.Load):
+            items = [self.expr(x, env) for x in e.elts]
+            if any(isinstance(x, ast.Starred) for x in e.elts) or not all(_plain(x) for x in items):
+                return UNKNOWN
+            return tuple(items) if isinstance(e, ast.Tuple) else items
+        if isinstance(e, ast.Slice):
+            parts = [self.expr(x, env) if x is not None else None for x in (e.lower, e.upper, e.step)]
+            return slice(*parts) if all(x is None or type(x) is int for x in parts) else UNKNOWN
+        if isinstance(e, ast.Attribute) and e.attr in ("shape", "ndim") and not self._is_self(e.value) and \
+                isinstance(base := self.expr(e.value, env), Tensor):
+            return base.shape if e.attr == "shape" else len(base.shape)
         if isinstance(e, ast.Attribute):
             if e.attr == "__name__" and self.class_name is not None and self._class_of_self(e.value):
                 return self.class_name
@@ -193,6 +252,8 @@ class Evaluator:
                 return env["self." + e.attr] if "self." + e.attr in env else self.self_attr(e.attr)
             if isinstance(e.value, ast.Name) and isinstance(base := env.get(e.value.id), Fields):
                 return base.read(e.attr)  # (a local only: a module-level name is not looked up for this)
+            if not isinstance(e.value, ast.Name) and isinstance(base := self.expr(e.value, env), Fields):
+                return base.read(e.attr)  # `self.config.block_size`
             return UNKNOWN
         if isinstance(e, ast.JoinedStr):
             parts = []
@@ -235,9 +296,12 @@ class Evaluator:
                 if left is UNKNOWN or right is UNKNOWN:
                     return UNKNOWN
                 return (left is right) == isinstance(op, ast.Is)
-            if left is UNKNOWN or right is UNKNOWN or isinstance(left, Module) or isinstance(right, Module):
+            if left is UNKNOWN or right is UNKNOWN or isinstance(left, (Module, Tensor, Opaque)) or \
+                    isinstance(right, (Module, Tensor, Opaque)):
                 return UNKNOWN
             if isinstance(op, (ast.In, ast.NotIn)):
+                if not _plain(left) or (isinstance(right, (tuple, list)) and not all(_plain(x) for x in right)):
+                    return UNKNOWN
                 return (left in right) == isinstance(op, ast.In)
             ops = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b, ast.Lt: lambda a, b: a < b,
                    ast.LtE: lambda a, b: a <= b, ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b}
@@ -247,7 +311,9 @@ class Evaluator:
             base, key = self.expr(e.value, env), self.expr(e.slice, env)
             if isinstance(base, Registry) and (key is UNKNOWN or key not in base):
                 return ANY_ENTRY  # one of the registry's functions, which one not known
-            if base is UNKNOWN or key is UNKNOWN or isinstance(base, Module):
+            if base is UNKNOWN or key is UNKNOWN or isinstance(base, (Module, Tensor, Opaque)):
+                return UNKNOWN
+            if isinstance(base, (tuple, list)) and not isinstance(key, (int, slice)):
                 return UNKNOWN
             return base[key]
         if isinstance(e, ast.Call):
@@ -276,6 +342,10 @@ class Evaluator:
             if any(a is UNKNOWN or isinstance(a, Module) for a in args):
                 return UNKNOWN
             if name == "len" and len(args) == 1:
+                if isinstance(args[0], Tensor):
+                    return args[0].shape[0]  # (a 0-d tensor: an IndexError, UNKNOWN)
+                if isinstance(args[0], Opaque):
+                    return UNKNOWN
                 return len(args[0])
             if name in ("str", "int", "bool") and len(args) == 1 and _plain(args[0]):
                 return {"str": str, "int": int, "bool": bool}[name](args[0])
@@ -285,6 +355,8 @@ class Evaluator:
             args = [self.expr(a, env) for a in e.args]
             if recv is UNKNOWN or any(a is UNKNOWN for a in args):
                 return UNKNOWN
+            if isinstance(recv, Tensor):
+                return _tensor_method(recv, e.func.attr, args)
             if isinstance(recv, Module) and recv.name == "re" and e.func.attr == "findall" and len(args) == 2 \
                     and all(isinstance(a, str) for a in args):
                 return re.findall(args[0], args[1])
@@ -292,6 +364,22 @@ class Evaluator:
                     isinstance(args[0], (Registry, list, tuple)) and all(isinstance(x, str) for x in args[0]):
                 return recv.join(args[0])
         return UNKNOWN
+
+
+def _tensor_method(t: Tensor, name: str, args: list) -> Any:
+    """`t.size()`, `t.size(i)`, `t.dim()`, `t.ndimension()`, `t.numel()` of a tensor whose shape is known."""
+    if name == "size" and not args:
+        return t.shape
+    if name == "size" and len(args) == 1 and type(args[0]) is int:
+        return t.shape[args[0]]  # (out of range: an IndexError, UNKNOWN)
+    if name in ("dim", "ndimension") and not args:
+        return len(t.shape)
+    if name == "numel" and not args:
+        n = 1
+        for d in t.shape:
+            n *= d
+        return n
+    return UNKNOWN
 
 
 _BUILTIN = object()  # what global_value answers for a builtin the module does not rebind

@@ -107,6 +107,9 @@ def factory_facts(an, call: ast.Call) -> frozenset:
             facts.add(("floating", True))
         elif q in INTEGER_FACTORIES:
             facts.add(("floating", False))
+    shape = _literal_shape(q, call.args, kws)
+    if shape is not None:
+        facts.add(("shape", shape))
     if q == "torch.tensor":
         numbers = _literal_numbers(call.args[0]) if call.args else None
         if numbers is None:
@@ -114,6 +117,31 @@ def factory_facts(an, call: ast.Call) -> frozenset:
         if "dtype" not in kws and numbers:
             facts.add(("floating", any(isinstance(x, float) for x in numbers)))
     return frozenset(facts)
+
+
+def _literal_shape(q: str, args: list, kws: dict) -> tuple | None:
+    """The shape a factory call fixes with literal ints: `torch.randint(lo, hi, (2, 32))` (`randint(hi, size)`,
+    `size=`), `torch.ones(2, 32)`, `torch.zeros((2, 32))`, `torch.randn(size=(2, 32))`; None otherwise."""
+    if q in INTEGER_FACTORIES:
+        size = kws.get("size", args[2] if len(args) >= 3 else args[1] if len(args) == 2 else None)
+        return _ints(size) if isinstance(size, (ast.Tuple, ast.List)) else None
+    if q not in FLOATING_FACTORIES:
+        return None
+    if "size" in kws:
+        return _ints(kws["size"]) if not args and isinstance(kws["size"], (ast.Tuple, ast.List)) else None
+    if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
+        return _ints(args[0])
+    return _ints(ast.Tuple(elts=list(args))) if args else None
+
+
+def _ints(node: ast.Tuple | ast.List) -> tuple | None:
+    """The non-negative int constants of a tuple or list literal, None when one is anything else."""
+    out = []
+    for e in node.elts:
+        if not isinstance(e, ast.Constant) or type(e.value) is not int or e.value < 0:
+            return None
+        out.append(e.value)
+    return tuple(out)
 
 
 def _literal_numbers(node: ast.AST) -> list | None:

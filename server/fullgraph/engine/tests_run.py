@@ -1,0 +1,130 @@
+"""Tests of a followed library decided by running its function on the values the walk gives the parameters
+(issue 27): the shape of a tensor the user's script makes, the constants the calls pass, the config fields.
+
+BigBird's `BigBirdModel.forward` takes `input_ids` and computes `input_shape = input_ids.size()`, `batch_size,
+seq_length = input_shape`, `max_tokens_to_attend = (5 + 2 * self.config.num_random_blocks) *
+self.config.block_size`, then tests `if self.attention_type == "block_sparse" and seq_length <=
+max_tokens_to_attend:` (a short-sequence fallback with a `logger.warning`).  With `input_ids = torch.randint(3,
+100, (2, 32))` in the script and `BigBirdConfig(block_size=2, num_random_blocks=2)`, the test is `32 <= 18`:
+false, and the fallback is not on the run's path.  Dynamo specialises the sizes of the tensors it is given into
+ints in the first compile (a second call with another size recompiles; the walk keeps a shape only when every
+visible call passes the same one: conditions_evaluated._distinct).
+
+The analyser records such a test, or an `and`/`or`/`not` operand of it, as the "expr" atom test ("run", line,
+column, end line, end column) (conditions_recorded._run_test); the walk evaluates it (conditions_evaluated.evaluate,
+inside a library only) through the reader of `self.<attr>` (Arrivals.self_attr_reader: `read.run_test`), which
+calls run_test here: the function runs in engine/consteval.py with its parameters set from the walk's env (a tensor
+with a known shape: consteval.Tensor; another passed instance: consteval.OPAQUE, not None; a constant; else
+UNKNOWN), `self.<attr>` from the reader, `self.config.<field>` from what the constructions of the config class pass
+(Arrivals.field_value).  The run is done first with the values known for certain only, then with the defaults
+too: a test decided only by the second holds by default only.  A test the run does not reach (in a loop, a `with`,
+a `try`) or whose truth differs between the paths reaching it stays a condition.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Any, Callable
+
+from . import conditions_evaluated as C
+from . import consteval as E
+from .derived import _node, global_reader
+from .summary import FunctionSummary, ModuleSummary
+
+
+def _plain(v: Any) -> bool:
+    return v is None or isinstance(v, (str, int, float, bool))
+
+
+def param_value(got: tuple | None, certain: bool) -> Any:
+    """A parameter's (value, certainty) from the walk's env as the evaluator holds it."""
+    if got is None:
+        return E.UNKNOWN
+    value, how = got
+    if certain and how != C.KNOWN:
+        return E.UNKNOWN
+    if isinstance(value, C.Instance):
+        if value.q in ("", "?"):
+            return E.UNKNOWN
+        shape = dict(f for f in value.facts if isinstance(f, tuple) and len(f) == 2).get("shape")
+        return E.Tensor(shape) if shape is not None else E.OPAQUE
+    return value if _plain(value) else E.UNKNOWN
+
+
+def _key(v: Any) -> tuple:
+    if isinstance(v, E.Tensor):
+        return ("T", v.shape)
+    if v is E.OPAQUE:
+        return ("O",)
+    if v is E.UNKNOWN:
+        return ("U",)
+    return ("V", type(v).__name__, v)
+
+
+def run_tests(arr, fs: FunctionSummary, mod: ModuleSummary, self_q: str | None,
+              attr_of: Callable[[str], tuple | None], env: dict, memo: dict) -> dict | None:
+    """(line, column, end line, end column) -> (truth, certain) of each `if` test and operand the run of `fs`
+    on `env` decides, and (line, column) -> the same of each `if` test; `memo` (the reader's) keeps the runs by the parameters' values."""
+    node = _node(arr, fs, mod)
+    if node is None:
+        return None
+    a = node.args
+    names = [x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs]]
+    stars = [x.arg for x in (a.vararg, a.kwarg) if x is not None]
+    runs = []
+    for certain in (True, False):
+        params = {n: param_value(env.get(n), certain) for n in names[1 if fs.is_method else 0:]}
+        training = env.get(C.TRAINING)
+        key = (certain, tuple((n, _key(v)) for n, v in params.items()),
+               _key(param_value(training, certain)) if training is not None else None)
+        if key not in memo:
+            memo[key] = _run(arr, fs, mod, node, self_q, attr_of, params, names, stars, training, certain)
+        runs.append(memo[key])
+    out = {}
+    for certain, got in zip((True, False), runs):
+        for at, truths in got.items():
+            if at not in out and len(truths) == 1 and None not in truths:
+                out[at] = (next(iter(truths)), certain)
+    return out
+
+
+def _run(arr, fs, mod, node, self_q, attr_of, params: dict, names: list, stars: list, training,
+         certain: bool) -> dict:
+    def self_attr(attr: str) -> Any:
+        got = training if attr == "training" and training is not None else attr_of(attr)
+        if got is None or (certain and got[1] != C.KNOWN):
+            return E.UNKNOWN
+        value = got[0]
+        if isinstance(value, C.Instance) and value.q not in ("", "?") and got[1] == C.KNOWN:
+            return E.Fields(lambda field: _field(arr, value.q, field, mod.path, certain))
+        return value if _plain(value) else E.UNKNOWN
+
+    ev = E.Evaluator(self_q.rpartition(".")[2] if self_q else None, self_attr, global_reader(arr, mod))
+    # (`self.<attr>` of a method only: a nested function's `self` parameter, GradientCheckpointingLayer's
+    # `forward_with_checkpointing(self, ...)`, reads attributes code outside the class sets, such as
+    # `gradient_checkpointing_enable()`'s `module.gradient_checkpointing = True`)
+    ev.self_name = names[0] if fs.is_method and names else ""
+    env: dict = {n: E.UNKNOWN for n in [*names, *stars]}
+    env.update(params)
+    if fs.is_method and names:
+        env[names[0]] = E.UNKNOWN
+    ev.block(node.body, env)
+    return {**ev.operands, **ev.tests}  # (an "either" atom's position: the test's (line, column))
+
+
+def _field(arr, class_q: str, field: str, near: str, certain: bool) -> Any:
+    """`self.config.<field>`: what every construction of the config class passes (Arrivals.field_value)."""
+    memo = arr.c.memo.setdefault("tests_run_fields", {})  # (per generation: field_value reads the constructions)
+    key = (class_q, field, near)
+    if key not in memo:
+        memo[key] = arr.field_value(class_q, field, near)
+    got = memo[key]
+    if got is None or (certain and got[1] != C.KNOWN) or not _plain(got[0]):
+        return E.UNKNOWN
+    return got[0]
+
+
+def position(fs: FunctionSummary, at: tuple) -> tuple:
+    """A "run" test's (line, column, end line, end column), or an "either" test's (line, column), lines counted
+    from the `def` line, as absolute."""
+    base = fs.name_span.start.line + 1
+    return (base + at[0], at[1], base + at[2], at[3]) if len(at) == 4 else (base + at[0], at[1])
