@@ -105,9 +105,10 @@ def read_module(path: str, data: bytes) -> tuple[str, object | None]:
     return decode_source(data), None
 
 
-def _analyze_file(args: tuple) -> tuple[str, ModuleSummary | None, tuple | None]:
+def _analyze_file(args: tuple, library: bool = False) -> tuple[str, ModuleSummary | None, tuple | None]:
     """(path, modname, is_pkg[, data]) -> (path, summary or None, error or None); `data`, the file's
-    bytes when the caller has read them already (the cache key was computed from them)."""
+    bytes when the caller has read them already (the cache key was computed from them); `library`, a followed
+    library's module."""
     path, modname, is_pkg = args[:3]
     data = args[3] if len(args) > 3 else None
     try:
@@ -118,7 +119,7 @@ def _analyze_file(args: tuple) -> tuple[str, ModuleSummary | None, tuple | None]
         return path, None, (e.code, e.message)
     except OSError as e:
         return path, None, ("FG002", f"cannot read file: {e.strerror or e}")
-    summary = analyze(path, text, modname, is_pkg, rules=registry.RULESET)
+    summary = analyze(path, text, modname, is_pkg, rules=registry.RULESET, library=library)
     summary.cells = cells
     return path, summary, None
 
@@ -560,7 +561,7 @@ class Workspace:
         key = cache.file_key(path, modname, is_pkg, data, library=True)
         summary = cache.load(self.cache_dir, key)
         if summary is None:
-            path, summary, err = _analyze_file((path, modname, is_pkg, data))
+            path, summary, err = _analyze_file((path, modname, is_pkg, data), library=True)
             if summary is None:
                 return False
             summary.library = True

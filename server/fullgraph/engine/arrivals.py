@@ -250,7 +250,8 @@ class Arrivals:
             return None
         tree = self.tree_of(mod.path, text) if self.tree_of is not None else None
         an = ModuleAnalyzer(mod.path, text, mod.name, os.path.basename(mod.path) == "__init__.py",
-                            recover=mod.syntax_error is not None, tree=tree, bodies=False, rules=self.r.rules)
+                            recover=mod.syntax_error is not None, tree=tree, bodies=False, rules=self.r.rules,
+                            library=getattr(mod, "library", False))
         if an.run().text_hash != mod.text_hash:
             return None
         self._bases.pop(mod.path, None)

@@ -23,6 +23,15 @@ def _stores(node: ast.AST) -> set[str]:
     return {n.id for n in walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
 
 
+def _inside(node: ast.AST, outer: ast.expr) -> bool:
+    """Is `node` (of the same tree) `outer` or a node of it?  (Spans of a tree nest: by its position.)"""
+    start, end = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
+    if start is None or end is None:
+        return False
+    return (outer.lineno, outer.col_offset) <= (start, node.col_offset) and \
+        (end, node.end_col_offset) <= (outer.end_lineno, outer.end_col_offset)
+
+
 def negated(atom: tuple) -> tuple:
     """The Cond atom that holds exactly when `atom` does not."""
     return atom[:3] + (not atom[3],)
@@ -222,8 +231,8 @@ class PathCondsMixin:
         the function on the values the walk gives its parameters (engine/tests_run.py: `seq_length <=
         max_tokens_to_attend` with `input_ids` a tensor of the script's visible shape); None elsewhere."""
         s = self._testing
-        if s is None or self.module_level or not isinstance(s, ast.If) or \
-                not any(n is node for n in walk(s.test)):
+        if not self.mod.library or s is None or self.module_level or not isinstance(s, ast.If) or \
+                not _inside(node, s.test):
             return None
         def_line = getattr(self.node, "lineno", None)
         if def_line is None:

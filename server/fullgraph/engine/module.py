@@ -34,8 +34,11 @@ def parse_module(text: str, path: str) -> ast.Module:
 class ModuleAnalyzer:
     def __init__(self, path: str, text: str, modname: str, is_package: bool = False, recover: bool = False,
                  tree: ast.Module | None = None, bodies: bool = True, remember: bool = False,
-                 previous: incremental.Memo | None = None, *, rules: RuleSet):
+                 previous: incremental.Memo | None = None, *, rules: RuleSet, library: bool = False):
         self.path = path
+        # a followed library's module: its tests the walk decides by running the function are recorded
+        # (conditions_recorded._run_test; a project's own code does not read them)
+        self.library = library
         self.rules = rules  # what the analysis dispatches its events to (engine/ruleset.py)
         # editor buffers (`remember`): the memo an analysis of an earlier version of this text left, whose
         # unchanged parts are taken (engine/incremental.py), and `memo`, this analysis' own, for the next
@@ -309,11 +312,11 @@ class ModuleAnalyzer:
 
 
 def analyze(path: str, text: str, modname: str | None = None, is_package: bool | None = None,
-            recover: bool = False, *, rules: RuleSet) -> ModuleSummary:
+            recover: bool = False, *, rules: RuleSet, library: bool = False) -> ModuleSummary:
     """Analyse one module.  With `recover`, a file with a syntax error still has the top-level
     blocks that parse analysed (the editor case); otherwise it is reported and not analysed."""
     if modname is None:
         modname, pkg = module_name_for(path)
         if is_package is None:
             is_package = pkg
-    return ModuleAnalyzer(path, text, modname, bool(is_package), recover, rules=rules).run()
+    return ModuleAnalyzer(path, text, modname, bool(is_package), recover, rules=rules, library=library).run()
