@@ -18,7 +18,7 @@ from .summary import ClassSummary, FunctionSummary, ModuleSummary
 _BUILTINS = frozenset(dir(builtins))
 
 
-def _node(arr, fs: FunctionSummary, mod: ModuleSummary) -> ast.FunctionDef | None:
+def def_node(arr, fs: FunctionSummary, mod: ModuleSummary) -> ast.FunctionDef | None:
     """The function's definition in its module's syntax tree (looked up once per generation)."""
     key = ("fn_node", mod.path, mod.text_hash, fs.qualname, fs.span.start.line)
     memo = arr.c.memo
@@ -49,7 +49,7 @@ def self_reads(arr, fs: FunctionSummary, mod: ModuleSummary) -> frozenset[str] |
     key = ("self_reads", mod.path, mod.text_hash, fs.qualname, fs.span.start.line)
     memo = arr.c.memo
     if key not in memo:
-        memo[key] = _self_reads(_node(arr, fs, mod), fs)
+        memo[key] = _self_reads(def_node(arr, fs, mod), fs)
     return memo[key]
 
 
@@ -113,7 +113,7 @@ def init_value(arr, cs: ClassSummary, cmod: ModuleSummary, attr: str, self_q: st
     key = ("init_value", cs.qualname, cmod.path, attr, self_q)
     memo = arr.c.memo
     if key not in memo:
-        node = _node(arr, init, cmod)
+        node = def_node(arr, init, cmod)
         value = E.UNKNOWN
         if node is not None:
             name = self_q.rpartition(".")[2] if self_q else None
@@ -129,7 +129,7 @@ def test_values(arr, fs: FunctionSummary, mod: ModuleSummary, self_q: str | None
     the function on what the object holds (`attr_of`: `self.<attr>` as (value, certainty); the name of its
     class `self_q`) gives it one truth on every path that reaches it; certain when no value read holds only
     by default.  Tests the run does not reach (in a loop, a `try`) are not there."""
-    node = _node(arr, fs, mod)
+    node = def_node(arr, fs, mod)
     if node is None:
         return {}
     by_default = []
@@ -152,7 +152,7 @@ def returned_entries(arr, fs: FunctionSummary, mod: ModuleSummary, self_q: str |
                      attr_of: Callable[[str], tuple | None]) -> frozenset | None:
     """The registry functions (qualnames) a property like `loss_function` returns for an instance of
     `self_q`, its `self.<attr>` read by `attr_of`; None when which entry is not known."""
-    node = _node(arr, fs, mod)
+    node = def_node(arr, fs, mod)
     if node is None:
         return None
 
@@ -181,7 +181,7 @@ def element_values(arr, fs: FunctionSummary, mod: ModuleSummary, line: int, targ
     parameter of the method -> a constant, E.Fields, E.UNKNOWN; asked once the construction is of that form) --
     `is_sparse = (i + 1) % config.sparse_step == 0`.
     Returns (attr, [value per element]); None when that is not so or a value is not known."""
-    node = _node(arr, fs, mod)
+    node = def_node(arr, fs, mod)
     if node is None or not node.args.args:
         return None
     me = node.args.args[0].arg
@@ -303,7 +303,7 @@ def iterates(arr, fs: FunctionSummary, mod: ModuleSummary, attr: str) -> bool:
     """Does the method run a `for` over every element of `self.<attr>` (`for layer in self.layers`, `for i, layer
     in enumerate(self.layers)`), a loop that leaves no element out by its own code (no `break`, `return` or
     `raise` in it)?"""
-    node = _node(arr, fs, mod)
+    node = def_node(arr, fs, mod)
     if node is None or not node.args.args:
         return False
     me = node.args.args[0].arg

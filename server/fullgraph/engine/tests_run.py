@@ -27,7 +27,7 @@ from typing import Any, Callable
 
 from . import conditions_evaluated as C
 from . import consteval as E
-from .derived import _node, global_reader
+from .derived import def_node, global_reader
 from .summary import FunctionSummary, ModuleSummary
 
 
@@ -64,7 +64,7 @@ def run_tests(arr, fs: FunctionSummary, mod: ModuleSummary, self_q: str | None,
               attr_of: Callable[[str], tuple | None], env: dict, memo: dict) -> dict | None:
     """(line, column, end line, end column) -> (truth, certain) of each `if` test and operand the run of `fs`
     on `env` decides, and (line, column) -> the same of each `if` test; `memo` (the reader's) keeps the runs by the parameters' values."""
-    node = _node(arr, fs, mod)
+    node = def_node(arr, fs, mod)
     if node is None:
         return None
     a = node.args
