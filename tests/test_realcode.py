@@ -357,7 +357,7 @@ def test_library_summaries_are_cached_on_disk_per_file_version(tmp_path, monkeyp
     monkeypatch.setenv("FULLGRAPH_CACHE_DIR", str(tmp_path / "cache"))
     analysed = []
     real = api._analyze_file
-    monkeypatch.setattr(api, "_analyze_file", lambda a: analysed.append(a[0]) or real(a))
+    monkeypatch.setattr(api, "_analyze_file", lambda a, **kw: analysed.append(a[0]) or real(a, **kw))
 
     def run():
         analysed.clear()
