@@ -128,7 +128,7 @@ class AssignmentsMixin:
                 add_elements(cs, attr, v.q.split("|"))
             else:  # one class, or a choice among several ("A|B")
                 # which class goes with which test of `__init__` (engine/attr_choices.py)
-                around = self._init_tests() if in_init else ()
+                around = self._init_tests() if in_init and self.conds else ()  # (no `if` test of a flag around)
                 made = [(q, around + atoms) for q, atoms in self._branch_classes(value_node, v, in_init)]
                 if attr in cs.choices or any(atoms for _, atoms in made):
                     if attr not in cs.choices:  # (what earlier assignments made holds under no test known)
