@@ -195,3 +195,81 @@ def test_a_followed_library_class_picked_by_a_config_field(tmp_path, moe):
     got = [f for f in _library_findings(root) if f[:3] == ("layer.py", LIB_NONZERO, "FG304")]
     assert got == ([("layer.py", LIB_NONZERO, "FG304", False)] if moe else [])
     assert _library_breaks(root) == ({("layer.py", LIB_NONZERO)} if moe else set())
+
+
+# per layer, as NLLB-MoE's encoder decides it: `is_sparse` from the layer's index and the config's sparse step
+LIB_STACK = '''import torch
+from torch import nn
+
+
+class Config:
+    def __init__(self, layers=2, sparse_step=0, hidden=4):
+        self.layers = layers
+        self.sparse_step = sparse_step
+        self.hidden = hidden
+
+
+class Dense(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.lin = nn.Linear(config.hidden, config.hidden)
+
+    def forward(self, x):
+        return self.lin(x)
+
+
+class Routed(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.lin = nn.Linear(config.hidden, config.hidden)
+
+    def forward(self, x):
+        idx = (x > 0).nonzero()
+        return self.lin(x) + idx.sum()
+
+
+class Layer(nn.Module):
+    def __init__(self, config, is_sparse=False):
+        super().__init__()
+        self.is_sparse = is_sparse
+        if not self.is_sparse:
+            self.ffn = Dense(config)
+        else:
+            self.ffn = Routed(config)
+
+    def forward(self, x):
+        return self.ffn(x)
+
+
+class Stack(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.layers = nn.ModuleList()
+        for i in range(config.layers):
+            is_sparse = (i + 1) % config.sparse_step == 0 if config.sparse_step > 0 else False
+            self.layers.append(Layer(config, is_sparse))
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+'''
+STACK_NONZERO = 27  # in fglib/layer.py
+STACK_SCRIPT = '''import torch
+
+from fglib.layer import Config, Stack
+
+
+def main():
+    model = Stack(Config(layers=2, sparse_step={step}))
+    return torch.compile(model)(torch.randn(2, 4))
+'''
+
+
+@pytest.mark.parametrize("step", [0, 2])
+def test_a_followed_library_class_picked_per_layer(tmp_path, step):
+    from test_decided_conditions import _library_breaks, _library_findings, _library_project
+    root = _library_project(tmp_path, {"layer.py": LIB_STACK}, STACK_SCRIPT.format(step=step))
+    got = [f for f in _library_findings(root) if f[:3] == ("layer.py", STACK_NONZERO, "FG304")]
+    assert got == ([("layer.py", STACK_NONZERO, "FG304", False)] if step else [])
+    assert _library_breaks(root) == ({("layer.py", STACK_NONZERO)} if step else set())
