@@ -273,3 +273,46 @@ def test_a_followed_library_class_picked_per_layer(tmp_path, step):
     got = [f for f in _library_findings(root) if f[:3] == ("layer.py", STACK_NONZERO, "FG304")]
     assert got == ([("layer.py", STACK_NONZERO, "FG304", False)] if step else [])
     assert _library_breaks(root) == ({("layer.py", STACK_NONZERO)} if step else set())
+
+
+# a call's own findings (FG202: the class's forward is torch.compiler.disable'd) follow the same choice
+DISABLED = '''import torch
+from torch import nn
+
+
+class Dense(nn.Module):
+    def forward(self, x):
+        return x + 1
+
+
+class Routed(nn.Module):
+    @torch.compiler.disable
+    def forward(self, x):
+        return x + 2
+
+
+class Layer(nn.Module):
+    def __init__(self, sparse=False):
+        super().__init__()
+        if sparse:
+            self.ffn = Routed()
+        else:
+            self.ffn = Dense()
+
+    def forward(self, x):
+        return self.ffn(x)
+
+
+def main():
+    return torch.compile(Layer(sparse={sparse}))(torch.randn(2, 4))
+'''
+CALL_LINE = 25
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_a_call_reaching_a_disabled_class_only_when_init_picks_it(tmp_path, sparse):
+    findings = check_code(DISABLED.format(sparse=sparse), tmp_path, name="disabled")
+    shown = {(f.span.start.line + 1, f.code) for f in findings if not f.condition}
+    assert shown == ({(CALL_LINE, "FG202")} if sparse else set())
+    pytest.importorskip("torch")
+    assert dynamo_lines(tmp_path, "disabled") == {line for line, _ in shown}

@@ -163,10 +163,11 @@ class Walker:
             return None
         return C.check(item.conds, r.env, attr_of, getattr(r.mod, "library", False)) if item.conds else ()
 
-    def edge_targets(self, e: Edge, r: Reached) -> list[tuple[FunctionSummary, ModuleSummary]]:
+    def edge_targets(self, e: Edge, r: Reached, attr_of=None) -> list[tuple[FunctionSummary, ModuleSummary]]:
         """The functions a call edge of a reached function may run (a parameter's by what was passed; a
-        method of `self` by the class of `self` on the path)."""
-        return [(f, m) for f, m, _ in self._dispatch(e, r)]
+        method of `self` by the class of `self` on the path; with `attr_of`, the reader of the object on the
+        path, not those of a class an attribute of self cannot hold for it: engine/attr_choices.py)."""
+        return [(f, m) for f, m, _ in self._dispatch(e, r, attr_of)]
 
     def held_not_followed(self, e: Edge, r: Reached) -> str | None:
         """Why a call of what an attribute of self holds (`self.attention(x)`, `for layer in self.layers:
