@@ -100,6 +100,9 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
         self.constructions: dict[str, tuple[str, tuple]] = {}
         # name -> the strings a `for` over a literal tuple or list of them gives it (`for name in ("a", "b")`)
         self.literal_items: dict[str, tuple] = {}
+        # id of a conditional expression choosing between instances -> the values of its two branches
+        # (`Routed() if sparse else Dense()`: engine/attr_choices.py)
+        self._ifexp_vals: dict[int, tuple] = {}
 
     # ---- set-up --------------------------------------------------------------------------------
     def analyze_module(self, body: list[ast.stmt]) -> None:

@@ -470,6 +470,9 @@ class Arrivals:
             if value[0] == "init_field":
                 return self._config_field(cs, cmod, value[1], value[2])
             return C.attr_value(value)
+        # what an `__init__` parameter of a class of the MRO (ClassSummary, ModuleSummary) holds for this object, its
+        # ClassSummary.values description given ("init_param", name[, default]): engine/attr_choices.py
+        read.init_value = read_value
         read.module_value = lambda q: module_value(self, q, mod.path)
         # `is_torch_sparse_tensor(edge_index)`: what the function returns for a tensor of each layout
         read.predicate = lambda q: self.layout_results(q, mod.path)

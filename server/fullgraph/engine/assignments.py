@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 
 from . import values as V
+from .attr_choices import add_choice, enclosing_tests, test_atoms
 from .definitions import NOT_WRAPPERS
 from .nodes import walk
 from .summary import ClassSummary, add_elements, add_replacement, set_value
@@ -126,6 +127,14 @@ class AssignmentsMixin:
             if v.attr in ("container", "list"):
                 add_elements(cs, attr, v.q.split("|"))
             else:  # one class, or a choice among several ("A|B")
+                # which class goes with which test of `__init__` (engine/attr_choices.py)
+                around = self._init_tests() if in_init and self.conds else ()  # (no `if` test of a flag around)
+                made = [(q, around + atoms) for q, atoms in self._branch_classes(value_node, v, in_init)]
+                if attr in cs.choices or any(atoms for _, atoms in made):
+                    if attr not in cs.choices:  # (what earlier assignments made holds under no test known)
+                        add_choice(cs.choices, attr, cs.attrs.get(attr, ()), ())
+                    for q, atoms in made:
+                        add_choice(cs.choices, attr, q.split("|"), atoms)
                 cs.attrs[attr] = tuple(sorted(set(cs.attrs.get(attr, ())) | set(v.q.split("|"))))
         elif v.kind in (V.LOCALFN, V.REF) and v.q:
             cs.attrs.setdefault(attr, ())
@@ -140,6 +149,36 @@ class AssignmentsMixin:
             rep = self.replacement(value_node, cs, fs.name, always, attr)
             if rep is not None:
                 add_replacement(cs, attr, rep)
+
+    def _init_tests(self) -> tuple:
+        """The attr_choices atoms of the tests of `__init__`'s `if`s around the statement analysed."""
+        if self.stmt is None:
+            return ()
+        return tuple(a for test, holds in enclosing_tests(self.node, self.stmt)
+                     for a in test_atoms(test, holds, self._choice_flag))
+
+    def _branch_classes(self, node: ast.AST | None, v: Val, in_init: bool) -> list[tuple[str, tuple]]:
+        """(classes "A|B", atoms) per branch of a conditional expression choosing the instance (`Routed() if sparse
+        else Dense()`: the atoms of its test in `__init__`); [(v.q, ())] for any other value."""
+        got = self._ifexp_vals.get(id(node)) if isinstance(node, ast.IfExp) else None
+        if got is None:
+            return [(v.q, ())]
+        out = []
+        for branch, bv, holds in ((node.body, got[0], True), (node.orelse, got[1], False)):
+            atoms = test_atoms(node.test, holds, self._choice_flag) if in_init else ()
+            out.extend((q, atoms + more) for q, more in self._branch_classes(branch, bv, in_init))
+        return out
+
+    def _choice_flag(self, node: ast.AST) -> tuple | None:
+        """An attr_choices flag of `__init__`: a parameter never rebound, a field of one, an attribute of self."""
+        params = self.fs.params[1:] if self.fs is not None else ()
+        if isinstance(node, ast.Name) and node.id in params and self._param_untouched(node.id):
+            return ("init", node.id)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in params and \
+                self._param_untouched(node.value.id):
+            return ("field", f"{node.value.id}.{node.attr}")
+        f = self._flag(node)
+        return f if f is not None and f[0] == "self" else None
 
     def _none_fallback(self, name: str) -> str | None:
         """The parameter `q` when the only store of the parameter `name` in the function analysed is a statement

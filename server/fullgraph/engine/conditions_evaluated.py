@@ -426,6 +426,12 @@ def _tensor_holds(test: tuple, want: bool, env: dict, predicate=None) -> str:
     return "true" if "true" in results else "default" if "default" in results else "false"
 
 
+def holds(got: tuple, test, want: bool) -> str:
+    """"true", "false" (certainly) or "default" (false by default only): the test of a flag whose (value,
+    certainty) is `got`, against the outcome `want`."""
+    return _holds(got, test, want)
+
+
 def _holds(got: tuple, test: str, want: bool) -> str:
     value, how = got
     if isinstance(value, Choices):  # true when some visible call makes it true

@@ -151,6 +151,11 @@ class ExpressionsMixin:
                 return vb
             if tr == "F" and not atoms:
                 return vo
+            if vb != vo and _made_instance(vb) and _made_instance(vo):
+                # `Routed() if sparse else Dense()`: an instance of one of them (a module chosen by an if/else);
+                # each branch's value kept for the attribute it is stored in (engine/attr_choices.py)
+                self._ifexp_vals[id(node)] = (vb, vo)
+                return Val(V.INSTANCE, "|".join(sorted(set(vb.q.split("|")) | set(vo.q.split("|")))), attr="choice")
             if vb != vo and _class_ref(vb) and _class_ref(vo):
                 # `Attn = ProbAttention if attn == "prob" else FullAttention`: either class (calling it makes an
                 # instance of one of them, as a module chosen by an if/else)
@@ -344,6 +349,12 @@ def _iterates_sequence(node) -> bool:
     if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id in ("range", "enumerate", "zip"):
         return False  # range iterators are stepped; enumerate/zip objects: not verified, not assumed
     return True
+
+
+def _made_instance(v: Val) -> bool:
+    """An instance of a class (or of one of a choice of classes), as an if/else statement's branches merge them
+    (FunctionAnalyzer._join_module_choice)."""
+    return v.kind == V.INSTANCE and bool(v.q) and v.attr in (None, "choice")
 
 
 def _class_ref(v: Val) -> bool:

@@ -292,7 +292,7 @@ class FindingsPass:
                 continue
             when = C.merge(r.cond, when)
             call = e.kind not in _NOT_CALLS
-            ev = EdgeEvent(e, r, self.walker.edge_targets(e, r) if call else [], ctx)
+            ev = EdgeEvent(e, r, self.walker.edge_targets(e, r, attr_of) if call else [], ctx)
             for rule in rules:
                 for p in rule.at_edge(ev):
                     if p.apart:

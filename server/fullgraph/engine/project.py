@@ -163,7 +163,7 @@ def interface_of(mod: ModuleSummary) -> tuple:
         for q, f in mod.functions.items())
     classes = tuple(
         (q, c.name, tuple(c.bases), tuple(c.methods.items()), tuple(c.attrs.items()), tuple(c.containers.items()),
-         tuple(c.replaced.items()))
+         tuple(c.replaced.items()), tuple(c.choices.items()))
         for q, c in mod.classes.items())
     calls = tuple((c.target, c.is_method_call, c.args, c.kwargs, c.vals) for c in mod.call_sites)
     classes = classes + tuple((q, tuple(c.decorators)) for q, c in mod.classes.items() if c.decorators)

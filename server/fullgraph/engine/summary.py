@@ -167,6 +167,9 @@ class ClassSummary:
     methods: dict[str, str] = field(default_factory=dict)  # name -> function qualname
     attrs: dict[str, tuple[str, ...]] = field(default_factory=dict)  # self.<attr> -> class qualnames
     containers: dict[str, tuple[str, ...]] = field(default_factory=dict)  # self.<attr> -> element classes
+    # self.<attr> -> ((class qualname, atoms), ...): per assignment of an instance, its class and the tests of
+    # `__init__` that hold where it is made (`if sparse: self.ffn = Routed()`: engine/attr_choices.py)
+    choices: dict[str, tuple] = field(default_factory=dict)
     # self.<attr> -> what it holds once built: ("const", value) (a literal in the class body or
     # assigned in a method), ("init_param", name[, default]) (`self.x = x`, x an `__init__` parameter,
     # with its literal default if it has one), ("init_param_or", ("init_param", p, ...), ("init_param", q, ...))

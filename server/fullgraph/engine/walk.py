@@ -15,6 +15,7 @@ from ..positions import Span
 from . import conditions_evaluated as C
 from . import values as V
 from .arrivals import Arrivals
+from .attr_choices import decide
 from .derived import returned_entries
 from .not_followed import held_words
 from .resolve import Resolver
@@ -57,6 +58,9 @@ class Walker:
     def __init__(self, resolver: Resolver, arrivals: Arrivals):
         self.res = resolver
         self.arr = arrivals
+        # function -> the conditions under which the attribute of self the call being followed reads holds its
+        # class (attr_choices.decide; set by _dispatch)
+        self.chosen: dict[str, tuple] = {}
 
     def reach(self, root: RootRecord, allowed: set[str], ignored: set[str],
               unfollowed: list[Unfollowed] | None = None) -> Iterable[Reached]:
@@ -106,7 +110,8 @@ class Walker:
                 decided = self._property_entries(e, r, attr_of, picked) if picked and e.kind == "method" else None
                 if unfollowed is not None and e.kind == "method" and e.attr:
                     self._unfollowed(self._self_class(e, r), e.attr, r.mod.path, r.mod.path, e.span, unfollowed)
-                for tfs, tmod, recv in self._dispatch(e, r):
+                self.chosen = {}
+                for tfs, tmod, recv in self._dispatch(e, r, attr_of):
                     q = tfs.qualname
                     if tfs.opaque or tfs.disabled or q in allowed or q in ignored:
                         continue
@@ -118,7 +123,7 @@ class Walker:
                     if decided is not None and q in picked and q not in decided:
                         continue
                     chosen = (f"`{e.text}` is `{tfs.name}`",) if q in picked and lib and decided is None else ()
-                    cond = C.merge(C.merge(r.cond, when), chosen)
+                    cond = C.merge(C.merge(C.merge(r.cond, when), chosen), self.chosen.get(q, ()))
                     if (q, recv) in seen:
                         # reached before: walked again only when this path needs less (the first path
                         # found is the shortest, not always the least conditional)
@@ -158,10 +163,11 @@ class Walker:
             return None
         return C.check(item.conds, r.env, attr_of, getattr(r.mod, "library", False)) if item.conds else ()
 
-    def edge_targets(self, e: Edge, r: Reached) -> list[tuple[FunctionSummary, ModuleSummary]]:
+    def edge_targets(self, e: Edge, r: Reached, attr_of=None) -> list[tuple[FunctionSummary, ModuleSummary]]:
         """The functions a call edge of a reached function may run (a parameter's by what was passed; a
-        method of `self` by the class of `self` on the path)."""
-        return [(f, m) for f, m, _ in self._dispatch(e, r)]
+        method of `self` by the class of `self` on the path; with `attr_of`, the reader of the object on the
+        path, not those of a class an attribute of self cannot hold for it: engine/attr_choices.py)."""
+        return [(f, m) for f, m, _ in self._dispatch(e, r, attr_of)]
 
     def held_not_followed(self, e: Edge, r: Reached) -> str | None:
         """Why a call of what an attribute of self holds (`self.attention(x)`, `for layer in self.layers:
@@ -180,10 +186,12 @@ class Walker:
                           f"{os.path.basename(path)}:{site.span.start.line + 1}", what)
 
     # ---- the class of `self` ------------------------------------------------------------------------
-    def _dispatch(self, e: Edge, r: Reached) -> list[tuple[FunctionSummary, ModuleSummary, str | None]]:
+    def _dispatch(self, e: Edge, r: Reached, attr_of=None) -> list[tuple[FunctionSummary, ModuleSummary, str | None]]:
         """edge_targets, each with the class of `self` in it: `self.update(...)` written in a base class
         runs the update of the class of `self` on the path (its replacement, when the instance holds one);
-        a replaced method's wrapper calling the parameter it captured the original in runs the original."""
+        a replaced method's wrapper calling the parameter it captured the original in runs the original.
+        With `attr_of` (the reader of the object on the path), a class an attribute of self cannot hold for that
+        object is not entered (engine/attr_choices.py)."""
         if e.kind == "param_call" and ":" in e.target and r.self_q:
             got = self.res.captured(r.self_q, e.target, r.mod.path)
             if got:
@@ -208,6 +216,9 @@ class Walker:
                 for t in passed:
                     targets.extend(x for x in self.res.module_call(t, r.mod.path) if x not in targets)
             cands = [base, *held] if e.kind == "method" else [*held, base]
+            decided = decide(self.arr, attr_of, base, attr, r.mod.path) if attr_of is not None and held else None
+            if decided:
+                return self._chosen_targets(targets, cands, decided, r.mod.path)
         elif e.kind == "module_call":
             cands = [e.target]
         elif e.kind == "call":  # a class made (its __init__), or a function: self goes on to local functions
@@ -218,6 +229,30 @@ class Walker:
         else:
             cands = [r.self_q] if r.self_q else []
         return [(f, m, self._receiver(f, cands, m.path)) for f, m in targets]
+
+    def _chosen_targets(self, targets: list, cands: list[str], decided: dict, near: str) -> list:
+        """The targets with their class of `self`, less the methods only classes the object cannot hold run
+        (attr_choices.decide: `decided`); a method only classes it holds under a condition run gets that condition
+        (`self.chosen`, read by reach)."""
+        kept = [c for c in cands if c not in decided]
+        out = []
+        for f, m in targets:
+            owner = f.class_qualname
+            if owner is not None and not any(self._holds_method(c, owner, near) for c in kept):
+                ways = [decided[c] for c in decided if self._holds_method(c, owner, near)]
+                if ways and all(w is None for w in ways):
+                    continue
+                if ways:
+                    self.chosen[f.qualname] = next(w for w in ways if w is not None)
+                    out.append((f, m, self._receiver(f, [c for c in cands if decided.get(c, ()) is not None],
+                                                     m.path)))
+                    continue
+            out.append((f, m, self._receiver(f, kept, m.path)))
+        return out
+
+    def _holds_method(self, class_q: str, owner: str, near: str) -> bool:
+        c = self.res.class_(class_q, near)
+        return c is not None and owner in self._mro_names(c[0].qualname, c[1].path)
 
     def _self_class(self, e: Edge, r: Reached) -> str | None:
         """The class a `self.<...>` edge (written in class e.target) resolves on: the class of `self` on
