@@ -136,17 +136,8 @@ def test_an_unconditional_assignment_keeps_its_class(tmp_path):
 
 
 # ---- in a followed library (transformers' NLLB-MoE: `if is_sparse: self.ffn = SparseMLP(...) else: ...`) -------
-LIB_LAYER = '''import torch
-from torch import nn
-
-
-class Config:
-    def __init__(self, moe=False, hidden=4):
-        self.moe = moe
-        self.hidden = hidden
-
-
-class Dense(nn.Module):
+# Dense and Routed (whose forward breaks at `.nonzero()`) as a followed library writes them
+LIB_BLOCKS = '''class Dense(nn.Module):
     def __init__(self, config):
         super().__init__()
         self.lin = nn.Linear(config.hidden, config.hidden)
@@ -165,7 +156,20 @@ class Routed(nn.Module):
         return self.lin(x) + idx.sum()
 
 
-class Layer(nn.Module):
+'''
+
+
+LIB_LAYER = '''import torch
+from torch import nn
+
+
+class Config:
+    def __init__(self, moe=False, hidden=4):
+        self.moe = moe
+        self.hidden = hidden
+
+
+''' + LIB_BLOCKS + '''class Layer(nn.Module):
     def __init__(self, config):
         super().__init__()
         if config.moe:
@@ -176,7 +180,7 @@ class Layer(nn.Module):
     def forward(self, x):
         return self.ffn(x)
 '''
-LIB_NONZERO = 26  # in fglib/layer.py
+LIB_NONZERO = LIB_LAYER.splitlines().index("        idx = (x > 0).nonzero()") + 1  # in fglib/layer.py
 LIB_SCRIPT = '''import torch
 
 from fglib.layer import Config, Layer
@@ -209,26 +213,7 @@ class Config:
         self.hidden = hidden
 
 
-class Dense(nn.Module):
-    def __init__(self, config):
-        super().__init__()
-        self.lin = nn.Linear(config.hidden, config.hidden)
-
-    def forward(self, x):
-        return self.lin(x)
-
-
-class Routed(nn.Module):
-    def __init__(self, config):
-        super().__init__()
-        self.lin = nn.Linear(config.hidden, config.hidden)
-
-    def forward(self, x):
-        idx = (x > 0).nonzero()
-        return self.lin(x) + idx.sum()
-
-
-class Layer(nn.Module):
+''' + LIB_BLOCKS + '''class Layer(nn.Module):
     def __init__(self, config, is_sparse=False):
         super().__init__()
         self.is_sparse = is_sparse
@@ -254,7 +239,7 @@ class Stack(nn.Module):
             x = layer(x)
         return x
 '''
-STACK_NONZERO = 27  # in fglib/layer.py
+STACK_NONZERO = LIB_STACK.splitlines().index("        idx = (x > 0).nonzero()") + 1  # in fglib/layer.py
 STACK_SCRIPT = '''import torch
 
 from fglib.layer import Config, Stack
