@@ -194,11 +194,17 @@ def main():
 
 @pytest.mark.parametrize("moe", [False, True])
 def test_a_followed_library_class_picked_by_a_config_field(tmp_path, moe):
+    _check_library_choice(tmp_path, LIB_LAYER, LIB_SCRIPT.format(moe=moe), LIB_NONZERO, routed=moe)
+
+
+def _check_library_choice(tmp_path, layer: str, script: str, line: int, routed: bool) -> None:
+    """fglib/layer.py's `.nonzero()` at `line` is shown (not conditional) exactly when the script's construction
+    picks Routed, and Dynamo breaks there exactly then."""
     from test_decided_conditions import _library_breaks, _library_findings, _library_project
-    root = _library_project(tmp_path, {"layer.py": LIB_LAYER}, LIB_SCRIPT.format(moe=moe))
-    got = [f for f in _library_findings(root) if f[:3] == ("layer.py", LIB_NONZERO, "FG304")]
-    assert got == ([("layer.py", LIB_NONZERO, "FG304", False)] if moe else [])
-    assert _library_breaks(root) == ({("layer.py", LIB_NONZERO)} if moe else set())
+    root = _library_project(tmp_path, {"layer.py": layer}, script)
+    got = [f for f in _library_findings(root) if f[:3] == ("layer.py", line, "FG304")]
+    assert got == ([("layer.py", line, "FG304", False)] if routed else [])
+    assert _library_breaks(root) == ({("layer.py", line)} if routed else set())
 
 
 # per layer, as NLLB-MoE's encoder decides it: `is_sparse` from the layer's index and the config's sparse step
@@ -253,11 +259,7 @@ def main():
 
 @pytest.mark.parametrize("step", [0, 2])
 def test_a_followed_library_class_picked_per_layer(tmp_path, step):
-    from test_decided_conditions import _library_breaks, _library_findings, _library_project
-    root = _library_project(tmp_path, {"layer.py": LIB_STACK}, STACK_SCRIPT.format(step=step))
-    got = [f for f in _library_findings(root) if f[:3] == ("layer.py", STACK_NONZERO, "FG304")]
-    assert got == ([("layer.py", STACK_NONZERO, "FG304", False)] if step else [])
-    assert _library_breaks(root) == ({("layer.py", STACK_NONZERO)} if step else set())
+    _check_library_choice(tmp_path, LIB_STACK, STACK_SCRIPT.format(step=step), STACK_NONZERO, routed=bool(step))
 
 
 # a call's own findings (FG202: the class's forward is torch.compiler.disable'd) follow the same choice
