@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from ..positions import Span
 from . import values as V
 from .assignments import AssignmentsMixin
+from .branch_made import made_in_branches, test_conds
 from .calls import CallsMixin
 from .conditions_recorded import PathCondsMixin
 from .definitions import DefinitionsMixin
@@ -103,6 +104,9 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
         # id of a conditional expression choosing between instances -> the values of its two branches
         # (`Routed() if sparse else Dense()`: engine/attr_choices.py)
         self._ifexp_vals: dict[int, tuple] = {}
+        # name -> the path condition under which an `if` branch made it a tensor (engine/branch_made.py)
+        self.made: dict[str, tuple] = {}
+        self._bound: list[str] = []  # the names bound, in order (which branch of an `if` bound a name)
 
     # ---- set-up --------------------------------------------------------------------------------
     def analyze_module(self, body: list[ast.stmt]) -> None:
@@ -279,6 +283,9 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
     def bind(self, name: str, v: Val) -> None:
         self.env[name] = v
         self._rebound.add(name)
+        self._bound.append(name)
+        if self.made:
+            self.made.pop(name, None)
         if self.literal_items:
             self.literal_items.pop(name, None)
 
@@ -605,7 +612,16 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
 
     def _if(self, s: ast.If) -> bool:
         tr, atoms = self.truth(s.test)
-        test_val = self.cond(s.test)
+        made = test_conds(s.test, self.env, self.made) if self.made else None
+        if made is not None:  # a test on names an earlier branch made tensors: a break only when it ran
+            outer = self.conds
+            self.conds = made if made[:len(outer)] == outer else outer + tuple(a for a in made if a not in outer)
+            try:
+                test_val = self.cond(s.test)
+            finally:
+                self.conds = outer
+        else:
+            test_val = self.cond(s.test)
         body_dead = tr == "F"
         else_dead = tr == "T"
         # `if cond: raise ...` is an error path: not traced in the normal case.
@@ -623,18 +639,22 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
         stop_body = stop_else = False
         before = dict(self.env)
         body_ran = not (body_dead and not atoms) and not body_err
+        start = len(self._bound)
         if body_ran:
             self.dead_if = self._with_dead(atoms) if body_dead else saved
             self.conds = saved_conds + body_conds
             stop_body = self.block(s.body)
         self.dead_if, self.conds = saved, saved_conds
         after_body = dict(self.env)
+        mid = len(self._bound)
         else_ran = not (else_dead and not atoms) and not else_err
         if else_ran:
             self.dead_if = self._with_dead(atoms) if else_dead else saved
             self.conds = saved_conds + else_conds
             stop_else = self.block(s.orelse)
         self.dead_if, self.conds = saved, saved_conds
+        made_in_branches(self.made, before, self.env, self._bound, (start, mid, len(self._bound)),
+                         saved_conds + body_conds, saved_conds + else_conds)
         body_stops = stop_body or body_err
         else_stops = stop_else or else_err
         if body_ran and else_ran and not body_stops and not else_stops and not (body_dead or else_dead):
