@@ -303,3 +303,63 @@ def test_a_call_reaching_a_disabled_class_only_when_init_picks_it(tmp_path, spar
     assert shown == ({(CALL_LINE, "FG202")} if sparse else set())
     pytest.importorskip("torch")
     assert dynamo_lines(tmp_path, "disabled") == {line for line, _ in shown}
+
+
+# a dataclass config whose script passes a field with a tuple default (transformers 5's `conv_dim: tuple[int, ...] =
+# (512, ...)`), and a model whose inner model (made in its `__init__`) picks the encoder by another field, left at
+# its default: the tuple field is one the class declares, so the other field's default decides
+LIB_NESTED = '''from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+
+@dataclass
+class Config:
+    dims: tuple[int, ...] = (4, 4)
+    stable: bool = False
+    hidden: int = 4
+
+
+''' + LIB_BLOCKS + '''class Inner(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        if config.stable:
+            self.enc = Routed(config)
+        else:
+            self.enc = Dense(config)
+
+    def forward(self, x):
+        return self.enc(x)
+
+
+class Outer(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.inner = Inner(config)
+
+    def forward(self, x):
+        return self.inner(x)
+'''
+LIB_NESTED_NONZERO = LIB_NESTED.splitlines().index("        idx = (x > 0).nonzero()") + 1
+LIB_NESTED_SCRIPT = '''import torch
+
+from fglib.layer import Config, Outer
+
+
+def main():
+    model = Outer(Config(dims=(4, 4){more}))
+    return torch.compile(model)(torch.randn(2, 4))
+'''
+
+
+@pytest.mark.parametrize("stable", [False, True])
+def test_a_config_field_with_a_tuple_default_is_declared(tmp_path, stable):
+    """Left at its default, Routed's break is conditional (the user may set `stable=True`; it was shown: the
+    `dims=` keyword made every field of the config unknown); set, it is shown, and Dynamo breaks there."""
+    from test_decided_conditions import _library_breaks, _library_findings, _library_project
+    more = ", stable=True" if stable else ""
+    root = _library_project(tmp_path, {"layer.py": LIB_NESTED}, LIB_NESTED_SCRIPT.format(more=more))
+    got = [f for f in _library_findings(root) if f[:3] == ("layer.py", LIB_NESTED_NONZERO, "FG304")]
+    assert got == [("layer.py", LIB_NESTED_NONZERO, "FG304", not stable)]
+    assert _library_breaks(root) == ({("layer.py", LIB_NESTED_NONZERO)} if stable else set())

@@ -16,6 +16,19 @@ from .values import Val
 NOT_WRAPPERS = ("builtins.", "functools.", "typing.", "abc.", "dataclasses.", "contextlib.", "torch.",
                 "enum.", "atexit.", "unittest.", "pytest.")
 
+_NOT_LITERAL = object()
+
+
+def _literal(node: ast.expr):
+    """The value of a literal of constants that can be compared and hashed (a tuple, a negative number), else
+    _NOT_LITERAL."""
+    try:
+        v = ast.literal_eval(node)
+        hash(v)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return _NOT_LITERAL
+    return v
+
 
 class DefinitionsMixin:
     def _def(self, s: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
@@ -100,6 +113,10 @@ class DefinitionsMixin:
             elif isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name):
                 if isinstance(st.value, ast.Constant):  # a dataclass field's default: `debug: bool = True`
                     set_value(cs.values, st.target.id, ("const", st.value.value))
+                elif st.value is not None and (lit := _literal(st.value)) is not _NOT_LITERAL:
+                    # `conv_dim: tuple[int, ...] = (512, 512)`, `eps: float = -1.0`: a field the class declares,
+                    # which a construction may pass by keyword (Arrivals._fields_passed)
+                    set_value(cs.values, st.target.id, ("const", lit))
                 q = body_an.resolve_dotted_node(st.annotation)
                 if q and not q.startswith(("builtins.", "typing.")):
                     cs.attrs.setdefault(st.target.id, (q,))
