@@ -1404,3 +1404,35 @@ def test_a_numpy_draw_of_one_number_breaks_and_what_follows_is_a_python_number(t
     findings = check_code(NUMPY_DRAWS, tmp_path, name="npdraws")
     assert found(findings) == expected(NUMPY_DRAWS)
     assert dynamo_lines(tmp_path, "npdraws") == {line for line, _ in expected(NUMPY_DRAWS)}
+
+
+RESUMED_THEN_LOOP = '''\
+import torch
+
+
+def masked(x, lengths):
+    eps = x.sum().item()  # expect: FG303
+    total = 0.0
+    for n in lengths:
+        total += (x[:n] * eps).sum().item()  # expect: FG303
+    if x.sum() > total:
+        x = x * 2
+    return x
+
+
+def main():
+    return torch.compile(masked)(torch.randn(4), [1, 2])
+'''
+
+
+def test_a_loop_break_after_a_break_dynamo_resumes_from(tmp_path):
+    """`.item()` outside any loop is resumed from: Dynamo compiles the rest of the function as a frame of its own,
+    where the `.item()` in the `for` cannot be resumed from, so the rest of that frame runs uncompiled and the test
+    on tensor data after the loop is never traced (it was shown; wav2vec2's SpecAugment mask, `_compute_mask_indices`,
+    in bench/realworld): conditional on fixing the loop's break."""
+    findings = check_code(RESUMED_THEN_LOOP, tmp_path, name="resumed")
+    assert {(f.span.start.line + 1, f.code) for f in findings if not f.condition} == expected(RESUMED_THEN_LOOP)
+    hidden = [(f.span.start.line + 1, f.code, f.condition) for f in findings if f.condition]
+    assert [h[:2] for h in hidden] == [(9, "FG301")]
+    assert "the graph break at line 8 is fixed" in hidden[0][2]
+    assert dynamo_lines(tmp_path, "resumed") == {line for line, _ in expected(RESUMED_THEN_LOOP)}

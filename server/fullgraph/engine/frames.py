@@ -110,27 +110,40 @@ class Frames:
         self._breaks.clear()
 
     def first_unresumable(self, q: str) -> tuple[int, tuple] | None:
-        """The line of the break after which Dynamo runs the rest of `q` uncompiled, and its condition:
-        the first break that is certain when it is inside a `for`/`try`, else the first possible one
-        inside a `for`/`try` that no certain break precedes."""
+        """The line of the break after which Dynamo runs the rest of `q` uncompiled, and its condition."""
+        got = self._unresumable(q)
+        return got[:2] if got is not None else None
+
+    def _unresumable(self, q: str) -> tuple[int, tuple, int | None] | None:
+        """(line, condition, resumed_at) of the break after which Dynamo runs the rest of `q` uncompiled: the first
+        break inside a `for`/`try` that is certain, or possible with no certain break inside one before it.  A
+        certain break outside them before it (`n = x.sum().item()`) is resumed from: Dynamo compiles the rest of `q`
+        from there as a frame of its own, which the later break then leaves uncompiled (checked against Dynamo
+        2.13: tests/test_realcode.py); `resumed_at` is the last such line, None when the frame is `q` itself."""
+        resumed_at = None
         for line, block, when in self.points(q):
-            if not when:
-                return (line, when) if block is not None else None
             if block is not None:
-                return line, when
+                return line, when, resumed_at
+            if not when:
+                resumed_at = line
         return None
 
     def hidden(self, q: str) -> tuple[int, set[int]] | None:
         """(line of the certain unresumable break, lines of `q`'s own findings it hides).  Dynamo then
         skips `q` as a frame of its own: compiled as the root, it never traces `q` again; called from
         compiled code, `q` is still inlined into its caller up to its first break on the path taken, so
-        only what another break precedes on the same path is hidden (`if`: one break per branch)."""
-        first = self.first_unresumable(q)
+        only what another break precedes on the same path is hidden (`if`: one break per branch).  After a
+        certain break Dynamo resumes from, the frame the unresumable break leaves uncompiled is the rest of `q`
+        from there: what follows the unresumable break is hidden (a possible break between the two is resumed
+        from too when it happens)."""
+        first = self._unresumable(q)
         if first is None or first[1]:
             return None
-        line = first[0]
+        line, _, resumed_at = first
         facts = self.facts[q]
         own = {ln for ln, _b, _w, _p in facts.own if ln != line}
+        if resumed_at is not None:
+            return line, {ln for ln in own if ln > line}
         if len(facts.steps) <= 1:
             return line, own
         points = sorted({p[0] for p in self.points(q)})
@@ -141,8 +154,10 @@ class Frames:
         because `q` runs uncompiled after an unresumable break."""
         if not COMPREHENSION_FRAMES:
             return []
-        first = self.first_unresumable(q)
-        if first is None:
+        first = self._unresumable(q)
+        if first is None or first[2] is not None:
+            # (after a break Dynamo resumed from, what a comprehension of the resumed frame is given is not checked
+            # against Dynamo: none is predicted)
             return []
         facts = self.facts[q]
         given = set(facts.params)
