@@ -653,8 +653,9 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
             self.conds = saved_conds + else_conds
             stop_else = self.block(s.orelse)
         self.dead_if, self.conds = saved, saved_conds
-        made_in_branches(self.made, before, self.env, self._bound, (start, mid, len(self._bound)),
-                         saved_conds + body_conds, saved_conds + else_conds)
+        if len(self._bound) != start:  # (something bound in a branch)
+            made_in_branches(self.made, before, self.env, self._bound, (start, mid, len(self._bound)),
+                             saved_conds + body_conds, saved_conds + else_conds)
         body_stops = stop_body or body_err
         else_stops = stop_else or else_err
         if body_ran and else_ran and not body_stops and not else_stops and not (body_dead or else_dead):

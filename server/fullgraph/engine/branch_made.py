@@ -37,15 +37,18 @@ def made_in_branches(made: dict[str, tuple], before: dict, after: dict, bound: l
     condition (`body_conds`/`else_conds`, absolute: the enclosing ones included); a condition recorded by an
     `if` inside the branch is kept (it holds the branch's and its own)."""
     start, mid, end = marks
-    if end == start:
-        return  # nothing bound in either branch
-    in_body, in_else = set(bound[start:mid]), set(bound[mid:end])
-    for name in in_body ^ in_else:
+    for i in range(start, end):
+        name = bound[i]
         v = after.get(name)
+        if v is None or v.kind not in _DATA:
+            continue  # (the usual case: nothing more is looked at)
         old = before.get(name)
-        if v is None or v.kind not in _DATA or old is None or old.kind != V.CONST:
+        if old is None or old.kind != V.CONST:
             continue
-        conds = body_conds if name in in_body else else_conds
+        in_body = name in bound[start:mid]
+        if in_body and name in bound[mid:end]:
+            continue  # both branches bound it
+        conds = body_conds if in_body else else_conds
         inner = made.get(name)
         made[name] = inner if inner is not None and len(inner) > len(conds) and inner[:len(conds)] == conds \
             else conds
