@@ -526,11 +526,14 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
             for item in s.items:
                 ce = item.context_expr
                 saved, self._with_item = self._with_item, ce
-                try:
-                    v = self.value(ce)
-                finally:
-                    self._with_item = saved
-                self.hook("with", ce, v)
+                # a break making the context manager cannot be resumed from: Dynamo runs the rest of the
+                # function uncompiled (engine/frames.py; `with torch.backends.cudnn.flags(enabled=False):`)
+                with self._unresumable(s):
+                    try:
+                        v = self.value(ce)
+                    finally:
+                        self._with_item = saved
+                    self.hook("with", ce, v)
                 made_elsewhere = self._made_elsewhere(ce, v)
                 if made_elsewhere is not None:
                     # an object Dynamo did not create while tracing (a module global, an attribute, a
