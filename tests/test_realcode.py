@@ -1430,12 +1430,18 @@ def test_a_loop_break_after_a_break_dynamo_resumes_from(tmp_path):
     where the `.item()` in the `for` cannot be resumed from, so the rest of that frame runs uncompiled and the test
     on tensor data after the loop is never traced (it was shown; wav2vec2's SpecAugment mask, `_compute_mask_indices`,
     in bench/realworld): conditional on fixing the loop's break."""
-    findings = check_code(RESUMED_THEN_LOOP, tmp_path, name="resumed")
-    assert {(f.span.start.line + 1, f.code) for f in findings if not f.condition} == expected(RESUMED_THEN_LOOP)
-    hidden = [(f.span.start.line + 1, f.code, f.condition) for f in findings if f.condition]
-    assert [h[:2] for h in hidden] == [(9, "FG301")]
-    assert "the graph break at line 8 is fixed" in hidden[0][2]
-    assert dynamo_lines(tmp_path, "resumed") == {line for line, _ in expected(RESUMED_THEN_LOOP)}
+    _check_hidden_after(tmp_path, RESUMED_THEN_LOOP, "resumed", (9, "FG301"), 8)
+
+
+def _check_hidden_after(tmp_path, code: str, name: str, hidden: tuple[int, str], first: int) -> None:
+    """The `# expect:` breaks are shown and are where Dynamo breaks; `hidden` (line, code) is the only other finding,
+    conditional on fixing the unresumable break at line `first`."""
+    findings = check_code(code, tmp_path, name=name)
+    assert {(f.span.start.line + 1, f.code) for f in findings if not f.condition} == expected(code)
+    held = [(f.span.start.line + 1, f.code, f.condition) for f in findings if f.condition]
+    assert [h[:2] for h in held] == [hidden]
+    assert f"the graph break at line {first} is fixed" in held[0][2]
+    assert dynamo_lines(tmp_path, name) == {line for line, _ in expected(code)}
 
 
 WITH_BREAK = '''\
@@ -1460,9 +1466,4 @@ def test_a_break_making_a_context_manager_leaves_the_rest_uncompiled(tmp_path):
     """transformers' `ForCTCLoss`: Dynamo cannot enter `torch.backends.cudnn.flags(...)` (the call breaks), and a
     break at a `with` is not resumed from: the `ctc_loss` inside, a break of its own, is never traced (it was shown
     in the five CTC models' training runs of bench/realworld): conditional on fixing the `with`."""
-    findings = check_code(WITH_BREAK, tmp_path, name="withbreak")
-    assert {(f.span.start.line + 1, f.code) for f in findings if not f.condition} == expected(WITH_BREAK)
-    hidden = [(f.span.start.line + 1, f.code, f.condition) for f in findings if f.condition]
-    assert [h[:2] for h in hidden] == [(8, "FG209")]
-    assert "the graph break at line 7 is fixed" in hidden[0][2]
-    assert dynamo_lines(tmp_path, "withbreak") == {line for line, _ in expected(WITH_BREAK)}
+    _check_hidden_after(tmp_path, WITH_BREAK, "withbreak", (8, "FG209"), 7)
