@@ -390,7 +390,8 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
 
     @contextlib.contextmanager
     def _unresumable(self, s: ast.stmt):
-        """Inside the body of `s` (a `for` or `try`): Site/Edge.block is the outermost such statement."""
+        """Inside the body of `s` (a `for` or `try`) or a `with`'s context expression: Site/Edge.block is the
+        outermost such statement (engine/frames.py: a break there is not resumed from)."""
         outer = self.loop_block
         if outer is None:
             self.loop_block = s.lineno - 1  # 0-based, as positions

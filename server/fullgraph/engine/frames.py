@@ -109,17 +109,12 @@ class Frames:
         self.facts[q].own.extend(entries)
         self._breaks.clear()
 
-    def first_unresumable(self, q: str) -> tuple[int, tuple] | None:
-        """The line of the break after which Dynamo runs the rest of `q` uncompiled, and its condition."""
-        got = self._unresumable(q)
-        return got[:2] if got is not None else None
-
-    def _unresumable(self, q: str) -> tuple[int, tuple, int | None] | None:
+    def first_unresumable(self, q: str) -> tuple[int, tuple, int | None] | None:
         """(line, condition, resumed_at) of the break after which Dynamo runs the rest of `q` uncompiled: the first
-        break inside a `for`/`try` that is certain, or possible with no certain break inside one before it.  A
-        certain break outside them before it (`n = x.sum().item()`) is resumed from: Dynamo compiles the rest of `q`
-        from there as a frame of its own, which the later break then leaves uncompiled (checked against Dynamo
-        2.13: tests/test_realcode.py); `resumed_at` is the last such line, None when the frame is `q` itself."""
+        break, certain or possible, inside a `for`/`try` or a `with`'s context expression.  A certain break
+        elsewhere before it (`n = x.sum().item()`) is resumed from: Dynamo compiles the rest of `q` from there as a
+        frame of its own, which the later break then leaves uncompiled (checked against Dynamo 2.13:
+        tests/test_realcode.py); `resumed_at` is the last such line, None when the frame is `q` itself."""
         resumed_at = None
         for line, block, when in self.points(q):
             if block is not None:
@@ -136,7 +131,7 @@ class Frames:
         certain break Dynamo resumes from, the frame the unresumable break leaves uncompiled is the rest of `q`
         from there: what follows the unresumable break is hidden (a possible break between the two is resumed
         from too when it happens)."""
-        first = self._unresumable(q)
+        first = self.first_unresumable(q)
         if first is None or first[1]:
             return None
         line, _, resumed_at = first
@@ -154,7 +149,7 @@ class Frames:
         because `q` runs uncompiled after an unresumable break."""
         if not COMPREHENSION_FRAMES:
             return []
-        first = self._unresumable(q)
+        first = self.first_unresumable(q)
         if first is None or first[2] is not None:
             # (after a break Dynamo resumed from, what a comprehension of the resumed frame is given is not checked
             # against Dynamo: none is predicted)
