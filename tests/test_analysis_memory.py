@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 import gc
 
+import pytest
+
 from fullgraph.engine.module import analyze
 from fullgraph.rules import registry
 
@@ -62,13 +64,34 @@ def _ours(o) -> bool:
     return isinstance(module, str) and module.startswith("fullgraph")
 
 
-def test_analysing_a_module_leaves_no_reference_cycle():
+# a module without roots, as a bulk load analyses it (engine/deferred.py: its bodies when first read)
+LIBRARY = """
+import torch
+
+def helper(x, key=lambda v: v):
+    import math
+    if x.sum() > 0:
+        return sorted([x], key=lambda t: t.sum())
+    return math.pi
+
+class Layer(torch.nn.Module):
+    def forward(self, x):
+        from torch.nn import functional as F
+        return F.relu(x)
+"""
+
+
+@pytest.mark.parametrize("source, defer", [(SOURCE, False), (LIBRARY, True)], ids=["full", "deferred"])
+def test_analysing_a_module_leaves_no_reference_cycle(source, defer):
     gc.collect()
     gc.disable()
     gc.set_debug(gc.DEBUG_SAVEALL)  # what the collection finds unreachable stays in gc.garbage to look at
     try:
-        summary = analyze("/proj/mod.py", SOURCE, "mod", False, rules=registry.RULESET)
-        assert summary.roots and summary.recompiles  # (the walks did run)
+        summary = analyze("/proj/mod.py", source, "mod", False, rules=registry.RULESET, defer=defer)
+        # (the walks did run)
+        assert (summary.roots and summary.recompiles) if not defer else \
+            (summary.body_deferred() and "mod.helper.<lambda:7:31>" in summary.function_names()
+             and "math" in summary.imports)
         gc.collect()
         # (other threads of the process, torch's after a Dynamo test, may leave garbage of their own meanwhile)
         assert [o for o in gc.garbage if _ours(o)] == []

@@ -30,6 +30,7 @@ from .engine.not_followed import NOT_ANALYSED, call_words, root_words
 from .importpath import ModuleFinder, search_path
 from .modnames import module_name_for, namespace_names
 from .engine.project import Project
+from .engine import summary as _summary
 from .engine.summary import ModuleSummary
 from .model import ERROR, INFO, Finding
 from .positions import Span
@@ -38,6 +39,10 @@ from .torchinfo import knowledge_of
 
 _STAR_IMPORT = re.compile(rb"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\*", re.M)
 PARALLEL_THRESHOLD = 64  # files; below this, analysing in-process is faster than forking
+# files; from this many on, a bulk load analyses function bodies when first read (engine/deferred.py): in a tree
+# of thousands of modules (torch's) a check reads a handful's bodies; a project's own code, smaller, has most
+# read (each call site is what arrives at a function a walk reaches), and would pay for two parses of each
+DEFER_THRESHOLD = 512
 SOURCE_CACHE = 3  # buffers whose syntax tree and parsed source are kept for fixes
 
 
@@ -105,10 +110,11 @@ def read_module(path: str, data: bytes) -> tuple[str, object | None]:
     return decode_source(data), None
 
 
-def _analyze_file(args: tuple, library: bool = False) -> tuple[str, ModuleSummary | None, tuple | None]:
+def _analyze_file(args: tuple, library: bool = False, defer: bool = False) -> tuple[str, ModuleSummary | None, tuple | None]:
     """(path, modname, is_pkg[, data]) -> (path, summary or None, error or None); `data`, the file's
     bytes when the caller has read them already (the cache key was computed from them); `library`, a followed
-    library's module."""
+    library's module; `defer`, a bulk load's: function bodies analysed when first read (engine/deferred.py;
+    not a notebook's)."""
     path, modname, is_pkg = args[:3]
     data = args[3] if len(args) > 3 else None
     try:
@@ -119,22 +125,61 @@ def _analyze_file(args: tuple, library: bool = False) -> tuple[str, ModuleSummar
         return path, None, (e.code, e.message)
     except OSError as e:
         return path, None, ("FG002", f"cannot read file: {e.strerror or e}")
-    summary = analyze(path, text, modname, is_pkg, rules=registry.RULESET, library=library)
+    summary = analyze(path, text, modname, is_pkg, rules=registry.RULESET, library=library,
+                      defer=defer and cells is None)
     summary.cells = cells
     return path, summary, None
 
 
-def _analyze_to_cache(args: tuple[str, str | None, bool, str | None]) -> tuple[str, bytes | None, tuple | None]:
-    """A worker process's job: analyse a file, write its summary to the cache directory (if any) and
-    return it pickled (what the process pool would send anyway: it is pickled once for both)."""
-    path, modname, is_pkg, directory = args
+def _full_analysis(path: str, modname: str, text_hash: str, deferred_as: tuple,
+                   library: bool) -> ModuleSummary | None:
+    """The full analysis of a bulk load's module (engine/deferred.py), from its file when that still holds the
+    text analysed (else None), stored in the cache the load wrote to (a later check reads it whole)."""
+    is_pkg, directory = deferred_as
+    try:
+        data = Path(path).read_bytes()
+        text, _ = read_module(path, data)
+    except (SourceError, OSError):
+        return None
+    full = analyze(path, text, modname, is_pkg, rules=registry.RULESET, library=library)
+    if full.text_hash != text_hash:
+        return None
+    if directory is not None:
+        cache.store(directory, cache.file_key(path, modname, is_pkg, data), cache.dumps(full))
+    return full
+
+
+def _analyze_body(summary: ModuleSummary) -> ModuleSummary | None:
+    """A function body of a bulk load's module read (ModuleSummary._make_body)."""
+    return _full_analysis(summary.path, summary.name, summary.text_hash, summary.deferred_as(),
+                          getattr(summary, "library", False))
+
+
+_summary.BODY_ANALYZER[:] = [_analyze_body]
+
+
+def _body_job(args: tuple) -> bytes | None:
+    """A worker process's job (Workspace._materialize): the BODY_FIELDS of a module's full analysis, pickled."""
+    full = _full_analysis(*args)
+    if full is None:
+        return None
+    return pickle.dumps({k: full.__dict__[k] for k in _summary.BODY_FIELDS}, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _analyze_to_cache(args: tuple[str, str | None, bool, str | None, bool]) -> tuple[str, bytes | None, tuple | None]:
+    """A worker process's job: analyse a file (with `defer`, its function bodies as engine/deferred.py says),
+    write its summary to the cache directory (if any) and return it pickled (what the process pool would
+    send anyway: it is pickled once for both)."""
+    path, modname, is_pkg, directory, defer = args
     try:
         data = Path(path).read_bytes()
     except OSError as e:
         return path, None, ("FG002", f"cannot read file: {e.strerror or e}")
-    path, summary, err = _analyze_file((path, modname, is_pkg, data))
+    path, summary, err = _analyze_file((path, modname, is_pkg, data), defer=defer)
     if summary is None:
         return path, None, err
+    if summary.body_deferred():
+        summary.__dict__["_deferred"] = (is_pkg, directory)
     payload = cache.dumps(summary)
     if directory is not None:  # (the key hashes the file's bytes: not for nothing with --no-cache)
         cache.store(directory, cache.file_key(path, modname, is_pkg, data), payload)
@@ -199,6 +244,8 @@ class Workspace:
         self.project.keep_sources(self.source_of, self._tree_of)
         self.project.name_aliases(self._aliases_of)
         self.project.find_imports(self._import)
+        self.project.contents.materialize = self._materialize
+        self._jobs: int | None = None  # the last bulk load's
         self.finder = ModuleFinder()
         self._imports: dict[tuple[str, str], str | None] = {}  # (name, importing path) -> file found
         self._search_paths: dict[tuple, tuple[str, ...]] = {}
@@ -676,6 +723,7 @@ class Workspace:
             modname, is_pkg = module_name_for(f)
             work.append((f, modname, is_pkg))
         n_jobs = jobs if jobs is not None else (os.cpu_count() or 1)
+        self._jobs = n_jobs
         directory = self.cache_dir
         # Summaries are kept alive for the whole run: the cyclic GC would rescan all of them at every
         # collection (a third of the time on the torch tree, bench/README.md), and they hold no cycles
@@ -706,7 +754,8 @@ class Workspace:
             if len(misses) >= PARALLEL_THRESHOLD and n_jobs > 1:
                 if directory is not None:
                     cache.engine_key()  # computed once here, inherited by the workers
-                jobs_in = [(p, m, k, directory) for p, m, k, _ in misses]
+                defer = len(misses) >= DEFER_THRESHOLD
+                jobs_in = [(p, m, k, directory, defer) for p, m, k, _ in misses]
                 # this process waits for the workers: the fixes (libcst with them), which the findings of a
                 # large tree will want, are imported meanwhile rather than after
                 threading.Thread(target=_import_fixes, daemon=True).start()
@@ -728,6 +777,24 @@ class Workspace:
             if gc_was_enabled:
                 gc.enable()
         self._prune()
+
+    def _materialize(self, mods: list[ModuleSummary]) -> None:
+        """The function bodies of a bulk load's modules (engine/deferred.py), when a walk reads every module's:
+        analysed in worker processes as the load was, when they are many."""
+        n_jobs = self._jobs or 1
+        if len(mods) < PARALLEL_THRESHOLD or n_jobs < 2:
+            return  # (each read in this process: Contents.all_bodies)
+        jobs_in = [(m.path, m.name, m.text_hash, m.deferred_as(), getattr(m, "library", False)) for m in mods]
+        gc_was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            with ProcessPoolExecutor(max_workers=n_jobs) as ex:
+                for m, payload in zip(mods, ex.map(_body_job, jobs_in,
+                                                   chunksize=max(1, min(8, len(mods) // (n_jobs * 8))))):
+                    m.set_body(pickle.loads(payload) if payload is not None else None)
+        finally:
+            if gc_was_enabled:
+                gc.enable()
 
     def _loaded(self, path: str, summary: ModuleSummary | None, err: tuple | None) -> None:
         if summary is not None:

@@ -81,6 +81,7 @@ class Arrivals:
 
     def _callers_index(self):
         idx: dict[str, list[tuple]] = {}
+        self.c.all_bodies()
         for mod in list(self.c.modules.values()):
             for cs in mod.call_sites:
                 if not any(cs.args) and not any(k for _, k in cs.kwargs):
@@ -340,6 +341,7 @@ class Arrivals:
         """What the project's calls `obj.<method>(...)` of the method `fs` pass (a compiled method rebound on
         its instance, `q.act = torch.compile(q.act)`, is called that way)."""
         out = []
+        self.c.all_bodies()
         for mod in list(self.c.modules.values()):
             for cs in mod.call_sites:
                 if not cs.is_method_call or cs.caller is None or cs.target.rpartition(".")[2] != fs.name:
@@ -352,6 +354,7 @@ class Arrivals:
     def _calls_of(self, fs: FunctionSummary) -> list[tuple]:
         """What each call of the function `fs` in the project passes (Edge.vals, config fields read)."""
         out = []
+        self.c.all_bodies()
         for mod in list(self.c.modules.values()):
             for cs in mod.call_sites:
                 if cs.is_method_call or cs.target.rpartition(".")[2] != fs.name:
@@ -995,6 +998,7 @@ class Arrivals:
         memo = self.c.memo
         if "edges_named" not in memo:
             idx: dict[str, list[tuple]] = {}
+            self.c.all_bodies()
             for mod in list(self.c.modules.values()):
                 for gfs in mod.functions.values():
                     for e in gfs.edges:
@@ -1036,6 +1040,7 @@ class Arrivals:
         if "constructions" not in memo:
             idx: dict[str, list] = {}
             made: dict[int, tuple[str, str]] = {}
+            self.c.all_bodies()
             for mod in list(self.c.modules.values()):
                 library = getattr(mod, "library", False)
                 for site in mod.call_sites:

@@ -35,6 +35,10 @@ class Contents:
         # (module name, path of the module importing it) -> the module Python would import there (found on
         # that module's search path, loaded if it was not), or None: set by the workspace
         self.importer: Callable[[str, str], ModuleSummary | None] | None = None
+        # makes the bodies of a bulk load's summaries (engine/deferred.py) when a reader of every module's
+        # bodies comes (all_bodies): set by the workspace (api.py: in worker processes when they are many)
+        self.materialize: Callable[[list[ModuleSummary]], None] | None = None
+        self._all_bodies = True  # no summary put since the last all_bodies() has its bodies deferred
 
     def put(self, summary: ModuleSummary) -> ModuleSummary | None:
         """Add or replace the module at `summary.path`; the summary it replaces, if any."""
@@ -48,8 +52,22 @@ class Contents:
             self.by_name.setdefault(a, []).append(summary)
         if aliases:
             self._aliases[summary.path] = aliases
+        if summary.body_deferred():
+            self._all_bodies = False
         self.invalidate()
         return old
+
+    def all_bodies(self) -> None:
+        """Before reading the bodies of every module (an index of every call site, hook, edge): the bulk load's
+        summaries get theirs all at once (engine/deferred.py)."""
+        if self._all_bodies:
+            return
+        deferred = [m for m in list(self.modules.values()) if m.body_deferred()]
+        if deferred and self.materialize is not None:
+            self.materialize(deferred)
+        for m in deferred:
+            m._load_body()  # (any the materializer left)
+        self._all_bodies = True
 
     def pop(self, path: str) -> ModuleSummary | None:
         """Remove the module at `path`; the summary removed, if any."""
@@ -84,14 +102,22 @@ class Contents:
     def function(self, q: str) -> tuple[FunctionSummary, ModuleSummary] | None:
         """The function of that qualified name and its module (the first module put that has it)."""
         if self._fn_index is None:
-            idx: dict[str, ModuleSummary] = {}
+            idx: dict[str, ModuleSummary | list[ModuleSummary]] = {}
             for m in list(self.modules.values()):
                 for name in m.function_names():  # (names only: a module's functions are read when found)
-                    idx.setdefault(name, m)
+                    got = idx.setdefault(name, m)
+                    if got is not m:  # (a bulk load's names may be more than its functions: the next is kept)
+                        if type(got) is list:
+                            got.append(m)
+                        else:
+                            idx[name] = [got, m]
             self._fn_index = idx
-        m = self._fn_index.get(q)
-        fs = m.functions.get(q) if m is not None else None
-        return (fs, m) if fs is not None else None
+        got = self._fn_index.get(q)
+        for m in got if type(got) is list else (got,) if got is not None else ():
+            fs = m.functions.get(q)
+            if fs is not None:
+                return fs, m
+        return None
 
     def add_name(self, name: str, summary: ModuleSummary) -> None:
         """Index a module under one more name it is imported by (found on a search path under that name)."""

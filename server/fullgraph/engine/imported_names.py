@@ -60,6 +60,7 @@ def _names_passed(r: Resolver, function_q: str, param: str, near: str) -> list[s
     positional = index < fs.positional
     out: list[str] = []
     seen_call = False
+    r.c.all_bodies()
     for mod in list(r.c.modules.values()):
         for cs in mod.call_sites:
             if cs.is_method_call or cs.target.rpartition(".")[2] != fs.name:

@@ -1,5 +1,6 @@
 """A module's analysis: its text parsed (an editor buffer's, from what the last analysis of it left),
-its top level walked, then its function bodies, each top-level statement's in turn, into a ModuleSummary.
+its top level walked, then its function bodies, each top-level statement's in turn, into a ModuleSummary
+(a bulk load of a large tree: only the bodies that add to the module's own facts, engine/deferred.py).
 The walking itself is engine/analyzer.py's FunctionAnalyzer.
 
 The analyzer never imports or runs the code it reads.
@@ -13,12 +14,12 @@ import warnings
 
 from ..modnames import absolute_module, module_name_for, package_of
 from ..positions import LineIndex, Span
-from . import incremental, recompiles, suppressions
+from . import deferred, incremental, recompiles, suppressions
 from .syspath import sys_path_edits
 from . import values as V
 from .analyzer import FunctionAnalyzer
 from .ruleset import RuleSet
-from .summary import FunctionSummary, ModuleSummary, writable_copy
+from .summary import BODY_FIELDS, FunctionSummary, ModuleSummary, writable_copy
 from .values import Val
 
 __all__ = ["ModuleAnalyzer", "analyze", "parse_module"]
@@ -34,8 +35,12 @@ def parse_module(text: str, path: str) -> ast.Module:
 class ModuleAnalyzer:
     def __init__(self, path: str, text: str, modname: str, is_package: bool = False, recover: bool = False,
                  tree: ast.Module | None = None, bodies: bool = True, remember: bool = False,
-                 previous: incremental.Memo | None = None, *, rules: RuleSet, library: bool = False):
+                 previous: incremental.Memo | None = None, *, rules: RuleSet, library: bool = False,
+                 defer: bool = False):
         self.path = path
+        # a bulk load's: the function bodies only where they add to the module's own facts, the rest of the
+        # summary made when first read (engine/deferred.py)
+        self.defer = defer
         # a followed library's module: its tests the walk decides by running the function are recorded
         # (conditions_recorded._run_test; a project's own code does not read them)
         self.library = library
@@ -166,14 +171,44 @@ class ModuleAnalyzer:
         # Function bodies run after the module is imported: analyse them with the final bindings.
         self._queued = list(self._pending)
         if self.bodies:
-            if lines is not None:
-                if self.tree is None:  # recovered from a syntax error: the text analysed is another
-                    lines = incremental.split(self.text)
-                # what each top-level statement's functions look up among the module's names
-                top.env = self.bindings = incremental.Reads(top.env)
-            self._function_pass(tree, lines, keep=self.tree is not None)
+            # (imports in function bodies from the syntax tree: the same whether the bodies are analysed now)
+            function_imports = deferred.function_imports(tree, self.absolute)
+            if self.defer and self.tree is not None and not self.summary.roots and not self.summary.unresolved_roots:
+                self._deferred_pass(tree, top.env)
+            else:
+                if lines is not None:
+                    if self.tree is None:  # recovered from a syntax error: the text analysed is another
+                        lines = incremental.split(self.text)
+                    # what each top-level statement's functions look up among the module's names
+                    top.env = self.bindings = incremental.Reads(top.env)
+                self._function_pass(tree, lines, keep=self.tree is not None)
+            self.summary.imports |= function_imports
             self.summary.recompiles = recompiles.scan(tree, self.span, self.modname, self.text)
         return self.summary
+
+    def _deferred_pass(self, tree: ast.Module, env: dict[str, Val]) -> None:
+        """The function pass of a bulk load (engine/deferred.py): only the top-level statements whose function
+        bodies may add to the module's own facts are analysed; the summary's BODY_FIELDS are left out (made
+        by the module's full analysis when one is read), its functions' names kept as the analysis may give
+        them."""
+        may_add = deferred.triggers((name, v.q) for name, v in env.items() if v.kind == V.REF)
+        extents = [incremental.extent(s) for s in tree.body]
+        starts = [e[0] for e in extents]
+        groups: dict[int, list] = {}
+        for item in self._pending:
+            groups.setdefault(bisect.bisect_right(starts, item[0].lineno) - 1, []).append(item)
+        lines = self.lines.lines
+        for i, items in groups.items():
+            first, last = extents[i]
+            if may_add("\n".join(lines[first - 1:last])):
+                self._pending = list(items)
+                self._analyze_pending()
+        self._pending = []
+        d = self.summary.__dict__
+        for k in BODY_FIELDS:
+            d.pop(k, None)
+        d["_function_names"] = deferred.function_names(tree, self.modname, lines)
+        d["_deferred"] = (self.is_package, None)  # (the cache directory: the front-end's, api.py)
 
     def _function_pass(self, tree: ast.Module, lines: list[str] | None, keep: bool = True) -> None:
         """Analyse the function bodies, one top-level statement's functions (nested ones included) after
@@ -312,11 +347,13 @@ class ModuleAnalyzer:
 
 
 def analyze(path: str, text: str, modname: str | None = None, is_package: bool | None = None,
-            recover: bool = False, *, rules: RuleSet, library: bool = False) -> ModuleSummary:
+            recover: bool = False, *, rules: RuleSet, library: bool = False, defer: bool = False) -> ModuleSummary:
     """Analyse one module.  With `recover`, a file with a syntax error still has the top-level
-    blocks that parse analysed (the editor case); otherwise it is reported and not analysed."""
+    blocks that parse analysed (the editor case); otherwise it is reported and not analysed.  With `defer`,
+    the function bodies only as far as the module's own facts need them (engine/deferred.py)."""
     if modname is None:
         modname, pkg = module_name_for(path)
         if is_package is None:
             is_package = pkg
-    return ModuleAnalyzer(path, text, modname, bool(is_package), recover, rules=rules, library=library).run()
+    return ModuleAnalyzer(path, text, modname, bool(is_package), recover, rules=rules, library=library,
+                          defer=defer).run()

@@ -52,7 +52,9 @@ class Project:
         old = self.contents.put(summary)
         # names, classes or call targets changed: every root may differ; else only those that read it
         # (a first load forgets them all: no interface computed, no summary's functions read)
-        self._pass.forget(None if old is None or interface_of(old) != interface_of(summary) else path)
+        # (a bulk load's summary whose bodies were never read: its interface is not made only to compare it)
+        self._pass.forget(None if old is None or old.body_deferred() or interface_of(old) != interface_of(summary)
+                          else path)
         self._findings = self._unresolved = None
 
     def remove_module(self, path: str) -> None:

@@ -427,6 +427,7 @@ class Resolver:
     def hooks_of(self, class_q: str, near: str | None):
         out = []
         names = {cs.qualname for cs, _ in self.mro(class_q, near)}
+        self.c.all_bodies()
         for mod in list(self.c.modules.values()):
             for owner, target in mod.hooks:
                 okind, oq, oattr = owner

@@ -280,7 +280,7 @@ class ModuleSummary:
     # a handful of its 2,285 modules, and unpickling every summary took a fifth of the process's time.
     def __getstate__(self) -> dict:
         d = dict(self.__dict__)
-        if "_body" not in d:  # (else: not read since it was unpickled, and still as it was)
+        if "_body" not in d and "_deferred" not in d:  # (else: not read since it was unpickled, or not made)
             body = {k: d.pop(k) for k in BODY_FIELDS}
             d["_body"] = pickle.dumps(body, protocol=pickle.HIGHEST_PROTOCOL)
             d["_function_names"] = tuple(body["functions"])
@@ -293,6 +293,8 @@ class ModuleSummary:
 
     def _load_body(self) -> bool:
         d = self.__dict__
+        if "_deferred" in d:
+            return self._make_body()
         raw = d.pop("_body", None)
         if raw is None:
             return False
@@ -300,6 +302,32 @@ class ModuleSummary:
             d.setdefault(k, v)  # (a field set since it was unpickled stays as set)
         d.pop("_function_names", None)
         return True
+
+    def _make_body(self) -> bool:
+        """A bulk load's summary (engine/deferred.py): its BODY_FIELDS from the module's full analysis, by
+        the analyser the front-end set (BODY_ANALYZER)."""
+        full = BODY_ANALYZER[0](self) if BODY_ANALYZER else None
+        self.set_body(full.__dict__ if full is not None else None)
+        return True
+
+    def set_body(self, body: dict | None) -> None:
+        """Give a bulk load's summary its BODY_FIELDS (from `body`, the full analysis' fields), empty when
+        there is none (the file no longer holds the text analysed)."""
+        d = self.__dict__
+        d.pop("_deferred", None)
+        d.pop("_function_names", None)
+        if body is None:
+            body = ModuleSummary(self.name, self.path, self.text_hash).__dict__
+        for k in BODY_FIELDS:
+            d.setdefault(k, body[k])
+
+    def body_deferred(self) -> bool:
+        """A bulk load's summary whose function bodies were not analysed yet (engine/deferred.py)."""
+        return "_deferred" in self.__dict__
+
+    def deferred_as(self) -> tuple:
+        """A bulk load's summary: (is it a package's `__init__`, the cache directory its full analysis goes to)."""
+        return self.__dict__["_deferred"]
 
     def __copy__(self):
         self._load_body()
@@ -315,6 +343,10 @@ class ModuleSummary:
 
 
 BODY_FIELDS = ("functions", "classes", "bindings", "call_sites", "hooks", "registries", "registry_keys")
+# what makes a deferred summary's body (engine/deferred.py): [analyse(summary) -> the module's full summary, or
+# None when its file no longer holds the text that was analysed], set by the front-end (api.py), which knows
+# the rules, reads the files and keeps the cache
+BODY_ANALYZER: list = []
 
 
 def writable_copy(obj):
