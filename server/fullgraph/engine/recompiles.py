@@ -35,6 +35,7 @@ step do.
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 from typing import Callable
 
@@ -60,8 +61,11 @@ def scan(tree: ast.Module, span: Callable[[ast.AST], Span], modname: str, text: 
     out: list[tuple] = []
     classes: list[ast.ClassDef] = []
     has_global = has_nonlocal = False
-    for n in _spelled_compile_calls(tree, text):
+    compile_calls = _spelled_compile_calls(tree, text)
+    for n in compile_calls:
         out.append(("compile", span(n), ast.unparse(n), _fullgraph(n), ast.unparse(n.args[0]) if n.args else ""))
+    # the lines of every torch.compile call: outside loops, a statement without one holds nothing to look at
+    compile_lines = sorted({n.lineno for n in compile_calls})
     for n in _stmts(tree.body, into_defs=True):
         t = type(n)
         if t is ast.FunctionDef or t is ast.AsyncFunctionDef:
@@ -84,14 +88,14 @@ def scan(tree: ast.Module, span: Callable[[ast.AST], Span], modname: str, text: 
     scopes = list(_scopes(tree, modname, class_nodes))
     inits = _init_types(scopes, classes) if classes else {}
     by_class_name = {q.rpartition(".")[2]: v for q, v in inits.items()}
-    reads_by_class = _attr_reads(classes) if any_compile else {}
+    reads_by_class = _AttrReads(classes) if any_compile else {}
     outer = _compiled_names(tree.body, span)
     varied_calls: set[str] = set()  # functions called in a loop with an argument that changes
     scanners: list = []
     try:
         _scan_scopes(out, scopes, tree, span, inits, by_class_name, reads_by_class, glob_types, outer,
                      varied_calls, scanners, any_compile, (has_global, _dict_items_set(glob_types, text)),
-                     has_nonlocal, class_nodes)
+                     has_nonlocal, class_nodes, compile_lines)
         if any(r[0] == "global" for r in out):  # what reads the rebound globals
             module_names = _module_assigned(tree.body) & {r[1] for r in out if r[0] == "global"}
             lines = _lines(text)
@@ -181,8 +185,10 @@ _MEMO: dict[int, list] = {}
 
 
 def _scan_scopes(out, scopes, tree, span, inits, by_class_name, reads_by_class, glob_types, outer,
-                 varied_calls, scanners, any_compile, globals_change, has_nonlocal, class_nodes) -> None:
-    """`class_nodes`: class qualname -> its node."""
+                 varied_calls, scanners, any_compile, globals_change, has_nonlocal, class_nodes,
+                 compile_lines) -> None:
+    """`class_nodes`: class qualname -> its node; `compile_lines`: the lines of the module's torch.compile calls
+    (sorted)."""
     memo = _MEMO.setdefault(id(tree), [])
     module_defs = {s.name: s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
     class_defs = {s.name: s for s in tree.body if isinstance(s, ast.ClassDef)}
@@ -193,8 +199,8 @@ def _scan_scopes(out, scopes, tree, span, inits, by_class_name, reads_by_class, 
         if fn is not None:
             if cls is not None and inits.get(cls):
                 out.extend(_attr_updates(fn, qual, cls, inits, span))
-            if cls is not None and any_compile and cls in class_nodes:
-                out.extend(_grown_self_lists(fn, class_nodes[cls], span))
+            if cls is not None and any_compile and cls in class_nodes and _spans_line(class_nodes[cls], compile_lines):
+                out.extend(_grown_self_lists(fn, class_nodes[cls], span))  # (its `__init__` compiles something)
             if (globals_change[0] and _declares_global(fn)) or globals_change[1]:
                 out.extend(_global_rebinds(fn, qual, glob_types, span))
             if has_nonlocal:
@@ -204,9 +210,9 @@ def _scan_scopes(out, scopes, tree, span, inits, by_class_name, reads_by_class, 
         if fn is None and not any_compile and not any(isinstance(x, (ast.For, ast.While, ast.AsyncFor))
                                                       for x in tree.body):
             continue
-        if fn is not None and not any(isinstance(x, (ast.For, ast.While, ast.AsyncFor, ast.Call))
-                                      for x in _own_nodes(fn)):
-            continue
+        if fn is not None and not _spans_line(fn, compile_lines) and \
+                not any(type(s) in _LOOPS for s in _stmts(fn.body)):
+            continue  # no loop of its own, no torch.compile call: nothing the walk below would find
         compiled = dict(outer) if fn is not None else {}
         own = _compiled_names(body, span)
         if fn is not None:
@@ -220,11 +226,21 @@ def _scan_scopes(out, scopes, tree, span, inits, by_class_name, reads_by_class, 
                     module_level=fn is None, node=node, fn=fn)
         sc.module_defs = module_defs
         sc.class_defs = class_defs
+        sc.compile_lines = compile_lines
         sc.module_body = tree.body
         sc.run()
         scanners.append(sc)
     for sc in scanners:
         sc.compiles_per_call(varied_calls)
+
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+
+
+def _spans_line(s: ast.AST, lines: list[int]) -> bool:
+    """Does the node's extent (from its first line, a def's `def` line) hold one of `lines` (sorted)?"""
+    at = bisect.bisect_left(lines, s.lineno)
+    return at < len(lines) and lines[at] <= (s.end_lineno or s.lineno)
 
 
 def _is_compile(e: ast.AST) -> bool:
@@ -443,6 +459,25 @@ def _attr_reads(classes: list) -> dict[str, set[str]]:
                 got.update(n.attr for n in walk(m) if isinstance(n, ast.Attribute) and _self_attr(n)
                            and isinstance(n.ctx, ast.Load))
     return out
+
+
+class _AttrReads:
+    """_attr_reads(classes), each class's read when first asked for (a keystroke in a large file scanned every
+    method of every class for what a call in a loop seldom asks)."""
+
+    def __init__(self, classes: list):
+        self.classes = classes
+        self.names = {c.name for c in classes}
+        self.memo: dict[str, set[str]] = {}
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.names
+
+    def __getitem__(self, name: str) -> set[str]:
+        got = self.memo.get(name)
+        if got is None:
+            got = self.memo[name] = _attr_reads([c for c in self.classes if c.name == name])[name]
+        return got
 
 
 def _self_attr(e: ast.AST) -> bool:
@@ -689,6 +724,7 @@ class _Loops:
         self.module_defs: dict = {}
         self.class_defs: dict = {}
         self.module_body: list = []
+        self.compile_lines: list[int] | None = None  # the module's torch.compile calls' lines (None: not known)
         self.row_values: dict[str, list] = {}  # loop variable -> the dict literals it runs over
         for s in _stmts(body):
             if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
@@ -761,7 +797,11 @@ class _Loops:
                     for i in s.items):
                 self._block(s.body, loops, s)
                 continue
-            for call in self._calls(s):
+            if not loops and self.compile_lines is not None and not _spans_line(s, self.compile_lines):
+                calls = ()  # (outside loops only a torch.compile call is looked at)
+            else:
+                calls = self._calls(s)
+            for call in calls:
                 if _is_compile(call.func):
                     self._compile_call(call, loops)
                 elif loops and isinstance(call.func, ast.Name) and call.func.id in self.compiled:
