@@ -304,6 +304,8 @@ class Workspace:
                 memo.tree = None
         summary.text_hash = h
         self._put(summary)
+        if an.base is not None:
+            self.project.set_base(path, h, an.base)
         self.file_errors.pop(path, None)
         if an.analysed_tree is not None:
             # the fixes of this buffer will need it, and the variants' base analysis (which, for a text

@@ -240,6 +240,14 @@ class Arrivals:
     def forget_base(self, path: str) -> None:
         self._bases.pop(path, None)
 
+    def set_base(self, path: str, text_hash: str, an) -> None:
+        """An editor buffer's analysis left its top-level-only state (ModuleAnalyzer.base): the base of its
+        functions' variants, for that text."""
+        self._bases.pop(path, None)
+        self._bases[path] = (text_hash, an)
+        while len(self._bases) > 8:
+            self._bases.pop(next(iter(self._bases)))
+
     def _base_analysis(self, mod: ModuleSummary):
         """The module analysed again from its text (the syntax tree the workspace keeps, when it does) for
         its functions' variants; the last few modules' are kept.  None without the text it was analysed from."""

@@ -4,6 +4,7 @@ FunctionAnalyzer, engine/analyzer.py)."""
 from __future__ import annotations
 
 import ast
+import bisect
 
 from . import values as V
 from .attr_choices import add_choice, enclosing_tests, test_atoms
@@ -13,12 +14,19 @@ from .summary import ClassSummary, add_elements, add_replacement, set_value
 from .values import U, Val
 
 
-def _only_called(scope: ast.AST, name: str) -> bool:
+def _only_called(scope: ast.AST, name: str, lines: list[str]) -> bool:
     """Is `name` read in `scope` (its nested functions included) only as the function of a call, and
-    bound only once?"""
+    bound only once?  (`lines`: the module's; of a module, only the statements whose lines spell the name are
+    walked: a keystroke in a large file analysed it again, and walking the whole module per compiled name took
+    longer than parsing it.)"""
     called: set[int] = set()
     loads = stores = 0
-    for node in walk(scope):
+    if type(scope) is ast.Module:
+        spelled = [i for i, line in enumerate(lines, 1) if name in line]
+        parts = [s for s in scope.body if _holds_line(s, spelled)]
+    else:
+        parts = [scope]
+    for node in (n for part in parts for n in walk(part)):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name:
             called.add(id(node.func))
         elif isinstance(node, ast.Name) and node.id == name and id(node) not in called:
@@ -31,6 +39,13 @@ def _only_called(scope: ast.AST, name: str) -> bool:
     return stores == 1 and loads == 0 and bool(called)
 
 
+def _holds_line(s: ast.stmt, lines: list[int]) -> bool:
+    """Does the statement (its decorators included) span one of the 1-based `lines` (sorted)?"""
+    first = min([s.lineno, *(d.lineno for d in getattr(s, "decorator_list", ()))])
+    at = bisect.bisect_left(lines, first)
+    return at < len(lines) and lines[at] <= (s.end_lineno or s.lineno)
+
+
 class AssignmentsMixin:
     def assign(self, target: ast.AST, v: Val, value_node: ast.AST | None) -> None:
         if isinstance(target, ast.Name):
@@ -41,7 +56,7 @@ class AssignmentsMixin:
                     int(v.q) < len(self.mod.summary.roots):
                 # `compiled = torch.compile(model)`: are its visible calls all its calls?
                 decl = self.mod.summary.roots[int(v.q)]
-                decl.calls_complete = _only_called(self.node, target.id)
+                decl.calls_complete = _only_called(self.node, target.id, self.mod.lines.lines)
                 decl.binding = target.id if self.module_level else None
             if v.kind == V.INSTANCE and v.q and v.attr is None and isinstance(value_node, ast.Call):
                 self.constructions[target.id] = (v.q, self._passed(value_node))  # `m = Metric(num_classes=3)`

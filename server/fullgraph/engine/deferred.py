@@ -92,24 +92,36 @@ def triggers(refs: Iterable[tuple[str, str]]) -> Callable[[str], bool]:
     return may_add
 
 
-def function_imports(tree: ast.Module, absolute: Callable[[str | None, int], str]) -> set[str]:
+def function_imports(tree: ast.Module, absolute: Callable[[str | None, int], str], lines: list[str]) -> set[str]:
     """The modules the imports inside its function bodies name, as the analysis records them (analyzer.py's
     Import/ImportFrom): every import statement of a function body, nested blocks and functions included
-    (not a class body's own statements, which the analysis does not walk)."""
+    (not a class body's own statements, which the analysis does not walk).  `lines`: the module's; only the
+    statements around a line that spells `import` or `from` (where every import statement starts) are looked
+    into."""
+    spelled = [i for i, line in enumerate(lines, 1) if "import" in line or "from" in line]
     out: set[str] = set()
-    _imports(tree.body, False, absolute, out)
+    if spelled:
+        _imports([s for s in tree.body if _spans(s, spelled)], False, absolute, out, spelled)
     return out
+
+
+def _spans(s: ast.stmt, lines: list[int]) -> bool:
+    """Does the statement's extent hold one of `lines` (sorted, 1-based)?"""
+    at = bisect.bisect_left(lines, s.lineno)
+    return at < len(lines) and lines[at] <= (s.end_lineno or s.lineno)
 
 
 # (module-level recursion, not closures: a recursive closure is a reference cycle, which would keep the syntax
 # tree and the analyser alive in a worker that runs without the cyclic GC; tests/test_analysis_memory.py)
-def _imports(body: list, in_function: bool, absolute, out: set[str]) -> None:
+def _imports(body: list, in_function: bool, absolute, out: set[str], lines: list[int]) -> None:
     for s in body:
         t = type(s)
+        if t is not ast.Import and t is not ast.ImportFrom and not _spans(s, lines):
+            continue
         if t is ast.FunctionDef or t is ast.AsyncFunctionDef:
-            _imports(s.body, True, absolute, out)
+            _imports(s.body, True, absolute, out, lines)
         elif t is ast.ClassDef:
-            _imports([st for st in s.body if type(st) in _DEFS], False, absolute, out)
+            _imports([st for st in s.body if type(st) in _DEFS], False, absolute, out, lines)
         elif in_function and t is ast.Import:
             out.update(a.name for a in s.names)
         elif in_function and t is ast.ImportFrom:
@@ -119,7 +131,7 @@ def _imports(body: list, in_function: bool, absolute, out: set[str]) -> None:
                 out.update(f"{base}.{a.name}" for a in s.names if a.name != "*")
         else:
             for sub in _blocks(s):
-                _imports(sub, in_function, absolute, out)
+                _imports(sub, in_function, absolute, out, lines)
 
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import copy
 import hashlib
 import warnings
 
@@ -60,6 +61,9 @@ class ModuleAnalyzer:
         self._given_tree = tree  # `text` already parsed (by an earlier analysis of the same text)
         self.bodies = bodies  # False: the top level only (the functions are left for variant())
         self._queued: list = []  # the functions the top level defines, as run() queued them (for variant())
+        # an editor buffer's: this analysis as a top-level-only one (bodies=False) would have left it, the base
+        # of its functions' variants (Arrivals._base_analysis), which then need not walk the top level again
+        self.base: ModuleAnalyzer | None = None
         self.text = text
         self.recover = recover
         self.modname = modname
@@ -170,9 +174,11 @@ class ModuleAnalyzer:
                 self.summary.bindings[name] = ("value", None)
         # Function bodies run after the module is imported: analyse them with the final bindings.
         self._queued = list(self._pending)
+        if self.bodies and self.remember and self.tree is not None:
+            self.base = self._as_top_level_only()
         if self.bodies:
             # (imports in function bodies from the syntax tree: the same whether the bodies are analysed now)
-            function_imports = deferred.function_imports(tree, self.absolute)
+            function_imports = deferred.function_imports(tree, self.absolute, self.lines.lines)
             if self.defer and self.tree is not None and not self.summary.roots and not self.summary.unresolved_roots:
                 self._deferred_pass(tree, top.env)
             else:
@@ -185,6 +191,21 @@ class ModuleAnalyzer:
             self.summary.imports |= function_imports
             self.summary.recompiles = recompiles.scan(tree, self.span, self.modname, self.text)
         return self.summary
+
+    def _as_top_level_only(self) -> "ModuleAnalyzer":
+        """A copy of this analysis, after its top level, in the state `bodies=False` would leave it: what the
+        function pass changes in place (the summary's containers, its roots, the decorations) copied."""
+        base = copy.copy(self)
+        base.bodies = base.remember = False
+        base.previous = base.memo = base.base = None
+        base.summary = writable_copy(self.summary)
+        base.summary.roots = [copy.copy(r) for r in self.summary.roots]
+        base.bindings = dict(self.bindings)
+        base.decorations = dict(self.decorations)
+        base._queued = list(self._queued)
+        base._pending = []
+        base.tensors, base.results = {}, {}
+        return base
 
     def _deferred_pass(self, tree: ast.Module, env: dict[str, Val]) -> None:
         """The function pass of a bulk load (engine/deferred.py): only the top-level statements whose function

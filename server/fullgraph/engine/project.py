@@ -53,8 +53,7 @@ class Project:
         # names, classes or call targets changed: every root may differ; else only those that read it
         # (a first load forgets them all: no interface computed, no summary's functions read)
         # (a bulk load's summary whose bodies were never read: its interface is not made only to compare it)
-        self._pass.forget(None if old is None or old.body_deferred() or interface_of(old) != interface_of(summary)
-                          else path)
+        self._pass.forget(None if old is None or old.body_deferred() or not same_interface(old, summary) else path)
         self._findings = self._unresolved = None
 
     def remove_module(self, path: str) -> None:
@@ -83,6 +82,9 @@ class Project:
 
     def forget_base(self, path: str) -> None:
         self.arrivals.forget_base(path)
+
+    def set_base(self, path: str, text_hash: str, an) -> None:
+        self.arrivals.set_base(path, text_hash, an)
 
     # ---- questions of the other layers ---------------------------------------------------------
     def lookup(self, q: str, near: str | None = None):
@@ -158,18 +160,49 @@ def interface_of(mod: ModuleSummary) -> tuple:
     binds, its classes, its functions' signatures and decorations, hooks, logging configuration and
     the calls it makes (for iterator arguments) -- not positions, nor function bodies, which only
     matter to the roots that reach into the module (and those are re-walked when it changes)."""
-    funcs = tuple(
-        (q, f.name, f.class_qualname, tuple(f.params), f.vararg, f.kwarg, f.is_generator, f.is_async, f.is_method, f.compiled,
-         f.disabled, f.opaque, f.guard_atoms, f.returns_value, f.returns_instance, f.returns_factory, f.returns_items,
-         tuple((q, c) for q, c, _ in f.wrapped_by), tuple(f.returns_fns), tuple(f.returns_made))
-        for q, f in mod.functions.items())
-    classes = tuple(
-        (q, c.name, tuple(c.bases), tuple(c.methods.items()), tuple(c.attrs.items()), tuple(c.containers.items()),
-         tuple(c.replaced.items()), tuple(c.choices.items()))
-        for q, c in mod.classes.items())
-    calls = tuple((c.target, c.is_method_call, c.args, c.kwargs, c.vals) for c in mod.call_sites)
+    funcs = tuple(_function_interface(q, f) for q, f in mod.functions.items())
+    classes = tuple(_class_interface(q, c) for q, c in mod.classes.items())
+    calls = tuple(_call_interface(c) for c in mod.call_sites)
     classes = classes + tuple((q, tuple(c.decorators)) for q, c in mod.classes.items() if c.decorators)
-    return (mod.name, getattr(mod, "library", False), funcs, classes, tuple(mod.bindings.items()),
-            tuple(mod.star_imports), tuple(sorted(mod.ignored)), tuple(sorted(mod.reorderable)),
-            tuple(sorted(mod.allow_in_graph)), tuple(mod.hooks), calls, tuple(sorted(mod.dynamo_config, key=repr)),
-            tuple(sorted(mod.device_calls)))
+    return (mod.name, getattr(mod, "library", False), funcs, classes, calls, _other_interface(mod))
+
+
+def same_interface(a: ModuleSummary, b: ModuleSummary) -> bool:
+    """interface_of(a) == interface_of(b), without making either: an editor buffer's re-analysis keeps the records
+    of the statements it did not change (engine/incremental.py), which are the same objects."""
+    if a.name != b.name or getattr(a, "library", False) != getattr(b, "library", False):
+        return False
+    fa, fb = a.functions, b.functions
+    if len(fa) != len(fb) or list(fa) != list(fb) or \
+            any(f is not (g := fb[q]) and _function_interface(q, f) != _function_interface(q, g) for q, f in fa.items()):
+        return False
+    ca, cb = a.classes, b.classes
+    if len(ca) != len(cb) or list(ca) != list(cb) or \
+            any(c is not (d := cb[q]) and (_class_interface(q, c) != _class_interface(q, d) or
+                                          tuple(c.decorators) != tuple(d.decorators)) for q, c in ca.items()):
+        return False
+    sa, sb = a.call_sites, b.call_sites
+    if len(sa) != len(sb) or any(c is not d and _call_interface(c) != _call_interface(d) for c, d in zip(sa, sb)):
+        return False
+    return _other_interface(a) == _other_interface(b)
+
+
+def _function_interface(q: str, f) -> tuple:
+    return (q, f.name, f.class_qualname, tuple(f.params), f.vararg, f.kwarg, f.is_generator, f.is_async, f.is_method,
+            f.compiled, f.disabled, f.opaque, f.guard_atoms, f.returns_value, f.returns_instance, f.returns_factory,
+            f.returns_items, tuple((q, c) for q, c, _ in f.wrapped_by), tuple(f.returns_fns), tuple(f.returns_made))
+
+
+def _class_interface(q: str, c) -> tuple:
+    return (q, c.name, tuple(c.bases), tuple(c.methods.items()), tuple(c.attrs.items()), tuple(c.containers.items()),
+            tuple(c.replaced.items()), tuple(c.choices.items()))
+
+
+def _call_interface(c) -> tuple:
+    return (c.target, c.is_method_call, c.args, c.kwargs, c.vals)
+
+
+def _other_interface(mod: ModuleSummary) -> tuple:
+    return (tuple(mod.bindings.items()), tuple(mod.star_imports), tuple(sorted(mod.ignored)),
+            tuple(sorted(mod.reorderable)), tuple(sorted(mod.allow_in_graph)), tuple(mod.hooks),
+            tuple(sorted(mod.dynamo_config, key=repr)), tuple(sorted(mod.device_calls)))

@@ -61,6 +61,10 @@ class Walker:
         # function -> the conditions under which the attribute of self the call being followed reads holds its
         # class (attr_choices.decide; set by _dispatch)
         self.chosen: dict[str, tuple] = {}
+        # (edge, reached, with a reader) -> what _dispatch gave and chose, for the walk under way: the findings
+        # pass asks for each reached function's edge targets before the walk follows them (one computation)
+        self._dispatched: dict[tuple, tuple] = {}
+        self._readers: dict[tuple, tuple] = {}  # (root, reached) -> attr_reader's, for the walk under way
 
     def reach(self, root: RootRecord, allowed: set[str], ignored: set[str],
               unfollowed: list[Unfollowed] | None = None) -> Iterable[Reached]:
@@ -70,6 +74,7 @@ class Walker:
         separately compiled ones.  The replaced methods it calls and cannot follow go to `unfollowed`."""
         seen: dict[tuple, tuple] = {}  # (function, class of self) -> the condition it was reached with
         queue: deque[Reached] = deque()
+        self._dispatched, self._readers = {}, {}
         classes = self._root_classes(root)
         for fs, mod in root.entries:
             recv = self._receiver(fs, classes, mod.path)
@@ -150,7 +155,16 @@ class Walker:
 
     def attr_reader(self, root: RootRecord, r: Reached):
         """`self.<attr>` as the reached function reads it: for the compiled module itself, what its visible
-        construction passes (`Metric(num_classes=3)`: the other `__init__` parameters at their defaults)."""
+        construction passes (`Metric(num_classes=3)`: the other `__init__` parameters at their defaults).
+        (Once per reached function of the walk under way: the walk and the findings pass both read it.)"""
+        got = self._readers.get((id(root), id(r)))
+        if got is not None and got[0] is root and got[1] is r:
+            return got[2]
+        reader = self._attr_reader(root, r)
+        self._readers[(id(root), id(r))] = (root, r, reader)
+        return reader
+
+    def _attr_reader(self, root: RootRecord, r: Reached):
         d = root.decl
         ctor = (d.target, d.ctor, root.mod.path) if d.kind == "module" and d.ctor is not None and \
             r.self_q is not None and self.res.same_class(r.self_q, d.target, root.mod.path) else None
@@ -187,6 +201,21 @@ class Walker:
 
     # ---- the class of `self` ------------------------------------------------------------------------
     def _dispatch(self, e: Edge, r: Reached, attr_of=None) -> list[tuple[FunctionSummary, ModuleSummary, str | None]]:
+        """_dispatched, once per edge and reached function of the walk under way (its choices into `self.chosen`).
+        The reader `attr_of`, when given, is the walk's own for `r` (attr_reader), whoever asks."""
+        key = (id(e), id(r), attr_of is not None)
+        got = self._dispatched.get(key)
+        if got is None or got[0] is not e or got[1] is not r:
+            before, self.chosen = self.chosen, {}
+            try:
+                targets = self._dispatched_targets(e, r, attr_of)
+                got = self._dispatched[key] = (e, r, targets, self.chosen)
+            finally:
+                self.chosen = before
+        self.chosen.update(got[3])
+        return list(got[2])
+
+    def _dispatched_targets(self, e: Edge, r: Reached, attr_of=None) -> list[tuple[FunctionSummary, ModuleSummary, str | None]]:
         """edge_targets, each with the class of `self` in it: `self.update(...)` written in a base class
         runs the update of the class of `self` on the path (its replacement, when the instance holds one);
         a replaced method's wrapper calling the parameter it captured the original in runs the original.
