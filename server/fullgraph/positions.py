@@ -169,6 +169,11 @@ class LineIndex:
 
     def to_client(self, pos: Pos, encoding: str) -> tuple[int, int]:
         """Pos -> (line, character) in the client's encoding, clamped inside the document."""
+        line, col = pos.line, pos.col
+        if 0 <= line < len(self.lines):  # (every position of a publication, most of them in an ASCII file)
+            text = self.lines[line]
+            col = 0 if col < 0 else len(text) if col > len(text) else col
+            return line, col if self.ascii else col_to_units(text, col, encoding)
         p = self.clamp(pos)
         return p.line, col_to_units(self.line(p.line), p.col, encoding)
 

@@ -111,6 +111,36 @@ def to_diagnostic(f: Finding, idx: LineIndex, enc: str, uri_of: Callable[[str], 
     )
 
 
+def diagnostic_key(f: Finding, idx: LineIndex, enc: str, uri: str) -> tuple | None:
+    """What to_diagnostic (with suppression_edit) reads to make the diagnostic of `f` in an ASCII document
+    `uri`, as a key (None: not kept): a keystroke re-publishes the same findings, most of them unmoved.  Only
+    findings without fixes, library sites or locations in other files; the lengths of the lines their
+    positions are on stand for the text (in ASCII, a column is its own UTF-16 unit, clamped to its line)."""
+    if not idx.ascii or f.fixes or f.library_sites or f.data.get("fix_edits"):
+        return None
+    spans = [f.span]
+    root = None
+    if f.root is not None:
+        if f.root.location.path != f.path:
+            return None
+        root = (f.root.location.span, f.root.label, f.root.fullgraph)
+        spans.append(f.root.location.span)
+    steps = []
+    for s in f.call_path:
+        if s.call is not None:
+            if s.call.path != f.path:
+                return None
+            spans.append(s.call.span)
+        steps.append((s.qualname, s.call.span if s.call is not None else None))
+    stmt = f.data.get("stmt")
+    line_no = stmt.end.line if stmt is not None else f.span.start.line
+    d = f.data
+    return (uri, enc, f.code, f.severity, f.url, f.message, f.origin, root, tuple(steps), stmt, idx.line(line_no),
+            len(idx.lines), tuple(len(idx.line(p.line)) for s in spans for p in (s.start, s.end)),
+            bool(d.get("not_reached")), bool(d.get("conditional_group")), bool(d.get("observed_site")),
+            bool(d.get("recompiles_observed")), d.get("kind"), *spans)
+
+
 def _range_json(r: t.Range) -> dict:
     return {"start": {"line": r.start.line, "character": r.start.character},
             "end": {"line": r.end.line, "character": r.end.character}}

@@ -90,6 +90,8 @@ class FullgraphServer(LanguageServer):
         self.fix_phases = 0  # numbers fix phases: the newest document's fixes are computed first
         self.last_change = 0.0  # time.monotonic() of the last didChange (fix phases wait for a pause)
         self.last_published = 0.0  # time.monotonic() of the last analysis' squiggles
+        # the diagnostics made for the last publications, by what made them (convert.diagnostic_key)
+        self._diagnostics: dict[tuple, t.Diagnostic] = {}
         self.fix_jobs: dict[str, asyncio.Future] = {}  # uri -> its fix phase's current engine job
         self.settings: dict[str, Any] = {}
         self.config = Config()
@@ -481,16 +483,35 @@ class FullgraphServer(LanguageServer):
                 cache[path] = self.index_of(path)
             return cache[path]
 
-        diags = [self._diagnostic(f, idx, text, uri, index_of) for f in findings]
+        uris: dict[str, str] = {}
+
+        def uri_of(path: str) -> str:  # (each finding's related locations and edits name the same few files)
+            got = uris.get(path)
+            if got is None:
+                got = uris[path] = self.uri_of(path)
+            return got
+
+        diags = [self._diagnostic(f, idx, text, uri, index_of, uri_of) for f in findings]
         doc = self.docs.get(uri)
         if doc is None or doc.cells is None:
             return diags, [uri] * len(diags)
         pairs = [cv.into_cells(d, doc) for d in diags]
         return [d for _, d in pairs], [o for o, _ in pairs]
 
-    def _diagnostic(self, f: Finding, idx: LineIndex, text: str, uri: str, index_of) -> t.Diagnostic:
+    def _diagnostic(self, f: Finding, idx: LineIndex, text: str, uri: str, index_of, uri_of) -> t.Diagnostic:
+        key = cv.diagnostic_key(f, idx, self.encoding, uri)
+        got = self._diagnostics.get(key) if key is not None else None
+        if got is None:
+            got = self._make_diagnostic(f, idx, text, uri, index_of, uri_of)
+            if key is not None:
+                if len(self._diagnostics) >= 4096:
+                    self._diagnostics.clear()
+                self._diagnostics[key] = got
+        return got
+
+    def _make_diagnostic(self, f: Finding, idx: LineIndex, text: str, uri: str, index_of, uri_of) -> t.Diagnostic:
         # a gathered finding stands for several codes in the library: no suppression comment silences it
-        return cv.to_diagnostic(f, idx, self.encoding, self.uri_of, index_of,
+        return cv.to_diagnostic(f, idx, self.encoding, uri_of, index_of,
                                 suppress_edit=None if is_group(f) else cv.suppression_edit(f, text, idx, self.encoding, uri))
 
     async def refresh_others(self, changed_uri: str) -> None:
