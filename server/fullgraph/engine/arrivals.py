@@ -433,93 +433,12 @@ class Arrivals:
         return _NO_VALUE
 
     def self_attr_reader(self, fs: FunctionSummary, mod: ModuleSummary, self_q: str | None = None,
-                         ctor: tuple | None = None):
+                         ctor: tuple | None = None) -> "SelfAttrs":
         """`self.<attr>` -> (value, certainty) or None, for the class of `self` (`self_q`, the walk's: a
         subclass's class attribute wins over its base's) or else the class that defines `fs` (its MRO).
         `ctor` (class, Edge.vals, path): the visible construction of this very object (the compiled
         module): an `__init__` parameter it passes, or leaves at its default, decides the attribute."""
-        cls = self_q or fs.class_qualname
-        lib = getattr(mod, "library", False)
-
-        def read(attr: str):
-            if cls is None:
-                return None
-            if "." in attr:  # `self.config.use_cache`: the field's default in the class of `self.config`
-                base, _, field = attr.partition(".")
-                got = read(base)
-                if got is None or not isinstance(got[0], C.Instance) or not got[0].q or got[1] != C.KNOWN:
-                    return None
-                value = self._field_default(got[0].q, field, mod.path)
-                return None if value is _NO_VALUE else (value, C.DEFAULT)
-            for cs, cmod in self.r.mro(cls, mod.path):
-                if attr in cs.values:
-                    value = cs.values[attr]
-                    if value == ("unknown",) and self_q is not None and \
-                            (derived := init_value(self, cs, cmod, attr, self_q)) is not UNKNOWN:
-                        # computed in `__init__` from what is known there: the class's name
-                        # (`loss_type` from `self.__class__.__name__`), until the user sets another
-                        return derived, C.DEFAULT
-                    if value == ("unknown",) and lib and cs.init_values.get(attr, value) != value:
-                        # a library's attribute that a method changes (`_freeze_parameters()`): what
-                        # `__init__` sets holds until the user calls it
-                        got = read_value(cs, cmod, cs.init_values[attr])
-                        return (got[0], C.DEFAULT) if got is not None else None
-                    return read_value(cs, cmod, value)
-            return None
-
-        def read_value(cs: ClassSummary, cmod: ModuleSummary, value: tuple):
-            if value[0] == "init_param_or":  # `p` in __init__, or `q` when it is None
-                return C.or_fallback(read_value(cs, cmod, value[1]), lambda: read_value(cs, cmod, value[2]))
-            if value[0] == "init_param" and ctor is not None:
-                got = self._constructed_with(ctor, cs, cmod, value[1])
-                if got is not None:
-                    return got
-            if value[0] == "init_param":
-                passed = self._ctor_passes(cs, cmod, value[1])
-                if passed is not None:  # what the constructions pass instead of the default
-                    return passed
-            if value[0] == "init_field":
-                return self._config_field(cs, cmod, value[1], value[2])
-            return C.attr_value(value)
-        # what an `__init__` parameter of a class of the MRO (ClassSummary, ModuleSummary) holds for this object, its
-        # ClassSummary.values description given ("init_param", name[, default]): engine/attr_choices.py
-        read.init_value = read_value
-        read.module_value = lambda q: module_value(self, q, mod.path)
-        # `is_torch_sparse_tensor(edge_index)`: what the function returns for a tensor of each layout
-        read.predicate = lambda q: self.layout_results(q, mod.path)
-        # `cache = self._cached_edge_index`: what `__init__` sets, when every store is seen (engine/attrs_seen.py);
-        # only for the object's own class (a subclass's methods may store it too)
-        read.seen_value = lambda attr: seen_init_value(self, self_q, attr, mod.path, read) if self_q else NOT_KNOWN
-        # `hasattr(self, "_loss_function")`: nothing sets it on the object (engine/attrs_seen.py)
-        read.seen_absent = lambda attr: seen_absent(self, self_q, attr, mod.path, read) if self_q else NOT_KNOWN
-        tests: list = []  # (once per reader: the run of the function, engine/derived.py)
-
-        def test_value(line: int, col: int) -> tuple[bool, bool] | None:
-            """The truth of the `if` test at (line, col), the line counted from the function's `def` line, as
-            running the function computes it, and whether certain."""
-            if not tests:
-                tests.append(test_values(self, fs, mod, self_q, read) if self_q and lib else {})
-            return tests[0].get((fs.name_span.start.line + 1 + line, col))
-        read.test_value = test_value
-        runs: dict = {}  # (the runs of the function on its parameters' values, by those values: engine/tests_run.py)
-
-        def run_test(at: tuple, env: dict) -> tuple[bool, bool] | None:
-            """The truth of the "run" test at `at` (conditions_recorded._run_test) when the function runs on the
-            values `env` gives its parameters, and whether certain; None when not decided."""
-            if not lib:
-                return None
-            got = run_tests(self, fs, mod, self_q, read, env, runs)
-            return got.get(tests_position(fs, at)) if got else None
-        read.run_test = run_test
-
-        def absent(attr: str) -> bool:
-            """`self.config.<field>`: the class of the object held lacks the field (engine/absent_fields.py)."""
-            base, _, field = attr.partition(".")
-            got = read(base) if field and "." not in field else None
-            return got is not None and isinstance(got[0], C.Instance) and bool(got[0].q) and got[1] == C.KNOWN \
-                and field_absent(self, got[0].q, field, mod.path)
-        read.field_absent = absent
-        return read
+        return SelfAttrs(self, fs, mod, self_q, ctor)
 
     def layout_results(self, q: str, near: str) -> tuple:
         """FunctionSummary.layout_results of the function `q` (engine/tensors_made.py), () when not known."""
@@ -1109,3 +1028,102 @@ def _bind(init: FunctionSummary, passed: dict, caller: dict, extra_in: dict) -> 
         extra.update((k, v) for k, v in extra_in.items() if k not in names)
     return values, extra
 
+
+class SelfAttrs:
+    """The reader of `self.<attr>` in a reached function (Arrivals.self_attr_reader): called with the attribute's
+    name, and with the ways the conditions read more (engine/conditions_evaluated.py asks for each by name).  An
+    object rather than closures: a closure that calls itself is a reference cycle, and the walk makes a reader per
+    reached function on every keystroke, which the collector then had to find."""
+
+    __slots__ = ("arr", "fs", "mod", "self_q", "ctor", "cls", "lib", "_tests", "_runs")
+
+    def __init__(self, arr: Arrivals, fs: FunctionSummary, mod: ModuleSummary, self_q: str | None, ctor: tuple | None):
+        self.arr, self.fs, self.mod, self.self_q, self.ctor = arr, fs, mod, self_q, ctor
+        self.cls = self_q or fs.class_qualname
+        self.lib = getattr(mod, "library", False)
+        self._tests: dict | None = None  # (once per reader: the run of the function, engine/derived.py)
+        self._runs: dict = {}  # (the runs of the function on its parameters' values, by those values: engine/tests_run.py)
+
+    def __call__(self, attr: str):
+        if self.cls is None:
+            return None
+        arr, mod = self.arr, self.mod
+        if "." in attr:  # `self.config.use_cache`: the field's default in the class of `self.config`
+            base, _, field = attr.partition(".")
+            got = self(base)
+            if got is None or not isinstance(got[0], C.Instance) or not got[0].q or got[1] != C.KNOWN:
+                return None
+            value = arr._field_default(got[0].q, field, mod.path)
+            return None if value is _NO_VALUE else (value, C.DEFAULT)
+        for cs, cmod in arr.r.mro(self.cls, mod.path):
+            if attr in cs.values:
+                value = cs.values[attr]
+                if value == ("unknown",) and self.self_q is not None and \
+                        (derived := init_value(arr, cs, cmod, attr, self.self_q)) is not UNKNOWN:
+                    # computed in `__init__` from what is known there: the class's name
+                    # (`loss_type` from `self.__class__.__name__`), until the user sets another
+                    return derived, C.DEFAULT
+                if value == ("unknown",) and self.lib and cs.init_values.get(attr, value) != value:
+                    # a library's attribute that a method changes (`_freeze_parameters()`): what
+                    # `__init__` sets holds until the user calls it
+                    got = self.init_value(cs, cmod, cs.init_values[attr])
+                    return (got[0], C.DEFAULT) if got is not None else None
+                return self.init_value(cs, cmod, value)
+        return None
+
+    def init_value(self, cs: ClassSummary, cmod: ModuleSummary, value: tuple):
+        """What an `__init__` parameter of a class of the MRO holds for this object, its ClassSummary.values
+        description given ("init_param", name[, default]): engine/attr_choices.py."""
+        arr = self.arr
+        if value[0] == "init_param_or":  # `p` in __init__, or `q` when it is None
+            return C.or_fallback(self.init_value(cs, cmod, value[1]), lambda: self.init_value(cs, cmod, value[2]))
+        if value[0] == "init_param" and self.ctor is not None:
+            got = arr._constructed_with(self.ctor, cs, cmod, value[1])
+            if got is not None:
+                return got
+        if value[0] == "init_param":
+            passed = arr._ctor_passes(cs, cmod, value[1])
+            if passed is not None:  # what the constructions pass instead of the default
+                return passed
+        if value[0] == "init_field":
+            return arr._config_field(cs, cmod, value[1], value[2])
+        return C.attr_value(value)
+
+    def module_value(self, q: str):
+        return module_value(self.arr, q, self.mod.path)
+
+    def predicate(self, q: str) -> tuple:
+        """`is_torch_sparse_tensor(edge_index)`: what the function returns for a tensor of each layout."""
+        return self.arr.layout_results(q, self.mod.path)
+
+    def seen_value(self, attr: str):
+        """`cache = self._cached_edge_index`: what `__init__` sets, when every store is seen (engine/attrs_seen.py);
+        only for the object's own class (a subclass's methods may store it too)."""
+        return seen_init_value(self.arr, self.self_q, attr, self.mod.path, self) if self.self_q else NOT_KNOWN
+
+    def seen_absent(self, attr: str):
+        """`hasattr(self, "_loss_function")`: nothing sets it on the object (engine/attrs_seen.py)."""
+        return seen_absent(self.arr, self.self_q, attr, self.mod.path, self) if self.self_q else NOT_KNOWN
+
+    def test_value(self, line: int, col: int) -> tuple[bool, bool] | None:
+        """The truth of the `if` test at (line, col), the line counted from the function's `def` line, as
+        running the function computes it, and whether certain."""
+        if self._tests is None:
+            self._tests = test_values(self.arr, self.fs, self.mod, self.self_q, self) \
+                if self.self_q and self.lib else {}
+        return self._tests.get((self.fs.name_span.start.line + 1 + line, col))
+
+    def run_test(self, at: tuple, env: dict) -> tuple[bool, bool] | None:
+        """The truth of the "run" test at `at` (conditions_recorded._run_test) when the function runs on the
+        values `env` gives its parameters, and whether certain; None when not decided."""
+        if not self.lib:
+            return None
+        got = run_tests(self.arr, self.fs, self.mod, self.self_q, self, env, self._runs)
+        return got.get(tests_position(self.fs, at)) if got else None
+
+    def field_absent(self, attr: str) -> bool:
+        """`self.config.<field>`: the class of the object held lacks the field (engine/absent_fields.py)."""
+        base, _, field = attr.partition(".")
+        got = self(base) if field and "." not in field else None
+        return got is not None and isinstance(got[0], C.Instance) and bool(got[0].q) and got[1] == C.KNOWN \
+            and field_absent(self.arr, got[0].q, field, self.mod.path)

@@ -147,21 +147,21 @@ class Resolver:
         return memo[key]
 
     def _mro(self, class_q: str, near: str | None) -> list[tuple[ClassSummary, ModuleSummary]]:
+        # depth first, bases in order (an explicit stack: a nested function calling itself would be a reference
+        # cycle per class per keystroke, left for the collector)
         out: list[tuple[ClassSummary, ModuleSummary]] = []
         seen: set[str] = set()
-
-        def visit(q: str, near_: str | None, depth: int) -> None:
+        stack: list[tuple[str, str | None, int]] = [(class_q, near, 0)]
+        while stack:
+            q, near_, depth = stack.pop()
             if depth > 32 or q in seen:
-                return
+                continue
             c = self.class_(q, near_)
             if c is None:
-                return
+                continue
             seen.add(c[0].qualname)
             out.append(c)
-            for b in c[0].bases:
-                visit(b, c[1].path, depth + 1)
-
-        visit(class_q, near, 0)
+            stack.extend((b, c[1].path, depth + 1) for b in reversed(c[0].bases))
         return out
 
     def bases_closure(self, class_q: str, near: str | None = None) -> set[str]:
