@@ -5,7 +5,7 @@ import asyncio
 import gc
 import threading
 
-from fullgraph.lsp.engine import BACKGROUND, FIXES, NOW, Engine
+from fullgraph.lsp.engine import BACKGROUND, FIXES, NOW, YOUNG_BUSY, Engine
 
 
 def _hold(eng: Engine, gate: threading.Event):
@@ -60,28 +60,51 @@ def test_errors_reach_the_caller_and_the_engine_goes_on():
     assert asyncio.run(main()) == 42
 
 
-def test_the_engine_collects_cycles_itself_when_it_manages_the_collector():
-    class Node:
-        pass
+class _Node:
+    pass
 
-    def make_cycles():
-        for _ in range(5000):
-            a, b = Node(), Node()
-            a.other, b.other = b, a
 
+def _make_cycles(pairs: int) -> None:
+    for _ in range(pairs):
+        a, b = _Node(), _Node()
+        a.other, b.other = b, a
+
+
+def _nodes() -> int:
+    # type(), not isinstance(): a dead weakref.proxy left by another test raises on isinstance()
+    return sum(type(o) is _Node for o in gc.get_objects())
+
+
+def test_the_engine_collects_cycles_itself_after_a_job_that_left_many():
     async def main():
         eng = Engine()
         eng.manage_gc()
         try:
             assert not gc.isenabled()
-            await eng.submit((NOW, 0), make_cycles)
-            await eng.submit((NOW, 0), lambda: None)  # young generations were collected after the job
-            # type(), not isinstance(): a dead weakref.proxy left by another test raises on isinstance()
-            return sum(type(o) is Node for o in gc.get_objects())
+            # more objects than YOUNG_BUSY (a node and its __dict__ each): collected right after the job
+            await eng.submit((NOW, 0), _make_cycles, YOUNG_BUSY)
+            await eng.submit((NOW, 0), lambda: None)
+            return _nodes()
         finally:
             gc.enable()
 
-    assert asyncio.run(main()) < 1000
+    assert asyncio.run(main()) < YOUNG_BUSY // 10
+
+
+def test_the_engine_collects_a_few_cycles_once_it_is_idle():
+    async def main():
+        eng = Engine()
+        eng.manage_gc()
+        try:
+            await eng.submit((NOW, 0), _make_cycles, 1000)  # (a keystroke's jobs leave no collection behind them)
+            eng.idle_collected.clear()
+            await eng.submit((NOW, 0), lambda: None)
+            await asyncio.to_thread(eng.idle_collected.wait, 60)
+            return _nodes()
+        finally:
+            gc.enable()
+
+    assert asyncio.run(main()) < 100
 
 
 def test_cancelled_jobs_do_not_keep_their_arguments_alive_while_the_engine_is_busy():

@@ -5,9 +5,12 @@ background work.
 Memory: the server holds the summaries of every indexed module (hundreds of thousands of objects),
 so each of Python's automatic full collections costs a few hundred milliseconds, and analysing a
 file used to trigger one every couple of keystrokes.  The engine therefore runs the collector
-itself: young generations after each job, a full collection when the engine has been idle for a
-moment or at least every FULL_GC_EVERY seconds while busy, never in the middle of a job; and what
-indexing loaded is frozen out of later full collections (`settle`).
+itself, never in the middle of a job: a full collection when the engine has been idle for a moment,
+or at least every FULL_GC_EVERY seconds while busy; the young generations after a job only when jobs
+have left more than YOUNG_BUSY objects since the last collection (a keystroke's analysis makes no
+reference cycles: what it leaves is freed when the next replaces it, and collecting young objects
+after every job cost a keystroke a tenth of its time); and what indexing loaded is frozen out of
+later full collections (`settle`).
 
 Priorities (lower first): the edited document's analysis and user requests, then refreshing other
 open documents, then fix offers (newest document first), then indexing the workspace.  Long work is
@@ -34,6 +37,7 @@ BACKGROUND = 3  # workspace indexing
 
 FULL_GC_IDLE = 1.0  # seconds without work before a full collection
 FULL_GC_EVERY = 30.0  # seconds between full collections while busy
+YOUNG_BUSY = 50_000  # objects allocated (less those freed) since the last collection: past it, a job is followed by one
 
 
 class Engine:
@@ -43,6 +47,7 @@ class Engine:
         self._manage_gc = False
         self._dirty = False  # jobs ran since the last full collection
         self._last_full = time.monotonic()
+        self.idle_collected = threading.Event()  # set by each full collection made while idle (tests wait for it)
         self._thread = threading.Thread(target=self._work, name=name, daemon=True)
         self._thread.start()
 
@@ -85,6 +90,7 @@ class Engine:
                 item = self._q.get(timeout=FULL_GC_IDLE if self._dirty else None)
             except queue.Empty:
                 self._collect(full=True)  # idle: nobody waits for this
+                self.idle_collected.set()
                 continue
             _, _, cf, fn, args = item
             if not cf.set_running_or_notify_cancel():
@@ -107,5 +113,5 @@ class Engine:
             gc.collect()
             self._dirty = False
             self._last_full = time.monotonic()
-        elif gc.get_count()[0] > 700:
-            gc.collect(1)  # what the job allocated: its cycles go now, survivors age
+        elif gc.get_count()[0] > YOUNG_BUSY:
+            gc.collect(1)  # what the jobs allocated: their cycles go now, survivors age
