@@ -1,14 +1,19 @@
 """The workers analyse a whole tree with the cyclic garbage collector off (it would rescan every summary
 they hold): a module's analysis must leave no reference cycle, or each cycle keeps that module's syntax tree
 alive until the process ends (a recursive closure in engine/recompiles.py kept every tree of the torch
-package: 920 MB per worker instead of 310 MB)."""
+package: 920 MB per worker instead of 310 MB).  The language server's engine collects young objects only
+past lsp/engine.YOUNG_BUSY or when idle: a keystroke's re-analysis and re-walk must leave no cycle either."""
 from __future__ import annotations
 
 import ast
 import gc
+import sys
+from pathlib import Path
 
 import pytest
 
+from fullgraph.api import Workspace
+from fullgraph.config import Config
 from fullgraph.engine.module import analyze
 from fullgraph.rules import registry
 
@@ -94,6 +99,35 @@ def test_analysing_a_module_leaves_no_reference_cycle(source, defer):
              and "math" in summary.imports)
         gc.collect()
         # (other threads of the process, torch's after a Dynamo test, may leave garbage of their own meanwhile)
+        assert [o for o in gc.garbage if _ours(o)] == []
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+
+
+def test_a_keystroke_in_the_editor_leaves_no_reference_cycle(tmp_path):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    try:
+        from lsp_latency import model_file  # the editor benchmark's model: blocks reached from a compiled root
+    finally:
+        sys.path.pop(0)
+    text = model_file(300)
+    path = str(tmp_path / "model.py")
+    ws = Workspace(Config(project_root=str(tmp_path)), use_cache=False)
+    ws.set_text(path, text)
+    assert any(f.code == "FG301" for f in ws.findings_for([path], fixes=False))  # (the walk reaches the blocks)
+    lines = text.splitlines(keepends=True)
+    gc.collect()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        for i, typed in ((40, " "), (90, "\n"), (150, "  # note")):  # typing, a new line, a comment
+            lines[i] = lines[i].rstrip("\n") + typed + "\n"
+            ws.set_text(path, "".join(lines))
+            ws.findings_for([path], fixes=False)
+            ws.unfollowed([path])
+        gc.collect()
         assert [o for o in gc.garbage if _ours(o)] == []
     finally:
         gc.set_debug(0)
