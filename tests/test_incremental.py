@@ -19,6 +19,7 @@ import pytest
 
 from fullgraph.api import Workspace
 from fullgraph.engine import incremental, suppressions
+from fullgraph.engine.nodes import extent
 from fullgraph.engine.module import ModuleAnalyzer
 from fullgraph.modnames import module_name_for
 from fullgraph.rules.registry import RULESET
@@ -118,7 +119,7 @@ def test_reparse_keeps_untouched_statements_and_falls_back_when_unsure():
     src = "import torch\n\n\ndef f(x):\n    return x + 1\n\n\ndef g(x):\n    return x * 2\n"
     lines = incremental.split(src)
     tree = ast.parse(src)
-    memo = incremental.Memo(lines, tree, [incremental.extent(s) for s in tree.body], (), {})
+    memo = incremental.Memo(lines, tree, [extent(s) for s in tree.body], (), {})
     # a keystroke inside g: f's node is the memo's, g's is new, and the whole equals a fresh parse
     edited = src.replace("x * 2", "x * 3")
     new = incremental.reparse(memo, incremental.split(edited), "m.py")

@@ -179,7 +179,7 @@ def _analyze_to_cache(args: tuple[str, str | None, bool, str | None, bool]) -> t
     if summary is None:
         return path, None, err
     if summary.body_deferred():
-        summary.__dict__["_deferred"] = (is_pkg, directory)
+        summary.defer_to(directory)
     payload = cache.dumps(summary)
     if directory is not None:  # (the key hashes the file's bytes: not for nothing with --no-cache)
         cache.store(directory, cache.file_key(path, modname, is_pkg, data), payload)

@@ -4,12 +4,11 @@ FunctionAnalyzer, engine/analyzer.py)."""
 from __future__ import annotations
 
 import ast
-import bisect
 
 from . import values as V
 from .attr_choices import add_choice, enclosing_tests, test_atoms
 from .definitions import NOT_WRAPPERS
-from .nodes import walk
+from .nodes import holds_line, walk
 from .summary import ClassSummary, add_elements, add_replacement, set_value
 from .values import U, Val
 
@@ -23,7 +22,7 @@ def _only_called(scope: ast.AST, name: str, lines: list[str]) -> bool:
     loads = stores = 0
     if type(scope) is ast.Module:
         spelled = [i for i, line in enumerate(lines, 1) if name in line]
-        parts = [s for s in scope.body if _holds_line(s, spelled)]
+        parts = [s for s in scope.body if holds_line(s, spelled)]
     else:
         parts = [scope]
     for node in (n for part in parts for n in walk(part)):
@@ -37,13 +36,6 @@ def _only_called(scope: ast.AST, name: str, lines: list[str]) -> bool:
         elif isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
             return False
     return stores == 1 and loads == 0 and bool(called)
-
-
-def _holds_line(s: ast.stmt, lines: list[int]) -> bool:
-    """Does the statement (its decorators included) span one of the 1-based `lines` (sorted)?"""
-    first = min([s.lineno, *(d.lineno for d in getattr(s, "decorator_list", ()))])
-    at = bisect.bisect_left(lines, first)
-    return at < len(lines) and lines[at] <= (s.end_lineno or s.lineno)
 
 
 class AssignmentsMixin:

@@ -25,6 +25,8 @@ import bisect
 import re
 from typing import Callable, Iterable
 
+from .nodes import holds_line
+
 # What the function pass records into a module's own facts, by the words its statement must spell:
 # roots (calls.py `_root_from`, `.compile()`; definitions.py `@torch.compile`), the logging sets (calls.py),
 # importlib.import_module literals (imports), Dynamo config assignments (assignments.py), device calls
@@ -101,14 +103,8 @@ def function_imports(tree: ast.Module, absolute: Callable[[str | None, int], str
     spelled = [i for i, line in enumerate(lines, 1) if "import" in line or "from" in line]
     out: set[str] = set()
     if spelled:
-        _imports([s for s in tree.body if _spans(s, spelled)], False, absolute, out, spelled)
+        _imports([s for s in tree.body if holds_line(s, spelled, decorators=False)], False, absolute, out, spelled)
     return out
-
-
-def _spans(s: ast.stmt, lines: list[int]) -> bool:
-    """Does the statement's extent hold one of `lines` (sorted, 1-based)?"""
-    at = bisect.bisect_left(lines, s.lineno)
-    return at < len(lines) and lines[at] <= (s.end_lineno or s.lineno)
 
 
 # (module-level recursion, not closures: a recursive closure is a reference cycle, which would keep the syntax
@@ -116,7 +112,7 @@ def _spans(s: ast.stmt, lines: list[int]) -> bool:
 def _imports(body: list, in_function: bool, absolute, out: set[str], lines: list[int]) -> None:
     for s in body:
         t = type(s)
-        if t is not ast.Import and t is not ast.ImportFrom and not _spans(s, lines):
+        if t is not ast.Import and t is not ast.ImportFrom and not holds_line(s, lines, decorators=False):
             continue
         if t is ast.FunctionDef or t is ast.AsyncFunctionDef:
             _imports(s.body, True, absolute, out, lines)

@@ -99,14 +99,6 @@ class Memo:
     spent: bool = False  # its tree's statements were moved for a newer text: not to be reparsed from again
 
 
-def extent(stmt: ast.stmt) -> tuple[int, int]:
-    """1-based first and last line of a top-level statement, its decorators included."""
-    first = stmt.lineno
-    for d in getattr(stmt, "decorator_list", ()):
-        first = min(first, d.lineno)
-    return first, stmt.end_lineno or stmt.lineno
-
-
 def unit_key(lines: list[str], span: tuple[int, int]) -> tuple:
     return span[0], span[1], "".join(lines[span[0] - 1:span[1]])
 

@@ -19,6 +19,7 @@ from . import deferred, incremental, recompiles, suppressions
 from .syspath import sys_path_edits
 from . import values as V
 from .analyzer import FunctionAnalyzer
+from .nodes import extent
 from .ruleset import RuleSet
 from .summary import BODY_FIELDS, FunctionSummary, ModuleSummary, writable_copy
 from .values import Val
@@ -207,17 +208,23 @@ class ModuleAnalyzer:
         base.tensors, base.results = {}, {}
         return base
 
+    def _groups(self, tree: ast.Module) -> tuple[list[tuple[int, int]], dict[int, list]]:
+        """The extents of the top-level statements (decorators included), and the queued functions by the
+        statement that holds them (its index in tree.body), in the order they were queued."""
+        extents = [extent(s) for s in tree.body]
+        starts = [e[0] for e in extents]
+        groups: dict[int, list] = {}
+        for item in self._pending:
+            groups.setdefault(bisect.bisect_right(starts, item[0].lineno) - 1, []).append(item)
+        return extents, groups
+
     def _deferred_pass(self, tree: ast.Module, env: dict[str, Val]) -> None:
         """The function pass of a bulk load (engine/deferred.py): only the top-level statements whose function
         bodies may add to the module's own facts are analysed; the summary's BODY_FIELDS are left out (made
         by the module's full analysis when one is read), its functions' names kept as the analysis may give
         them."""
         may_add = deferred.triggers((name, v.q) for name, v in env.items() if v.kind == V.REF)
-        extents = [incremental.extent(s) for s in tree.body]
-        starts = [e[0] for e in extents]
-        groups: dict[int, list] = {}
-        for item in self._pending:
-            groups.setdefault(bisect.bisect_right(starts, item[0].lineno) - 1, []).append(item)
+        extents, groups = self._groups(tree)
         lines = self.lines.lines
         for i, items in groups.items():
             first, last = extents[i]
@@ -237,11 +244,7 @@ class ModuleAnalyzer:
         statement and what its functions read outside it are unchanged, else analysed and recorded, and
         with `keep` (the text parsed as it is, not recovered from a syntax error) the shares are the memo
         of this analysis (`self.memo`)."""
-        extents = [incremental.extent(s) for s in tree.body]
-        starts = [e[0] for e in extents]
-        groups: dict[int, list] = {}
-        for item in self._pending:
-            groups.setdefault(bisect.bisect_right(starts, item[0].lineno) - 1, []).append(item)
+        extents, groups = self._groups(tree)
         self._pending = []
         if lines is None:  # nothing to remember
             for items in groups.values():

@@ -5,6 +5,7 @@ in a profile of the torch tree."""
 from __future__ import annotations
 
 import ast
+import bisect
 from collections.abc import Iterator
 
 _AST = ast.AST
@@ -39,3 +40,19 @@ def children(node: ast.AST) -> list[ast.AST]:
         elif isinstance(v, _AST):
             out.append(v)
     return out
+
+
+def extent(s: ast.stmt) -> tuple[int, int]:
+    """1-based first and last line of a statement, its decorators included (a `def`'s lineno is its `def` line)."""
+    first = s.lineno
+    for d in getattr(s, "decorator_list", ()):
+        first = min(first, d.lineno)
+    return first, s.end_lineno or s.lineno
+
+
+def holds_line(s: ast.stmt, lines: list[int], decorators: bool = True) -> bool:
+    """Does the statement's extent (from its first decorator; with `decorators=False`, from its own first line)
+    hold one of the 1-based `lines` (sorted)?"""
+    first = extent(s)[0] if decorators else s.lineno
+    at = bisect.bisect_left(lines, first)
+    return at < len(lines) and lines[at] <= (s.end_lineno or s.lineno)

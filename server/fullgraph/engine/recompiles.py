@@ -35,12 +35,11 @@ step do.
 from __future__ import annotations
 
 import ast
-import bisect
 import re
 from typing import Callable
 
 from ..positions import Span, split_lines
-from .nodes import children, walk
+from .nodes import children, holds_line, walk
 
 # torch factories whose positional arguments are the shape
 _SHAPED = {"randn", "rand", "zeros", "ones", "empty", "arange", "randperm", "full", "eye", "linspace"}
@@ -138,15 +137,10 @@ def _spelled_compile_calls(tree: ast.Module, text: str | None) -> list[ast.Call]
         if _lone_cr(text):  # (lines counted at "\n" only)
             nodes = walk(tree)
         else:
-            held = [s for s in tree.body if any(_first_line(s) <= n <= s.end_lineno for n in lines)]
+            spelled = sorted(lines)
+            held = [s for s in tree.body if holds_line(s, spelled)]
             nodes = walk(ast.Module(body=held, type_ignores=[]))
     return [n for n in nodes if type(n) is ast.Call and _is_compile(n.func)]
-
-
-def _first_line(s: ast.stmt) -> int:
-    """A statement's first line, its decorators' included (a `def`'s lineno is its `def` line)."""
-    decorators = getattr(s, "decorator_list", None)
-    return min(s.lineno, *(d.lineno for d in decorators)) if decorators else s.lineno
 
 
 def _lone_cr(text: str) -> bool:
@@ -199,7 +193,7 @@ def _scan_scopes(out, scopes, tree, span, inits, by_class_name, reads_by_class, 
         if fn is not None:
             if cls is not None and inits.get(cls):
                 out.extend(_attr_updates(fn, qual, cls, inits, span))
-            if cls is not None and any_compile and cls in class_nodes and _spans_line(class_nodes[cls], compile_lines):
+            if cls is not None and any_compile and cls in class_nodes and holds_line(class_nodes[cls], compile_lines, decorators=False):
                 out.extend(_grown_self_lists(fn, class_nodes[cls], span))  # (its `__init__` compiles something)
             if (globals_change[0] and _declares_global(fn)) or globals_change[1]:
                 out.extend(_global_rebinds(fn, qual, glob_types, span))
@@ -210,7 +204,7 @@ def _scan_scopes(out, scopes, tree, span, inits, by_class_name, reads_by_class, 
         if fn is None and not any_compile and not any(isinstance(x, (ast.For, ast.While, ast.AsyncFor))
                                                       for x in tree.body):
             continue
-        if fn is not None and not _spans_line(fn, compile_lines) and \
+        if fn is not None and not holds_line(fn, compile_lines, decorators=False) and \
                 not any(type(s) in _LOOPS for s in _stmts(fn.body)):
             continue  # no loop of its own, no torch.compile call: nothing the walk below would find
         compiled = dict(outer) if fn is not None else {}
@@ -235,12 +229,6 @@ def _scan_scopes(out, scopes, tree, span, inits, by_class_name, reads_by_class, 
 
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
-
-
-def _spans_line(s: ast.AST, lines: list[int]) -> bool:
-    """Does the node's extent (from its first line, a def's `def` line) hold one of `lines` (sorted)?"""
-    at = bisect.bisect_left(lines, s.lineno)
-    return at < len(lines) and lines[at] <= (s.end_lineno or s.lineno)
 
 
 def _is_compile(e: ast.AST) -> bool:
@@ -797,7 +785,7 @@ class _Loops:
                     for i in s.items):
                 self._block(s.body, loops, s)
                 continue
-            if not loops and self.compile_lines is not None and not _spans_line(s, self.compile_lines):
+            if not loops and self.compile_lines is not None and not holds_line(s, self.compile_lines, decorators=False):
                 calls = ()  # (outside loops only a torch.compile call is looked at)
             else:
                 calls = self._calls(s)

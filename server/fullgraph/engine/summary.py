@@ -329,6 +329,11 @@ class ModuleSummary:
         """A bulk load's summary: (is it a package's `__init__`, the cache directory its full analysis goes to)."""
         return self.__dict__["_deferred"]
 
+    def defer_to(self, cache_dir: str | None) -> None:
+        """A bulk load's summary: its full analysis, when a walk reads its bodies, goes to `cache_dir`."""
+        is_package, _ = self.deferred_as()
+        self.__dict__["_deferred"] = (is_package, cache_dir)
+
     def __copy__(self):
         self._load_body()
         new = object.__new__(type(self))

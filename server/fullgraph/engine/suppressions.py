@@ -13,7 +13,7 @@ import io
 import re
 import tokenize
 
-from .incremental import extent
+from .nodes import extent
 
 PATTERN = re.compile(r"#\s*fullgraph:\s*ignore(?![\w-])(?:\[(?P<codes>[A-Za-z0-9_,\s]*)\])?", re.I)
 
