@@ -851,3 +851,55 @@ def test_hasattr_decision_follows_the_script_being_edited(tmp_path):
     assert warn_sites(text.replace("    model = Base()\n", "    model = Base()\n    model.loss_fn = F.l1_loss\n")) \
         == [True]
     assert warn_sites(text) == [False]
+
+
+# ---- the index of `for i, layer in enumerate(self.layers)` (issue 27) -------------------------------------
+# transformers' WavLM encoder: `if self.training and i > 0 and self.config.layerdrop > 0.0:` inside the layer loop.
+# Dynamo unrolls the loop over the module list, so a branch on the index is traced when one of the layers' indices
+# takes it: with one layer `i > 0` never holds (no break), with two it holds at the second (a break).  The layer
+# count is what the construction passes to the range the `__init__` builds the list over.
+STACK = '''\
+import torch
+import torch.nn as nn
+
+
+class Layer(nn.Module):
+    def forward(self, x):
+        return x + 1
+
+
+class Stack(nn.Module):
+    def __init__(self, depth=2):
+        super().__init__()
+        self.layers = nn.ModuleList([Layer() for _ in range(depth)])
+
+    def forward(self, x):
+        for i, layer in enumerate(self.layers):
+            if i > 0:
+                print("layer", i)
+            x = layer(x)
+        return x
+'''
+STACK_PRINT = 18
+STACK_SCRIPT = '''import torch
+
+from fglib.stack import Stack
+
+
+def main():
+    return torch.compile(Stack({args}))(torch.randn(4))
+'''
+
+
+@pytest.mark.parametrize("args, shown", [("depth=1", False), ("depth=2", True), ("", True)],
+                         ids=["one-layer", "two-layers", "default-depth"])
+def test_a_test_of_the_loop_index_holds_when_one_layer_index_passes_it(tmp_path, args, shown):
+    code = STACK + STACK_SCRIPT.replace("from fglib.stack import Stack\n", "").format(args=args)
+    user = tmp_path / "user"
+    user.mkdir()
+    assert [(f.span.start.line + 1, f.code, f.condition) for f in check_code(code, user, name="stack")] == \
+        ([(STACK_PRINT, "FG101", None)] if shown else [])
+    root = _library_project(tmp_path / "lib", {"stack.py": STACK}, STACK_SCRIPT.format(args=args))
+    assert [f for f in _library_findings(root) if f[:2] == ("stack.py", STACK_PRINT)] == \
+        ([("stack.py", STACK_PRINT, "FG101", False)] if shown else [])
+    assert _library_breaks(root) == ({("stack.py", STACK_PRINT)} if shown else set())

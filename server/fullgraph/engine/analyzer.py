@@ -101,6 +101,9 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
         self.constructions: dict[str, tuple[str, tuple]] = {}
         # name -> the strings a `for` over a literal tuple or list of them gives it (`for name in ("a", "b")`)
         self.literal_items: dict[str, tuple] = {}
+        # name -> attr: the index of the enclosing `for name, x in enumerate(self.<attr>)`, in its body (not rebound
+        # there): a test of it holds on some iteration when one of the element indices passes it (conditions_recorded)
+        self.loop_index: dict[str, str] = {}
         # id of a conditional expression choosing between instances -> the values of its two branches
         # (`Routed() if sparse else Dense()`: engine/attr_choices.py)
         self._ifexp_vals: dict[int, tuple] = {}
@@ -508,8 +511,16 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
                 # `for t in (a, b) if cond else ():` the body runs only when `cond` picks the items
                 body_conds, else_conds = self._branch_conds(s.iter.test)
                 self.conds = saved_conds + (else_conds if empty else body_conds)
+            index = self._enumerate_index(s)
+            saved_index = self.loop_index.get(index[0]) if index else None
+            if index:
+                self.loop_index[index[0]] = index[1]
             with self._unresumable(s):
                 self.block(s.body)
+                if index:  # after the loop: the last index only
+                    self.loop_index.pop(index[0], None)
+                    if saved_index is not None:
+                        self.loop_index[index[0]] = saved_index
                 if self.literal_items and isinstance(s.target, ast.Name):
                     self.literal_items.pop(s.target.id, None)  # after the loop: its last item only
                 self.conds = saved_conds
@@ -687,6 +698,22 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
             self.dead_if = self._with_dead(atoms)
             return False
         return body_stops and else_stops and bool(s.orelse)
+
+    def _enumerate_index(self, s: ast.For) -> tuple[str, str] | None:
+        """`for i, layer in enumerate(self.layers):` whose body never binds `i` -> ("i", "layers")."""
+        it, target = s.iter, s.target
+        if not (isinstance(it, ast.Call) and len(it.args) == 1 and not it.keywords and isinstance(target, ast.Tuple)
+                and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name)
+                and self.resolve_dotted_node(it.func) == "builtins.enumerate"):
+            return None
+        a = it.args[0]
+        if not (isinstance(a, ast.Attribute) and isinstance(a.value, ast.Name) and self.lookup(a.value.id).kind == V.SELF):
+            return None
+        name = target.elts[0].id
+        if any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for b in s.body
+               for n in walk(b)):
+            return None
+        return name, a.attr
 
     def assign_loop_target(self, target: ast.expr, iter_node: ast.expr, it: Val, wrapper: str | None) -> None:
         """The names a `for` (statement or comprehension) binds, from what it iterates (`it`, the value of

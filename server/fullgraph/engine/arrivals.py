@@ -18,7 +18,7 @@ from . import values as V
 from .absent_fields import field_absent
 from .attrs_seen import seen_absent, seen_init_value
 from .consteval import UNKNOWN
-from .derived import element_values, init_value, iterates, test_values
+from .derived import element_count, element_values, init_value, iterates, test_values
 from .tests_run import position as tests_position
 from .tests_run import run_tests
 from .fields_stored import field_stored
@@ -730,39 +730,12 @@ class Arrivals:
         owner = self.r.class_(fs.class_qualname, fmod.path)
         if owner is None:
             return None
-        inputs: dict = {}
-
-        def passed(p: str):
-            """What the constructions of the class pass for the `__init__` parameter: a config object's class (its
-            fields read one by one: field_value) or (value, certainty); None when not known."""
-            if p not in inputs:
-                got = self._ctor_passes(owner[0], owner[1], p, depth + 1)
-                if got is None and p in fs.defaults:
-                    got = fs.defaults[p], C.DEFAULT
-                if got is not None and isinstance(got[0], C.Instance) and got[0].q not in ("", "?") and \
-                        got[1] == C.KNOWN and self.r.class_(got[0].q, fmod.path) is not None:
-                    inputs[p] = got[0].q
-                else:
-                    inputs[p] = got if got is not None and _plain(got[0]) else None
-            return inputs[p]
+        inputs = self._init_inputs(fs, fmod, owner, depth)
 
         def run(certain: bool):
             """The values per element, read with what is known for certain only, or with the defaults too."""
-            def fields(q: str):
-                def read(name: str):
-                    got = self.field_value(q, name, fmod.path, depth + 1)
-                    return UNKNOWN if got is None or (certain and got[1] != C.KNOWN) else got[0]
-                return E.Fields(read)
-
-            def value(p: str):
-                v = passed(p) if p in fs.params[1:] else None
-                if v is None:
-                    return UNKNOWN
-                if isinstance(v, str):
-                    return fields(v)
-                return v[0] if v[1] == C.KNOWN or not certain else UNKNOWN
             return element_values(self, fs, fmod, site.span.start.line, site.target,
-                                  (init.params[1:].index(param), param), value)
+                                  (init.params[1:].index(param), param), inputs(certain))
         kind, got = "const", run(True)
         if got is None:  # (a value that holds by default only: the user may change the default)
             kind, got = "dconst", run(False)
@@ -771,6 +744,72 @@ class Arrivals:
                 for cs, cmod in self.r.mro(owner[0].qualname, owner[1].path) for q in cs.methods.values()):
             return None
         return [(kind, v) for v in got[1]]
+
+    def _init_inputs(self, fs: FunctionSummary, fmod: ModuleSummary, owner: tuple, depth: int):
+        """What an `__init__` (of the class `owner`: ClassSummary, ModuleSummary) is given, as derived.element_values
+        and element_count read its parameters: `inputs(certain)(p)` is a constant, a config object's fields
+        (E.Fields: field_value, one by one) or E.UNKNOWN, with what the constructions of the class pass for certain
+        only, or with the defaults too."""
+        passed: dict = {}
+
+        def given(p: str):
+            """What the constructions of the class pass for the parameter: a config object's class, or (value,
+            certainty); None when not known."""
+            if p not in passed:
+                got = self._ctor_passes(owner[0], owner[1], p, depth + 1)
+                if got is None and p in fs.defaults:
+                    got = fs.defaults[p], C.DEFAULT
+                if got is not None and isinstance(got[0], C.Instance) and got[0].q not in ("", "?") and \
+                        got[1] == C.KNOWN and self.r.class_(got[0].q, fmod.path) is not None:
+                    passed[p] = got[0].q
+                else:
+                    passed[p] = got if got is not None and _plain(got[0]) else None
+            return passed[p]
+
+        def inputs(certain: bool):
+            def fields(q: str):
+                def read(name: str):
+                    got = self.field_value(q, name, fmod.path, depth + 1)
+                    return UNKNOWN if got is None or (certain and got[1] != C.KNOWN) else got[0]
+                return E.Fields(read)
+
+            def value(p: str):
+                v = given(p) if p in fs.params[1:] else None
+                if v is None:
+                    return UNKNOWN
+                if isinstance(v, str):
+                    return fields(v)
+                return v[0] if v[1] == C.KNOWN or not certain else UNKNOWN
+            return value
+        return inputs
+
+    def element_count(self, class_q: str, attr: str, near: str) -> tuple[int, str] | None:
+        """How many elements `self.<attr>` of an instance of class_q holds (derived.element_count: a list or
+        nn.ModuleList the first `__init__` of the MRO that sets it makes over a `range(...)` of what the constructions
+        pass, and no method of the class changes): (count, C.KNOWN or C.DEFAULT when it holds by default only);
+        None when not known (memoised)."""
+        return self.c.memoised("element_count", (class_q, attr, near), lambda: self._element_count(class_q, attr, near),
+                               None)
+
+    def _element_count(self, class_q: str, attr: str, near: str) -> tuple[int, str] | None:
+        mro = self.r.mro(class_q, near)
+        if not mro:
+            return None
+        methods = [m for cs, cmod in mro for q in cs.methods.values() if (m := self.r.function(q, cmod.path)) is not None]
+        for cs, cmod in mro:
+            init = self.r.find_method(cs.qualname, "__init__", cmod.path)
+            if init is None or init[0].class_qualname != cs.qualname:
+                continue
+            owner = self.r.class_(cs.qualname, cmod.path)
+            if owner is None:
+                return None
+            inputs = self._init_inputs(init[0], init[1], owner, 0)
+            for certain, how in ((True, C.KNOWN), (False, C.DEFAULT)):
+                n = element_count(self, init[0], init[1], attr, inputs(certain), methods)
+                if n is not None:
+                    return n, how
+            return None  # (the first `__init__` of the MRO: the others run only when it calls them)
+        return None
 
     def field_value(self, class_q: str, field: str, near: str, _depth: int = 0) -> tuple | None:
         """`<obj>.<field>` of the instances of class_q the program constructs (a config object): (value, KNOWN) when
@@ -1120,6 +1159,11 @@ class SelfAttrs:
             return None
         got = run_tests(self.arr, self.fs, self.mod, self.self_q, self, env, self._runs)
         return got.get(tests_position(self.fs, at)) if got else None
+
+    def element_count(self, attr: str) -> tuple[int, str] | None:
+        """`for i, x in enumerate(self.<attr>)`: how many elements the object's `self.<attr>` holds, and how certain
+        (Arrivals.element_count)."""
+        return self.arr.element_count(self.cls, attr, self.mod.path) if self.cls else None
 
     def field_absent(self, attr: str) -> bool:
         """`self.config.<field>`: the class of the object held lacks the field (engine/absent_fields.py)."""

@@ -314,6 +314,8 @@ def evaluate(atom: tuple, env: Env, self_attr: Callable[[str], tuple | None], li
     if kind == "data":
         return "default"  # only when the tensor data takes this branch
     if kind == "expr":
+        if isinstance(test, tuple) and test[0] == "loopidx":
+            return _index_holds(test, want, self_attr) or ("default" if library else "true")
         if library and isinstance(test, tuple) and test[0] in ("global", "selfread", "selfhas"):
             return _read_holds(test, want, self_attr)
         if isinstance(test, tuple) and test[0] == "either":
@@ -379,6 +381,29 @@ def _read_holds(test: tuple, want: bool, self_attr) -> str:
     except TypeError:
         return "default"
     return "true" if holds == want else "false" if how == KNOWN else "default"
+
+
+def _index_holds(test: tuple, want: bool, self_attr) -> str | None:
+    """A test of the index of `for i, x in enumerate(self.<attr>)` inside the loop (conditions_recorded._read_test):
+    Dynamo unrolls the loop over a module list, so the test's branch is traced when one index of the elements the
+    object holds (the reader's `element_count`) passes it: "true", "false" when none does ("default" when the count
+    holds by default only); None when the count is not known."""
+    read = getattr(self_attr, "element_count", None)
+    got = read(test[1]) if read is not None else None
+    if got is None:
+        return None
+    n, how = got
+    kind = test[2]
+    try:
+        if kind[0] == "cmp":
+            passes = any(_COMPARE[kind[1]](i, kind[2]) == want for i in range(n))
+        elif kind[0] == "truth":
+            passes = any(bool(i) == want for i in range(n))
+        else:
+            return None
+    except TypeError:
+        return None
+    return "true" if passes else "false" if how == KNOWN else "default"
 
 
 def _run_holds(test: tuple, want: bool, self_attr) -> str:

@@ -231,6 +231,71 @@ def element_values(arr, fs: FunctionSummary, mod: ModuleSummary, line: int, targ
     return attr, out
 
 
+def element_count(arr, fs: FunctionSummary, mod: ModuleSummary, attr: str, inputs: Callable[[str], Any],
+                  methods: list[tuple[FunctionSummary, ModuleSummary]]) -> int | None:
+    """How many elements `self.<attr>` holds once the method `fs` (an `__init__`) has run: a list (or
+    `nn.ModuleList`) made by a comprehension over `range(...)` and assigned to it, or appended to once per
+    iteration of a `for` over `range(...)` of the method's own body, the range computed from constants and `inputs`
+    (as element_values) -- `nn.ModuleList([Layer(config) for _ in range(config.num_hidden_layers)])`.  None when that
+    is not so, or when another statement of the method or any of `methods` (the class's) writes `self.<attr>` or
+    calls a method of it (`self.layers.append(...)`, `self.layers = ...`)."""
+    node = def_node(arr, fs, mod)
+    if node is None or not node.args.args:
+        return None
+    me = node.args.args[0].arg
+    made = [(k, shape) for k, s in enumerate(node.body)
+            if (shape := _comprehension_over_range(s, None, me) or _appended_in_range(s, None, me)) is not None
+            and shape[0] == attr]
+    if len(made) != 1:
+        return None
+    k, (_, _, bounds, _, _, _) = made[0]
+    # the method's other statements leave it alone (but for an empty list made before the loop that fills it)
+    if any(_writes(t, me, attr) for j, t in enumerate(node.body)
+           if j != k and not (j < k and _empty_list(t, me, attr))) or _writes(node.body[k], me, attr) != 1:
+        return None
+    for m, mmod in methods:
+        if m is fs:
+            continue
+        mnode = def_node(arr, m, mmod)
+        if mnode is None or not mnode.args.args or _writes(mnode, mnode.args.args[0].arg, attr):
+            return None
+    ev = E.Evaluator(None, lambda a: E.UNKNOWN, global_reader(arr, mod))
+    ev.self_name = me
+    env: dict | None = {a.arg: inputs(a.arg) if i else E.UNKNOWN
+                        for i, a in enumerate([*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs])}
+    env = ev.block(node.body[:k], env)
+    if env is None:
+        return None
+    limits = [ev.expr(b, env) for b in bounds]
+    if not all(type(v) is int for v in limits):
+        return None
+    return len(range(*limits))
+
+
+def _empty_list(s: ast.stmt, me: str, attr: str) -> bool:
+    """`self.<attr> = []` / `nn.ModuleList()`."""
+    if not isinstance(s, ast.Assign) or len(s.targets) != 1 or _self_attr(s.targets[0], me) != attr:
+        return False
+    v = s.value
+    return (isinstance(v, ast.List) and not v.elts) or \
+        (isinstance(v, ast.Call) and _tail(v.func) in ("ModuleList", "list") and not v.args and not v.keywords)
+
+
+def _writes(node: ast.AST, me: str, attr: str) -> int:
+    """How many times the code stores `self.<attr>` or calls a method of it (`self.layers.append(x)`)."""
+    n = 0
+    for x in walk(node):
+        if isinstance(x, ast.Attribute) and x.attr == attr and isinstance(x.value, ast.Name) and x.value.id == me:
+            if not isinstance(x.ctx, ast.Load):
+                n += 1
+        elif isinstance(x, ast.Call) and isinstance(x.func, ast.Attribute) and \
+                _self_attr(x.func.value, me) == attr and x.func.attr not in ("__len__", "__iter__", "__getitem__"):
+            n += 1
+        elif isinstance(x, ast.Subscript) and isinstance(x.ctx, ast.Del) and _self_attr(x.value, me) == attr:
+            n += 1  # `del self.layers[0]`
+    return n
+
+
 def _tail(func: ast.expr) -> str | None:
     return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
 
@@ -256,36 +321,37 @@ def _leaves(stmts: list[ast.stmt]) -> bool:
                for s in stmts for n in walk(s))
 
 
-def _appended_in_range(s: ast.stmt, call: ast.Call, me: str) -> tuple | None:
+def _appended_in_range(s: ast.stmt, call: ast.Call | None, me: str) -> tuple | None:
     """`for i in range(n): ...; self.<attr>.append(<call>); ...` -> (attr, "i", range's arguments, the loop's
-    statements before the append, those after, the call)."""
+    statements before the append, those after, the call); `call` None: whatever is appended."""
     if not isinstance(s, ast.For) or not isinstance(s.target, ast.Name) or s.orelse or _range_of(s.iter) is None \
             or _leaves(s.body):
         return None
     for j, t in enumerate(s.body):
         v = t.value if isinstance(t, ast.Expr) else None
         if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr == "append" and \
-                len(v.args) == 1 and v.args[0] is call and not v.keywords and \
+                len(v.args) == 1 and (call is None or v.args[0] is call) and not v.keywords and \
                 (attr := _self_attr(v.func.value, me)) is not None:
-            return attr, s.target.id, _range_of(s.iter), s.body[:j], s.body[j + 1:], call
+            return attr, s.target.id, _range_of(s.iter), s.body[:j], s.body[j + 1:], v.args[0]
     return None
 
 
-def _comprehension_over_range(s: ast.stmt, call: ast.Call, me: str) -> tuple | None:
+def _comprehension_over_range(s: ast.stmt, call: ast.Call | None, me: str) -> tuple | None:
     """`self.<attr> = nn.ModuleList([<call> for i in range(n)])` (or the list alone) -> (attr, "i", range's
-    arguments, [], [], the call)."""
+    arguments, [], [], the call); `call` None: whatever the element is."""
     if not isinstance(s, ast.Assign) or len(s.targets) != 1 or (attr := _self_attr(s.targets[0], me)) is None:
         return None
     v = s.value
     if isinstance(v, ast.Call) and _tail(v.func) in ("ModuleList", "list", "tuple") and len(v.args) == 1 and \
             not v.keywords:  # nn.ModuleList([...])
         v = v.args[0]
-    if not isinstance(v, (ast.ListComp, ast.GeneratorExp)) or v.elt is not call or len(v.generators) != 1:
+    if not isinstance(v, (ast.ListComp, ast.GeneratorExp)) or (call is not None and v.elt is not call) or \
+            len(v.generators) != 1:
         return None
     g = v.generators[0]
     if g.ifs or g.is_async or not isinstance(g.target, ast.Name) or _range_of(g.iter) is None:
         return None
-    return attr, g.target.id, _range_of(g.iter), [], [], call
+    return attr, g.target.id, _range_of(g.iter), [], [], v.elt
 
 
 def _argument(call: ast.Call, arg: tuple[int, str]) -> ast.expr | None:
