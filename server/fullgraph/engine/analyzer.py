@@ -101,9 +101,10 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
         self.constructions: dict[str, tuple[str, tuple]] = {}
         # name -> the strings a `for` over a literal tuple or list of them gives it (`for name in ("a", "b")`)
         self.literal_items: dict[str, tuple] = {}
-        # name -> attr: the index of the enclosing `for name, x in enumerate(self.<attr>)`, in its body (not rebound
-        # there): a test of it holds on some iteration when one of the element indices passes it (conditions_recorded)
-        self.loop_index: dict[str, str] = {}
+        # name -> (attr, the body may leave early): the index of the enclosing `for name, x in enumerate(self.<attr>)`,
+        # in its body (not rebound there): a test of it holds on some iteration when one of the element indices passes
+        # it (conditions_recorded)
+        self.loop_index: dict[str, tuple[str, bool]] = {}
         # id of a conditional expression choosing between instances -> the values of its two branches
         # (`Routed() if sparse else Dense()`: engine/attr_choices.py)
         self._ifexp_vals: dict[int, tuple] = {}
@@ -699,8 +700,9 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
             return False
         return body_stops and else_stops and bool(s.orelse)
 
-    def _enumerate_index(self, s: ast.For) -> tuple[str, str] | None:
-        """`for i, layer in enumerate(self.layers):` whose body never binds `i` -> ("i", "layers")."""
+    def _enumerate_index(self, s: ast.For) -> tuple[str, tuple[str, bool]] | None:
+        """`for i, layer in enumerate(self.layers):` whose body never binds `i` -> ("i", ("layers", whether the body
+        may leave the loop early: `break`, `return`, `raise`))."""
         it, target = s.iter, s.target
         if not (isinstance(it, ast.Call) and len(it.args) == 1 and not it.keywords and isinstance(target, ast.Tuple)
                 and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name)
@@ -713,7 +715,8 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
         if any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for b in s.body
                for n in walk(b)):
             return None
-        return name, a.attr
+        leaves = any(isinstance(n, (ast.Break, ast.Return, ast.Raise)) for b in s.body for n in walk(b))
+        return name, (a.attr, leaves)
 
     def assign_loop_target(self, target: ast.expr, iter_node: ast.expr, it: Val, wrapper: str | None) -> None:
         """The names a `for` (statement or comprehension) binds, from what it iterates (`it`, the value of

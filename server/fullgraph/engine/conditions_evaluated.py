@@ -387,13 +387,14 @@ def _index_holds(test: tuple, want: bool, self_attr) -> str | None:
     """A test of the index of `for i, x in enumerate(self.<attr>)` inside the loop (conditions_recorded._read_test):
     Dynamo unrolls the loop over a module list, so the test's branch is traced when one index of the elements the
     object holds (the reader's `element_count`) passes it: "true", "false" when none does ("default" when the count
-    holds by default only); None when the count is not known."""
+    holds by default only); None when the count is not known, or when one index passes it but the loop may be left
+    before that iteration (a `break`, `return` or `raise` in it)."""
     read = getattr(self_attr, "element_count", None)
     got = read(test[1]) if read is not None else None
     if got is None:
         return None
     n, how = got
-    kind = test[2]
+    leaves, kind = test[2], test[3]
     try:
         if kind[0] == "cmp":
             passes = any(_COMPARE[kind[1]](i, kind[2]) == want for i in range(n))
@@ -403,7 +404,9 @@ def _index_holds(test: tuple, want: bool, self_attr) -> str | None:
             return None
     except TypeError:
         return None
-    return "true" if passes else "false" if how == KNOWN else "default"
+    if passes:
+        return None if leaves and not (kind[0] == "cmp" and _COMPARE[kind[1]](0, kind[2]) == want) else "true"
+    return "false" if how == KNOWN else "default"
 
 
 def _run_holds(test: tuple, want: bool, self_attr) -> str:

@@ -245,7 +245,8 @@ class PathCondsMixin:
         from an attribute of self (`cache = self._cached_edge_index` ... `if cache is None:`): ("selfread",
         attribute, how); how ("truth",), ("none", is None?) or ("cmp", operator, constant); `hasattr(self, "_x")`:
         ("selfhas", attribute, ("truth",)); of the index of an enclosing `for i, x in enumerate(self.<attr>)`:
-        ("loopidx", attr, how), true on some iteration when an index of the elements passes it.  The project evaluates it when every assignment of that name is seen
+        ("loopidx", attr, whether the loop may be left early, how), true on some iteration when an index of the
+        elements passes it.  The project evaluates it when every assignment of that name is seen
         (engine/globals_seen.py, engine/attrs_seen.py).  The atom stays an "expr" atom (its text and wording
         unchanged); None for any other test."""
         made = tensor_test(node, self.resolve_dotted_node, self._tensor_param)
@@ -267,7 +268,7 @@ class PathCondsMixin:
                 return None
             node = node.left
         if isinstance(node, ast.Name) and node.id in self.loop_index:
-            return ("loopidx", self.loop_index[node.id], how)  # `i > 0` in `for i, layer in enumerate(self.layers)`
+            return ("loopidx", *self.loop_index[node.id], how)  # `i > 0` in `for i, layer in enumerate(self.layers)`
         q = self._global_name(node)
         if q:
             return ("global", q, how)
