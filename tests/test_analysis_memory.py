@@ -6,8 +6,10 @@ past lsp/engine.YOUNG_BUSY or when idle: a keystroke's re-analysis and re-walk m
 from __future__ import annotations
 
 import ast
+import contextlib
 import gc
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -86,24 +88,34 @@ class Layer(torch.nn.Module):
 """
 
 
-@pytest.mark.parametrize("source, defer", [(SOURCE, False), (LIBRARY, True)], ids=["full", "deferred"])
-def test_analysing_a_module_leaves_no_reference_cycle(source, defer):
+@contextlib.contextmanager
+def _cycles_left() -> Iterator[list]:
+    """The objects of fullgraph's that what runs in the block leaves in reference cycles (filled at its end), the
+    collector off meanwhile."""
+    found: list = []
     gc.collect()
     gc.disable()
     gc.set_debug(gc.DEBUG_SAVEALL)  # what the collection finds unreachable stays in gc.garbage to look at
     try:
+        yield found
+        gc.collect()
+        # (other threads of the process, torch's after a Dynamo test, may leave garbage of their own meanwhile)
+        found.extend(o for o in gc.garbage if _ours(o))
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+
+
+@pytest.mark.parametrize("source, defer", [(SOURCE, False), (LIBRARY, True)], ids=["full", "deferred"])
+def test_analysing_a_module_leaves_no_reference_cycle(source, defer):
+    with _cycles_left() as left:
         summary = analyze("/proj/mod.py", source, "mod", False, rules=registry.RULESET, defer=defer)
         # (the walks did run)
         assert (summary.roots and summary.recompiles) if not defer else \
             (summary.body_deferred() and "mod.helper.<lambda:7:31>" in summary.function_names()
              and "math" in summary.imports)
-        gc.collect()
-        # (other threads of the process, torch's after a Dynamo test, may leave garbage of their own meanwhile)
-        assert [o for o in gc.garbage if _ours(o)] == []
-    finally:
-        gc.set_debug(0)
-        gc.garbage.clear()
-        gc.enable()
+    assert left == []
 
 
 def test_a_keystroke_in_the_editor_leaves_no_reference_cycle(tmp_path):
@@ -118,18 +130,10 @@ def test_a_keystroke_in_the_editor_leaves_no_reference_cycle(tmp_path):
     ws.set_text(path, text)
     assert any(f.code == "FG301" for f in ws.findings_for([path], fixes=False))  # (the walk reaches the blocks)
     lines = text.splitlines(keepends=True)
-    gc.collect()
-    gc.disable()
-    gc.set_debug(gc.DEBUG_SAVEALL)
-    try:
+    with _cycles_left() as left:
         for i, typed in ((40, " "), (90, "\n"), (150, "  # note")):  # typing, a new line, a comment
             lines[i] = lines[i].rstrip("\n") + typed + "\n"
             ws.set_text(path, "".join(lines))
             ws.findings_for([path], fixes=False)
             ws.unfollowed([path])
-        gc.collect()
-        assert [o for o in gc.garbage if _ours(o)] == []
-    finally:
-        gc.set_debug(0)
-        gc.garbage.clear()
-        gc.enable()
+    assert left == []

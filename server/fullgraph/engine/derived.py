@@ -199,17 +199,10 @@ def element_values(arr, fs: FunctionSummary, mod: ModuleSummary, line: int, targ
     if shape is None:
         return None
     attr, index, bounds, before, after, elt = shape
-    ev = E.Evaluator(None, lambda a: E.UNKNOWN, global_reader(arr, mod))
-    ev.self_name = me
-    env: dict | None = {a.arg: inputs(a.arg) if i else E.UNKNOWN
-                        for i, a in enumerate([*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs])}
-    env = ev.block(node.body[:k], env)
-    if env is None:
+    got = _range_at(arr, mod, node, k, bounds, inputs)
+    if got is None:
         return None
-    limits = [ev.expr(b, env) for b in bounds]
-    if not all(type(v) is int for v in limits):
-        return None
-    indices = range(*limits)
+    ev, env, indices = got
     if len(indices) > _ELEMENTS_MAX:
         return None
     expr = _argument(elt, arg)
@@ -259,8 +252,17 @@ def element_count(arr, fs: FunctionSummary, mod: ModuleSummary, attr: str, input
         mnode = def_node(arr, m, mmod)
         if mnode is None or not mnode.args.args or _writes(mnode, mnode.args.args[0].arg, attr):
             return None
+    got = _range_at(arr, mod, node, k, bounds, inputs)
+    return len(got[2]) if got is not None else None
+
+
+def _range_at(arr, mod: ModuleSummary, node: ast.FunctionDef, k: int, bounds: list[ast.expr],
+              inputs: Callable[[str], Any]) -> tuple | None:
+    """The `range(*bounds)` of the method's statement k, computed from constants and `inputs` (its parameters) by
+    running the statements before it: (the evaluator, the names after them, the range); None when a bound is not
+    an int."""
     ev = E.Evaluator(None, lambda a: E.UNKNOWN, global_reader(arr, mod))
-    ev.self_name = me
+    ev.self_name = node.args.args[0].arg
     env: dict | None = {a.arg: inputs(a.arg) if i else E.UNKNOWN
                         for i, a in enumerate([*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs])}
     env = ev.block(node.body[:k], env)
@@ -269,7 +271,7 @@ def element_count(arr, fs: FunctionSummary, mod: ModuleSummary, attr: str, input
     limits = [ev.expr(b, env) for b in bounds]
     if not all(type(v) is int for v in limits):
         return None
-    return len(range(*limits))
+    return ev, env, range(*limits)
 
 
 def _empty_list(s: ast.stmt, me: str, attr: str) -> bool:
