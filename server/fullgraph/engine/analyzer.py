@@ -20,7 +20,7 @@ from .conditions_recorded import PathCondsMixin
 from .definitions import DefinitionsMixin
 from .event import Event, Report
 from .expressions import ExpressionsMixin
-from .nodes import walk
+from .nodes import leaves_early, walk
 from .scopes import scope_facts
 from .summary import Edge, FunctionSummary, IterUse, Site
 from .tensors_made import layout_results
@@ -715,8 +715,7 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
         if any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for b in s.body
                for n in walk(b)):
             return None
-        leaves = any(isinstance(n, (ast.Break, ast.Return, ast.Raise)) for b in s.body for n in walk(b))
-        return name, (a.attr, leaves)
+        return name, (a.attr, leaves_early(s.body))
 
     def assign_loop_target(self, target: ast.expr, iter_node: ast.expr, it: Val, wrapper: str | None) -> None:
         """The names a `for` (statement or comprehension) binds, from what it iterates (`it`, the value of

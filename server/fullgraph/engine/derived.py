@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import consteval as E
-from .nodes import walk
+from .nodes import leaves_early, walk
 from .summary import ClassSummary, FunctionSummary, ModuleSummary
 
 _BUILTINS = frozenset(dir(builtins))
@@ -376,7 +376,7 @@ def iterates(arr, fs: FunctionSummary, mod: ModuleSummary, attr: str) -> bool:
         return False
     me = node.args.args[0].arg
     for n in walk(node):
-        if isinstance(n, ast.For) and not _leaves_early(n.body):
+        if isinstance(n, ast.For) and not leaves_early(n.body):
             it = n.iter
             if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "enumerate" and \
                     len(it.args) == 1 and not it.keywords:
@@ -386,5 +386,3 @@ def iterates(arr, fs: FunctionSummary, mod: ModuleSummary, attr: str) -> bool:
     return False
 
 
-def _leaves_early(stmts: list[ast.stmt]) -> bool:
-    return any(isinstance(n, (ast.Break, ast.Return, ast.Raise)) for s in stmts for n in walk(s))

@@ -56,3 +56,8 @@ def holds_line(s: ast.stmt, lines: list[int], decorators: bool = True) -> bool:
     first = extent(s)[0] if decorators else s.lineno
     at = bisect.bisect_left(lines, first)
     return at < len(lines) and lines[at] <= (s.end_lineno or s.lineno)
+
+
+def leaves_early(stmts: list[ast.stmt]) -> bool:
+    """Can these statements of a loop's body leave it early (a `break`, `return` or `raise` among them)?"""
+    return any(isinstance(n, (ast.Break, ast.Return, ast.Raise)) for s in stmts for n in walk(s))
