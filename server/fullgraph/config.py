@@ -6,6 +6,7 @@ Unknown keys never raise: they are collected in ``Config.warnings`` for the fron
 from __future__ import annotations
 
 import dataclasses
+import functools
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +33,24 @@ CONDITIONAL_LEVELS = ("hint", "information", "off")
 
 # Largest file analysed; bigger ones get one clear finding instead.
 MAX_FILE_BYTES = 5 * 1024 * 1024
+
+
+@functools.lru_cache(maxsize=4096)
+def _code_enabled(code: str, select: tuple[str, ...], ignore: tuple[str, ...]) -> bool:
+    def match(patterns: Iterable[str]) -> int:
+        best = -1
+        for p in patterns:
+            p = p.strip().upper()
+            if p == "ALL":
+                best = max(best, 0)
+            elif code.startswith(p):
+                best = max(best, len(p))
+        return best
+
+    sel = match(select) if select else 0
+    ign = match(ignore)
+    # the more specific pattern wins; on a tie, ignore wins (as in Ruff)
+    return sel >= 0 and sel > ign
 
 
 @dataclass
@@ -82,20 +101,8 @@ class Config:
         return "assumed (torch is not installed here)"
 
     def code_enabled(self, code: str) -> bool:
-        def match(patterns: Iterable[str]) -> int:
-            best = -1
-            for p in patterns:
-                p = p.strip().upper()
-                if p == "ALL":
-                    best = max(best, 0)
-                elif code.startswith(p):
-                    best = max(best, len(p))
-            return best
-
-        sel = match(self.select) if self.select else 0
-        ign = match(self.ignore)
-        # the more specific pattern wins; on a tie, ignore wins (as in Ruff)
-        return sel >= 0 and sel > ign
+        # (asked for every finding of every walk: the answer of each code and pattern list is kept)
+        return _code_enabled(code, tuple(self.select), tuple(self.ignore))
 
     def all_excludes(self) -> list[str]:
         return list(self.exclude or DEFAULT_EXCLUDE) + list(self.extend_exclude)
