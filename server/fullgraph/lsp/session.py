@@ -468,8 +468,8 @@ class FullgraphServer(LanguageServer):
             targets = doc.owners() if doc is not None else (uri,)
             for target in dict.fromkeys((*targets, *res.published)):
                 mine = [d for d, o in zip(diags, owners) if o == target]
-                self.text_document_publish_diagnostics(t.PublishDiagnosticsParams(
-                    uri=target, diagnostics=mine, version=version if target == uri else self.docs.cell_version(target)))
+                self.protocol.publish_diagnostics(target, mine,
+                                                  version if target == uri else self.docs.cell_version(target))
             res.published = targets
 
     def diagnostics_of(self, uri: str, text: str, idx: LineIndex,

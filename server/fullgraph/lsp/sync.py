@@ -56,7 +56,7 @@ async def _closed(ls: FullgraphServer, key: str, shown: list[str]) -> None:
         job.cancel()
     if not ls.pull:
         for uri in dict.fromkeys([*shown, *(res.published if res is not None else ())]):
-            ls.text_document_publish_diagnostics(t.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+            ls.protocol.publish_diagnostics(uri, [])
     await ls.engine.submit((NOW, 0), ls.ws.forget_text, ls.path_of(key))
     ls.generation += 1
     await ls.refresh_others(key)
