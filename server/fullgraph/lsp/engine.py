@@ -6,11 +6,14 @@ Memory: the server holds the summaries of every indexed module (hundreds of thou
 so each of Python's automatic full collections costs a few hundred milliseconds, and analysing a
 file used to trigger one every couple of keystrokes.  The engine therefore runs the collector
 itself, never in the middle of a job: a full collection when the engine has been idle for a moment,
-or at least every FULL_GC_EVERY seconds while busy; the young generations after a job only when jobs
-have left more than YOUNG_BUSY objects since the last collection (a keystroke's analysis makes no
-reference cycles: what it leaves is freed when the next replaces it, and collecting young objects
-after every job cost a keystroke a tenth of its time); and what indexing loaded is frozen out of
-later full collections (`settle`).
+or at least every FULL_GC_EVERY seconds while busy; the young generations only when jobs have left
+more than YOUNG_BUSY objects since the last collection (a keystroke's analysis makes no reference
+cycles: what it leaves is freed when the next replaces it, and collecting young objects after every
+job cost a keystroke a tenth of its time), and then at the first pause of YOUNG_GRACE seconds, not
+right after the job: the collection holds the interpreter, and right after the job the event loop is
+publishing that job's diagnostics (an Enter in a 7,000-line file left enough objects for one, which
+then took ~30 ms of that keystroke's latency); and what indexing loaded is frozen out of later full
+collections (`settle`).
 
 Priorities (lower first): the edited document's analysis and user requests, then refreshing other
 open documents, then fix offers (newest document first), then indexing the workspace.  Long work is
@@ -37,7 +40,8 @@ BACKGROUND = 3  # workspace indexing
 
 FULL_GC_IDLE = 1.0  # seconds without work before a full collection
 FULL_GC_EVERY = 30.0  # seconds between full collections while busy
-YOUNG_BUSY = 50_000  # objects allocated (less those freed) since the last collection: past it, a job is followed by one
+YOUNG_BUSY = 50_000  # objects allocated (less those freed) since the last collection: past it, one is due
+YOUNG_GRACE = 0.05  # seconds without work before a due young collection (the last job's results go out first)
 
 
 class Engine:
@@ -47,7 +51,9 @@ class Engine:
         self._manage_gc = False
         self._dirty = False  # jobs ran since the last full collection
         self._last_full = time.monotonic()
+        self._young_due = False  # jobs left more than YOUNG_BUSY objects: collect the young generations at a pause
         self.idle_collected = threading.Event()  # set by each full collection made while idle (tests wait for it)
+        self.young_collected = threading.Event()  # set by each young collection (tests wait for it)
         self._thread = threading.Thread(target=self._work, name=name, daemon=True)
         self._thread.start()
 
@@ -87,9 +93,13 @@ class Engine:
     def _work(self) -> None:
         while True:
             try:
-                item = self._q.get(timeout=FULL_GC_IDLE if self._dirty else None)
+                wait = YOUNG_GRACE if self._young_due else FULL_GC_IDLE if self._dirty else None
+                item = self._q.get(timeout=wait)
             except queue.Empty:
-                self._collect(full=True)  # idle: nobody waits for this
+                if self._young_due:  # a pause: the last job's results are out
+                    self._collect_young()
+                    continue
+                self._collect_full()  # idle: nobody waits for this
                 self.idle_collected.set()
                 continue
             _, _, cf, fn, args = item
@@ -104,14 +114,19 @@ class Engine:
             finally:
                 del item, cf, fn, args
             self._dirty = True
-            self._collect(full=time.monotonic() - self._last_full > FULL_GC_EVERY)
+            if time.monotonic() - self._last_full > FULL_GC_EVERY:
+                self._collect_full()
+            elif self._manage_gc and gc.get_count()[0] > YOUNG_BUSY:
+                self._young_due = True
 
-    def _collect(self, full: bool) -> None:
+    def _collect_full(self) -> None:
         if not self._manage_gc:
             return
-        if full:
-            gc.collect()
-            self._dirty = False
-            self._last_full = time.monotonic()
-        elif gc.get_count()[0] > YOUNG_BUSY:
-            gc.collect(1)  # what the jobs allocated: their cycles go now, survivors age
+        gc.collect()
+        self._dirty = self._young_due = False
+        self._last_full = time.monotonic()
+
+    def _collect_young(self) -> None:
+        gc.collect(1)  # what the jobs allocated: their cycles go now, survivors age
+        self._young_due = False
+        self.young_collected.set()
