@@ -29,7 +29,7 @@ import copy
 import warnings
 from dataclasses import dataclass, field
 
-from ..positions import Span
+from ..positions import Span, moved_span
 from .summary import FunctionSummary, ModuleSummary, writable_copy
 
 # ModuleSummary containers a function body's analysis adds to, besides `functions` and `classes`
@@ -241,48 +241,56 @@ def replay(summary: ModuleSummary, unit: Unit) -> None:
     summary.classes.update(unit.classes)
 
 
-def _clone(x):
-    new = object.__new__(type(x))
-    new.__dict__.update(x.__dict__)
-    return new
-
-
-def _span(s: Span, d: int) -> Span:
-    return Span.of(s.start.line + d, s.start.col, s.end.line + d, s.end.col)
-
-
 def _moved(x, d: int, spans=("span",), blocks=False):
     """A copy of a summary record with the Span fields `spans` (and its `block` line) `d` lines down."""
-    new = _clone(x)
+    new = object.__new__(type(x))
+    nd = new.__dict__
+    nd.update(x.__dict__)
     for f in spans:
-        setattr(new, f, _span(getattr(x, f), d))
-    if blocks and x.block is not None:
-        new.block = x.block + d
+        nd[f] = moved_span(nd[f], d)
+    if blocks and nd["block"] is not None:
+        nd["block"] += d
     return new
+
+
+def _moved_records(items: list, d: int, spans: tuple, blocks: bool) -> list:
+    """_moved of each record (sites, edges: the bulk of what a function records), without a call per record."""
+    out = []
+    new_obj = object.__new__
+    for x in items:
+        new = new_obj(type(x))
+        nd = new.__dict__
+        nd.update(x.__dict__)
+        for f in spans:
+            nd[f] = moved_span(nd[f], d)
+        if blocks and nd["block"] is not None:
+            nd["block"] += d
+        out.append(new)
+    return out
 
 
 def moved_function(fs: FunctionSummary, d: int) -> FunctionSummary:
     """A copy of `fs` `d` lines down."""
     new = _moved(fs, d, ("span", "name_span"))
-    new.sites = [_moved(s, d, ("span", "stmt"), blocks=True) for s in fs.sites]
-    new.edges = [_moved(e, d, blocks=True) for e in fs.edges]
-    new.iter_uses = [_moved(u, d) for u in fs.iter_uses]
+    new.sites = _moved_records(fs.sites, d, ("span", "stmt"), True)
+    new.edges = _moved_records(fs.edges, d, ("span",), True)
+    new.iter_uses = _moved_records(fs.iter_uses, d, ("span",), False)
     new.decorator_lines = [n + d for n in fs.decorator_lines]
-    new.wrapped_by = [(q, called, _span(s, d)) for q, called, s in fs.wrapped_by]
-    new.comprehensions = [(_span(s, d), names) for s, names in fs.comprehensions]
-    new.effects = [(_span(s, d), text) for s, text in fs.effects]
-    new.unknown_calls = [(name, _span(s, d), conds, dead) for name, s, conds, dead in fs.unknown_calls]
+    new.wrapped_by = [(q, called, moved_span(s, d)) for q, called, s in fs.wrapped_by]
+    new.comprehensions = [(moved_span(s, d), names) for s, names in fs.comprehensions]
+    new.effects = [(moved_span(s, d), text) for s, text in fs.effects]
+    new.unknown_calls = [(name, moved_span(s, d), conds, dead) for name, s, conds, dead in fs.unknown_calls]
     return new
 
 
 def _moved_list(field_name: str, items: list, d: int) -> list:
     if field_name == "unresolved_roots":
-        return [(label, _span(s, d)) for label, s in items]
+        return [(label, moved_span(s, d)) for label, s in items]
     if field_name == "call_sites":
         out = []
         for c in items:
             new = _moved(c, d)
-            new.arg_spans = tuple(_span(s, d) for s in c.arg_spans)
+            new.arg_spans = tuple(moved_span(s, d) for s in c.arg_spans)
             out.append(new)
         return out
     if field_name == "roots":
@@ -298,7 +306,7 @@ def shifted(unit: Unit, d: int) -> Unit | None:
     if any("<lambda:" in q for q in unit.functions):
         return None
     return Unit(
-        decorations={q: None if e is None else (*e[:4], [(w, c, _span(s, d)) for w, c, s in e[4]])
+        decorations={q: None if e is None else (*e[:4], [(w, c, moved_span(s, d)) for w, c, s in e[4]])
                      for q, e in unit.decorations.items()},
         roots_before=unit.roots_before,
         classes_before={q: _moved(cs, d, ("span", "name_span")) for q, cs in unit.classes_before.items()},
