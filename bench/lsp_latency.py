@@ -277,7 +277,7 @@ async def latency(n_lines: int, edits: int, tmp: Path, enter_every: int = 0) -> 
     rng = random.Random(n_lines)
     lines = text.splitlines()
     comment_lines = [i for i, s in enumerate(lines) if s.strip() and not s.strip().startswith('"""')]
-    lat, ratios, enters = [], [], []
+    lat, refs, enters = [], [], []
     # This client's own collector stays out of the measured keystrokes (a full collection of it took up to 60 ms,
     # 7 times in 60 keystrokes: the tail of the latencies was the client's): what it held is frozen, and it
     # collects between keystrokes, every 20 (as timeit disables the collector while it times).
@@ -285,11 +285,11 @@ async def latency(n_lines: int, edits: int, tmp: Path, enter_every: int = 0) -> 
     gc.freeze()
     gc.disable()
     try:
-        await _keystrokes(b, path, lines, comment_lines, edits, enter_every, rng, lat, ratios, enters)
+        await _keystrokes(b, path, lines, comment_lines, edits, enter_every, rng, lat, refs, enters)
     finally:
         gc.enable()
         gc.unfreeze()
-    ref = statistics.median(ratios)
+    ref = statistics.median(refs)
     await b.stop()
     return {
         "lines": len(lines), "edits": edits,
@@ -303,7 +303,7 @@ async def latency(n_lines: int, edits: int, tmp: Path, enter_every: int = 0) -> 
 
 
 async def _keystrokes(b: Bench, path: Path, lines: list[str], comment_lines: list[int], edits: int, enter_every: int,
-                      rng: random.Random, lat: list, ratios: list, enters: list) -> None:
+                      rng: random.Random, lat: list, refs: list, enters: list) -> None:
     for k in range(edits):
         i = rng.choice(comment_lines)
         # type a character at the end of a line (inside a comment when the line has one, else a space
@@ -320,10 +320,11 @@ async def _keystrokes(b: Bench, path: Path, lines: list[str], comment_lines: lis
         lat.append(dt)
         if enter:
             enters.append(dt)
-        if k % 20 == 0:  # the reference, interleaved with the measurements
+        if k % 20 == 0:
             gc.collect()
-            ref = parse_time("\n".join(lines), reps=5)
-            ratios.append(ref)
+        if k % 5 == 0:  # the reference, interleaved with the measurements (12 samples in 60 keystrokes: the
+            # machine's speed drifts within a run, and 3 samples of it moved the ratios by a fifth)
+            refs.append(parse_time("\n".join(lines), reps=3))
 
 
 async def memory(files: int, edits: int, tmp: Path, fixes_every: int = 20) -> dict:
