@@ -103,6 +103,25 @@ def test_the_engine_collects_cycles_a_job_left_at_the_first_pause_not_before_the
     assert after < YOUNG_BUSY // 10
 
 
+def test_cycles_another_job_left_are_collected_right_after_it():
+    async def main():
+        eng = Engine()
+        eng.manage_gc()
+        try:
+            gate = threading.Event()
+            busy = _hold(eng, gate)
+            # a fix phase's job (nobody waits for its publication): collected before the next job runs
+            made = eng.submit((FIXES, 0), _make_cycles, YOUNG_BUSY)
+            counted = eng.submit((FIXES, 1), _nodes)
+            gate.set()
+            await asyncio.gather(busy, made)
+            return await counted
+        finally:
+            gc.enable()
+
+    assert asyncio.run(main()) < YOUNG_BUSY // 10
+
+
 def test_the_engine_collects_a_few_cycles_once_it_is_idle():
     async def main():
         eng = Engine()
