@@ -595,7 +595,7 @@ class CallsMixin:
                 if k == V.TENSOR and recv.attr != "sparse":
                     self.hook("sparse_use", node, V.SPARSE_V)  # `x.to_sparse()`: its result is wrapped
                 return V.SPARSE_V
-            if method in V.MASK_METHODS:
+            if method in V.MASK_METHODS or (recv.attr == "bool" and method in V.MASK_KEEPING_METHODS):
                 return V.BOOL_TENSOR_V
             if method in ("item",):
                 return V.DDSCALAR_V

@@ -111,6 +111,11 @@ MASK_CALLS = frozenset(f"torch.{n}" for n in (
 MASK_METHODS = frozenset({"bool", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "logical_not", "logical_and",
                           "logical_or", "logical_xor", "eq", "ne", "gt", "lt", "ge", "le", "greater", "less",
                           "greater_equal", "less_equal", "not_equal", "isclose", "signbit"})
+# methods of a boolean tensor that return a boolean tensor: its shape or layout changed, not its dtype
+# (`(x[:, 4] * conf >= thre).squeeze()`, YOLOX's confidence mask)
+MASK_KEEPING_METHODS = frozenset({"squeeze", "unsqueeze", "view", "reshape", "flatten", "ravel", "t", "transpose",
+                                  "permute", "contiguous", "clone", "detach", "expand", "expand_as", "flip", "roll",
+                                  "repeat", "squeeze_", "unsqueeze_", "cpu", "cuda"})
 
 
 def tensor_kind(v: Val) -> str | None:

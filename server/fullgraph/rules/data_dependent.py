@@ -360,6 +360,24 @@ def f(x, edge_index):
 
 
 @torch.compile
+def f(boxes, conf):
+    keep = (boxes[:, 4] * conf.squeeze() >= 0.5).squeeze()
+    return boxes[keep].sum()  # expect: FG304
+""", call="f(torch.rand(6, 5), torch.rand(6, 1))",
+            note="a mask reshaped (`.squeeze()`, `.view()`...) is still a mask: YOLOX's confidence filter"),
+        Example("""import torch
+
+
+@torch.compile
+def f(boxes, conf):
+    keep = (boxes[:, 4] * conf.squeeze() >= 0.5).squeeze().long()
+    return boxes[keep].sum()
+""", call="f(torch.rand(6, 5), torch.rand(6, 1))", breaks=False,
+            note="made integers, the same values index rows: no mask"),
+        Example("""import torch
+
+
+@torch.compile
 def f(x):
     y = x.clone()
     y[y > 0] += 1  # expect: FG304
