@@ -590,6 +590,61 @@ def test_loggers_imported_from_another_module_and_dynamo_agrees(tmp_path):
     assert dynamo_breaks_of_main(tmp_path, "proj.model") == set()
 
 
+IMPORTED_OPTIMIZERS_SETUP = '''\
+import torch
+import torch.nn as nn
+import torch.optim as optim
+
+net = nn.Linear(4, 1)
+optimizer = optim.Adam(net.parameters(), lr=0.01)
+
+
+def make_optimizer(model):
+    return torch.optim.SGD(model.parameters(), lr=0.1)
+
+
+class Notes:
+    def step(self):
+        return 1
+
+
+notes = Notes()
+'''
+IMPORTED_OPTIMIZERS_STEP = '''\
+import torch
+
+from .setup import make_optimizer, net, notes, optimizer
+
+other = make_optimizer(net)
+
+
+def step(x):
+    y = net(x).sum()
+    {call}
+    return y.detach()
+
+
+def main():
+    return torch.compile(step)(torch.randn(2, 4))
+'''
+
+
+@pytest.mark.parametrize("call, breaks", [("optimizer.step()", True), ("other.step()", True), ("notes.step()", False)],
+                         ids=["bound-in-the-other-module", "made-by-its-function", "a-project-object"])
+def test_optimizers_imported_from_another_module_and_dynamo_agrees(tmp_path, call, breaks):
+    """pytorch/examples' dcgan: the optimizers are made at the top of main.py, and the training step imports them
+    (`from main import optimizerD`): what the name holds only the other module tells (FG502 there as in one file);
+    an object of the project with a `step` method is not one."""
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "__init__.py").write_text("")
+    (tmp_path / "proj" / "setup.py").write_text(IMPORTED_OPTIMIZERS_SETUP)
+    (tmp_path / "proj" / "train.py").write_text(IMPORTED_OPTIMIZERS_STEP.format(call=call))
+    res = Workspace(Config(project_root=str(tmp_path))).check([tmp_path / "proj"])
+    assert [(f.span.start.line + 1, f.code) for f in res.findings] == ([(10, "FG502")] if breaks else [])
+    seen = dynamo_breaks_of_main(tmp_path, "proj.train")
+    assert any(os.sep + os.path.join("torch", "optim") + os.sep in path for path, _ in seen) == breaks
+
+
 LOOPS = '''\
 import torch
 import torch.nn as nn

@@ -17,6 +17,7 @@ from ..model import ERROR, INFO, WARNING, Finding, LibrarySite, Location, RootIn
 from ..positions import Span
 from . import conditions_evaluated as C
 from . import imported_names
+from . import values as V
 from .contents import Contents
 from .frames import FrameFacts, Frames
 from .not_followed import IMPORTLIB, NOT_ANALYSED, VALUE
@@ -258,11 +259,11 @@ class FindingsPass:
                 how, q, cls = site.requires
                 if how == "returns":
                     made = self.res.function(q, r.mod.path)
-                    if made is None or made[0].returns_instance != cls:
+                    if made is None or not V.is_instance_of(made[0].returns_instance or "", cls):
                         continue
                 else:
                     obj = self.res.instance_binding(q, r.mod.path)
-                    if obj is None or obj[1] != cls:
+                    if obj is None or not V.is_instance_of(obj[1], cls):
                         continue
                     m = (site.callee or "").rpartition(".")[2]
                     data = {**data, "receiver": f"{obj[0]}\x00{m}"}

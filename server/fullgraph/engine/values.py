@@ -187,7 +187,14 @@ NUMPY_FOLDED_ON_NUMBERS = frozenset(f"numpy.{n}" for n in (
 # Classes an object imported from another project module, or returned by a function, is tried as
 # when a method rule has something to say about them (the project keeps the finding only if the
 # import is bound to one, or the function returns one).
-IMPORTED_INSTANCE_CLASSES = ("logging.Logger",)
+IMPORTED_INSTANCE_CLASSES = ("logging.Logger", "torch.optim.Optimizer")
+
+
+def is_instance_of(bound: str, cls: str) -> bool:
+    """Is an object the project binds to an instance of class `bound` one of `cls`, a class of
+    IMPORTED_INSTANCE_CLASSES (torch.optim.Optimizer: any optimizer, `optimizerD = optim.Adam(...)` in the module a
+    training step imports it from)?"""
+    return bound == cls or (cls == "torch.optim.Optimizer" and is_optimizer_class(bound))
 
 # ---- compile-state guards ---------------------------------------------------------------------
 # True under torch.compile (verified on 2.13: cases guard_*). Canonical qualified names.
