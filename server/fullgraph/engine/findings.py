@@ -329,7 +329,8 @@ class FindingsPass:
         for q, facts in frames.facts.items():
             hidden = frames.hidden(q) if not fg else None
             for line, _block, when, (rule, span, message, data) in facts.own:
-                if hidden is not None and line in hidden[1] and not rule.breaks_in_callee:
+                in_callee = rule.breaks_in_callee or data.get("breaks_in_callee")
+                if hidden is not None and line in hidden[1] and not in_callee:
                     fixed_first = (f"the graph break at line {hidden[0] + 1} is fixed (until then Dynamo runs "
                                    f"the rest of `{facts.name}` uncompiled)")
                     when = C.merge(when, (fixed_first,))

@@ -73,7 +73,8 @@ class Rule:
     project_hooks: ClassVar[tuple[str, ...]] = ()  # "root" | "edge" | "reached" | "frame"
     # the break happens inside the called function's own frame (`optimizer.step()` calls graph_break()):
     # Dynamo compiles that frame on its own even when the caller runs uncompiled after an unresumable
-    # break, so the caller's break does not hide it (engine/frames.py)
+    # break, so the caller's break does not hide it (engine/frames.py); for some of a rule's findings only, their
+    # Report's data says so (`"breaks_in_callee": True`)
     breaks_in_callee: ClassVar[bool] = False
     # a recompilation hazard (FG6xx), not a graph break: reported with `severity` whatever the root's mode
     recompile: ClassVar[bool] = False

@@ -297,19 +297,30 @@ def f(x):
         return None
 
 
+# torchvision's box operators whose output size depends on the data ("Operator `torchvision.nms.default`'s output
+# shape depends on input Tensor data", `aten.nonzero` for remove_small_boxes), as torch 2.14.1 + torchvision 0.29.1
+# and torch 2.15.0 + torchvision 0.29.1 trace them: a break under a plain torch.compile, captured with
+# fullgraph=True (which turns dynamic-output capture on), except batched_nms past 1,000 boxes on the CPU, whose
+# per-class loop over torch.unique raises then.  (torchvision does not import beside the 2.13 CPU build CI runs:
+# the examples below are checked there by the analyzer only.)
+TORCHVISION_NMS = tuple(f"torchvision.ops.{where}{name}" for where in ("", "boxes.")
+                        for name in ("nms", "batched_nms", "remove_small_boxes"))
+
+
 class DynamicShapeOp(Rule):
     code = "FG304"
     name = "dynamic-shape-op"
     summary = "nonzero/unique/masked_select/x[mask]/bincount inside a plain (non-fullgraph) compiled region"
     gb_codes = ("GB0036",)
     calls = ("torch.nonzero", "torch.unique", "torch.masked_select", "torch.bincount", "torch.argwhere",
-             "torch.where", "torch.repeat_interleave", "torch.unique_consecutive")
+             "torch.where", "torch.repeat_interleave", "torch.unique_consecutive", *TORCHVISION_NMS)
     methods = ("nonzero", "unique", "masked_select", "bincount", "argwhere")
     hooks = ("subscript",)
     fixes = ("capture-config", "suppress")
-    what = """Finds operators whose output shape depends on tensor data, and indexing with a boolean mask (`x[mask]`,
-`x[:, mask]`, `x[mask] += v`; a mask is a comparison of tensors, `~m`, `m1 & m2`, `torch.isnan(x)`, `t.bool()`,
-or what a helper returns).  Storing through a mask (`x[mask] = v`) keeps the shape and compiles."""
+    what = """Finds operators whose output shape depends on tensor data (torchvision's `nms`, `batched_nms` and
+`remove_small_boxes` among them), and indexing with a boolean mask (`x[mask]`, `x[:, mask]`, `x[mask] += v`; a mask is
+a comparison of tensors, `~m`, `m1 & m2`, `torch.isnan(x)`, `t.bool()`, reshaped or not, or what a helper returns).
+Storing through a mask (`x[mask] = v`) keeps the shape and compiles."""
     why = """Without `capture_dynamic_output_shape_ops` the output size is unknown while tracing ("Dynamic
 shape operator", GB0036) and the graph is split.  """ + CAPTURE_NOTE
     instead = """Prefer shape-preserving forms: `torch.where(mask, x, 0)` instead of `x[mask]` (when the consumer
@@ -384,6 +395,41 @@ def f(x):
     return y
 """, note="`+=` reads `y[mask]` first"),
         Example("""import torch
+import torchvision
+
+
+@torch.compile
+def f(boxes, scores):
+    keep = torchvision.ops.nms(boxes, scores, 0.5)  # expect: FG304
+    return boxes[keep]
+""", call="f(torch.tensor([[0., 0., 2., 2.], [1., 1., 3., 3.], [5., 5., 6., 6.]]), torch.tensor([0.9, 0.8, 0.7]))",
+            needs=("torchvision",), note="torchvision's NMS: verified on torch 2.14.1 + torchvision 0.29.1"),
+        Example("""import torch
+import torchvision
+
+
+@torch.compile
+def postprocess(preds, thre):
+    out = []
+    for pred in preds:
+        pred = pred[(pred[:, 4] >= thre).squeeze()]  # expect: FG304
+        keep = torchvision.ops.nms(pred[:, :4], pred[:, 4], 0.5)  # expect: FG304
+        out.append(pred[keep])
+    return out
+""", call="postprocess(torch.tensor([[[0., 0., 2., 2., .9], [1., 1., 3., 3., .8], [5., 5., 6., 6., .1]]]), 0.5)",
+            needs=("torchvision",), note="YOLOX's postprocess: the mask's break in the loop makes Dynamo run the rest "
+            "of the function uncompiled, but it compiles torchvision's nms, a function of its own, and breaks there"),
+        Example("""import torch
+from torchvision.ops import batched_nms, box_iou
+
+
+@torch.compile(fullgraph=True)
+def f(boxes, scores, classes):
+    return batched_nms(boxes, scores, classes, 0.5), box_iou(boxes, boxes)
+""", call="f(torch.tensor([[0., 0., 2., 2.], [1., 1., 3., 3.], [5., 5., 6., 6.]]), torch.tensor([0.9, 0.8, 0.7]), "
+          "torch.tensor([0, 0, 1]))", needs=("torchvision",), breaks=False,
+            note="fullgraph=True captures the output size (and box_iou's shape never depends on the data)"),
+        Example("""import torch
 
 
 @torch.compile
@@ -434,6 +480,10 @@ def f(x):
         if ev.q == "torch.repeat_interleave":
             if "output_size" in ev.kwargs or len(ev.args) < 2 or ev.args[1].kind != V.TENSOR:
                 return None
+        if ev.q in TORCHVISION_NMS:
+            # a Python function around the operator: Dynamo compiles its frame on its own, so the break happens
+            # even where the caller runs uncompiled after an unresumable break (YOLOX's postprocess)
+            return Report(f"`{ev.q}()` has a data-dependent output shape", data={"breaks_in_callee": True})
         return f"`{ev.q}()` has a data-dependent output shape"
 
 
