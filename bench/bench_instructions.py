@@ -60,15 +60,19 @@ os._exit(0)
 """
 
 
-def count(mode: str, tree: Path, step: int, server: Path) -> int:
-    """Instructions the child executes in `mode` ("analyse", "parse", or "start-up" only)."""
-    cmd = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-           sys.executable, "-c", _CHILD, mode, str(tree), str(step), str(server)]
+def instructions(args: list[str], what: str) -> int:
+    """Instructions the command `args` executes, counted by cachegrind (`what` names it in an error)."""
+    cmd = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", *args]
     out = subprocess.run(cmd, capture_output=True, text=True, check=False)
     m = re.search(r"I\s+refs:\s+([\d,]+)", out.stderr)
     if m is None:
-        sys.exit(f"bench: no instruction count from valgrind ({mode}):\n{out.stderr[-2000:]}")
+        sys.exit(f"bench: no instruction count from valgrind ({what}):\n{out.stderr[-2000:]}")
     return int(m.group(1).replace(",", ""))
+
+
+def count(mode: str, tree: Path, step: int, server: Path) -> int:
+    """Instructions the child executes in `mode` ("analyse", "parse", or "start-up" only)."""
+    return instructions([sys.executable, "-c", _CHILD, mode, str(tree), str(step), str(server)], mode)
 
 
 def main() -> None:

@@ -23,9 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -34,6 +32,7 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
 from bench_engine import RESULTS  # noqa: E402
+from bench_instructions import instructions  # noqa: E402
 
 SERVER = BENCH.parent / "server"
 
@@ -91,13 +90,7 @@ os._exit(0)
 def count(mode: str, lines: int, keys: int, server: Path) -> int:
     """Instructions the child executes in `mode`: "start-up:<kind>" (the texts of the keystrokes made, not used),
     "keys:<kind>" or "parse:<kind>"."""
-    cmd = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-           sys.executable, "-c", _CHILD, mode, str(lines), str(keys), str(server), str(BENCH)]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    m = re.search(r"I\s+refs:\s+([\d,]+)", out.stderr)
-    if m is None:
-        sys.exit(f"bench: no instruction count from valgrind ({mode}):\n{out.stderr[-2000:]}")
-    return int(m.group(1).replace(",", ""))
+    return instructions([sys.executable, "-c", _CHILD, mode, str(lines), str(keys), str(server), str(BENCH)], mode)
 
 
 def main() -> None:
