@@ -13,7 +13,13 @@ from pygls.protocol import LanguageServerProtocol
 class FullgraphProtocol(LanguageServerProtocol):
     """pygls 2.1 files the future of every notification it handles asynchronously (its own
     didOpen/didChange/didClose handlers, our async ones) in `_request_futures` under a fresh id
-    and never removes it: one future (~1 KB) per keystroke, kept for the life of the server."""
+    and never removes it: one future (~1 KB) per keystroke, kept for the life of the server.  And it
+    publishes diagnostics from each one's JSON text, kept between publications (publish_diagnostics)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # uri -> {id(diagnostic): (diagnostic, its JSON text)} of its last publication (publish_diagnostics)
+        self._published: dict[str, dict[int, tuple]] = {}
 
     def _check_handler_result(self, future):
         try:
@@ -69,11 +75,3 @@ class FullgraphProtocol(LanguageServerProtocol):
             raise
         except Exception as error:
             self._server._report_server_error(error, JsonRpcInternalError)
-
-    @property
-    def _published(self) -> dict[str, dict[int, tuple]]:
-        # uri -> {id(diagnostic): (diagnostic, its JSON text)} of its last publication
-        got = self.__dict__.get("_fg_published")
-        if got is None:
-            got = self.__dict__["_fg_published"] = {}
-        return got
