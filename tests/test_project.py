@@ -645,6 +645,62 @@ def test_optimizers_imported_from_another_module_and_dynamo_agrees(tmp_path, cal
     assert any(os.sep + os.path.join("torch", "optim") + os.sep in path for path, _ in seen) == breaks
 
 
+IMPORTED_MODULE_NETS = '''\
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x):
+        print("forward")  # expect: FG101
+        return self.fc(x)
+
+
+net = Net()
+criterion = nn.MSELoss()
+'''
+IMPORTED_MODULE_STEP = '''\
+import torch
+
+from . import nets
+from .nets import criterion, net
+
+other = nets.net
+
+
+def step(x):
+    net.zero_grad()
+    return criterion(net(x), x)
+
+
+def main():
+    return torch.compile({compiled})(torch.randn(2, 4))
+'''
+
+
+@pytest.mark.parametrize("compiled", ["other", "step"], ids=["compiled", "called-in-a-compiled-step"])
+def test_modules_made_in_another_module_compiled_and_called_and_dynamo_agrees(tmp_path, compiled):
+    """pytorch/examples' dcgan: main.py builds the networks and the loss at its top, the script compiles them
+    (`netG = torch.compile(dcgan.netG)`) and a training step calls them (`netD(real)`, `netD.zero_grad()`,
+    `criterion(...)`): the compile calls resolve, the calls reach the networks' forward, and nothing is left
+    "not followed" (zero_grad is nn.Module's, the loss torch's: Dynamo's to judge)."""
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "__init__.py").write_text("")
+    (tmp_path / "proj" / "nets.py").write_text(IMPORTED_MODULE_NETS)
+    (tmp_path / "proj" / "train.py").write_text(IMPORTED_MODULE_STEP.format(compiled=compiled))
+    res = Workspace(Config(project_root=str(tmp_path))).check([tmp_path / "proj"])
+    nets = tmp_path / "proj" / "nets.py"
+    got = {(f.path, f.span.start.line + 1, f.code) for f in res.findings}
+    assert got == {(str(nets), line, code) for line, code in expected(IMPORTED_MODULE_NETS)}
+    assert {f.root.label for f in res.findings} == {f"torch.compile({compiled})"}
+    assert res.unresolved_roots == [] and res.unfollowed_calls == []
+    seen = dynamo_breaks_of_main(tmp_path, "proj.train")
+    assert {line for path, line in seen if path == os.path.realpath(nets)} == {line for line, _ in expected(IMPORTED_MODULE_NETS)}
+
+
 LOOPS = '''\
 import torch
 import torch.nn as nn

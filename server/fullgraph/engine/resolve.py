@@ -475,7 +475,24 @@ class Resolver:
         if e.kind != "call" or getattr(mod, "library", False) or self.resolve_edge(e, mod):
             return False
         return self.lookup(e.target, mod.path) is None and self._unknown_callee(e.target) and \
-            not e.target.endswith(".apply")
+            not e.target.endswith(".apply") and not self._torch_method_of_bound(e.target, mod.path)
+
+    def _torch_method_of_bound(self, q: str, near: str) -> bool:
+        """`main.criterion(...)`, `main.netD.zero_grad()`, `main.optimizerD.step()`: a call of (or a method of) another
+        module's module-level instance of a torch class, or a method a project nn.Module inherits from torch's: torch's
+        code, Dynamo's to judge (the rules see it where they know it), not code the analysis failed to follow."""
+        bound = self.instance_binding(q, near)
+        if bound is not None:
+            return bound[1].startswith("torch.")
+        parent, _, name = q.rpartition(".")
+        bound = self.instance_binding(parent, near) if parent else None
+        if bound is None:
+            return False
+        cls = bound[1]
+        if cls.startswith("torch."):
+            return True
+        return self.class_(cls, near) is not None and self.find_method(cls, name, near) is None and \
+            self.is_nn_module(cls, near)
 
     def _unknown_callee(self, q: str) -> bool:
         """A call target nobody judges: no rule knows it, and it is not the standard library's, NumPy's or
@@ -494,6 +511,10 @@ class Resolver:
             return out
         if k == "call":
             r = self.lookup(e.target, near)
+            if r is None and (bound := self.instance_binding(e.target, near)) is not None:
+                # `netD(x)` with `netD` a module-level instance of another module (`from main import netD`, or
+                # `netD = dcgan.netD`): calling it calls its class's forward (or __call__)
+                return list(self.module_call(bound[1], near))
             if r is None:
                 parent, _, last = e.target.rpartition(".")
                 if last == "apply" and parent and self.class_(parent, near) and \
