@@ -243,14 +243,7 @@ def replay(summary: ModuleSummary, unit: Unit) -> None:
 
 def _moved(x, d: int, spans=("span",), blocks=False):
     """A copy of a summary record with the Span fields `spans` (and its `block` line) `d` lines down."""
-    new = object.__new__(type(x))
-    nd = new.__dict__
-    nd.update(x.__dict__)
-    for f in spans:
-        nd[f] = moved_span(nd[f], d)
-    if blocks and nd["block"] is not None:
-        nd["block"] += d
-    return new
+    return _moved_records([x], d, spans, blocks)[0]
 
 
 def _moved_records(items: list, d: int, spans: tuple, blocks: bool) -> list:
