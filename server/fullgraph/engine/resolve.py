@@ -477,6 +477,13 @@ class Resolver:
         return self.lookup(e.target, mod.path) is None and self._unknown_callee(e.target) and \
             not e.target.endswith(".apply") and not self._torch_method_of_bound(e.target, mod.path)
 
+    def bound_call(self, q: str, near: str | None) -> list[tuple[FunctionSummary, ModuleSummary]] | None:
+        """Calling `q`, a module-level instance of another module (`netD` after `from main import netD`, or
+        `netD = dcgan.netD`; `torch.compile(netD)`): its class's forward (or __call__); None when `q` is no such
+        instance."""
+        bound = self.instance_binding(q, near)
+        return None if bound is None else list(self.module_call(bound[1], near))
+
     def _torch_method_of_bound(self, q: str, near: str) -> bool:
         """`main.criterion(...)`, `main.netD.zero_grad()`, `main.optimizerD.step()`: a call of (or a method of) another
         module's module-level instance of a torch class, or a method a project nn.Module inherits from torch's: torch's
@@ -511,10 +518,8 @@ class Resolver:
             return out
         if k == "call":
             r = self.lookup(e.target, near)
-            if r is None and (bound := self.instance_binding(e.target, near)) is not None:
-                # `netD(x)` with `netD` a module-level instance of another module (`from main import netD`, or
-                # `netD = dcgan.netD`): calling it calls its class's forward (or __call__)
-                return list(self.module_call(bound[1], near))
+            if r is None and (bound := self.bound_call(e.target, near)) is not None:
+                return bound
             if r is None:
                 parent, _, last = e.target.rpartition(".")
                 if last == "apply" and parent and self.class_(parent, near) and \

@@ -71,9 +71,8 @@ def root_record(r: Resolver, a: Arrivals, decl: RootDecl, mod: ModuleSummary) ->
             c = r.class_(decl.target, near)
             if c is not None:
                 entries.extend(r.module_call(c[0].qualname, near))
-            elif (bound := r.instance_binding(decl.target, near)) is not None:
-                # `torch.compile(netG)` with `netG` another module's module-level instance (`netG = dcgan.netG`)
-                entries.extend(r.module_call(bound[1], near))
+            else:  # `torch.compile(netG)` with `netG` another module's module-level instance (`netG = dcgan.netG`)
+                entries.extend(r.bound_call(decl.target, near) or ())
     elif decl.kind == "module":
         entries.extend(r.module_call(decl.target, near))
     elif decl.kind == "container":
