@@ -8,7 +8,7 @@ import dataclasses
 import os
 from collections import deque
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Callable, Iterable, Iterator
 
 from ..model import Location, Step
 from ..positions import Span
@@ -257,13 +257,15 @@ class Walker:
             cands = [q] if q else []
         else:
             cands = [r.self_q] if r.self_q else []
-        return [(f, m, self._receiver(f, cands, m.path)) for f, m in targets]
+        receiver = self._receivers(cands)
+        return [(f, m, receiver(f, m.path)) for f, m in targets]
 
     def _chosen_targets(self, targets: list, cands: list[str], decided: dict, near: str) -> list:
         """The targets with their class of `self`, less the methods only classes the object cannot hold run
         (attr_choices.decide: `decided`); a method only classes it holds under a condition run gets that condition
         (`self.chosen`, read by reach)."""
         kept = [c for c in cands if c not in decided]
+        receiver = self._receivers(kept)
         out = []
         for f, m in targets:
             owner = f.class_qualname
@@ -276,7 +278,7 @@ class Walker:
                     out.append((f, m, self._receiver(f, [c for c in cands if decided.get(c, ()) is not None],
                                                      m.path)))
                     continue
-            out.append((f, m, self._receiver(f, kept, m.path)))
+            out.append((f, m, receiver(f, m.path)))
         return out
 
     def _holds_method(self, class_q: str, owner: str, near: str) -> bool:
@@ -305,14 +307,32 @@ class Walker:
     def _receiver(self, fs: FunctionSummary, cands: list[str], near: str) -> str | None:
         """The class of `self` in `fs` when it runs on an instance of one of `cands` (first match): the
         candidate whose MRO holds the class `fs` belongs to; a method reached otherwise runs on its own class."""
-        owner = fs.class_qualname
-        if owner is None:  # a module function's local function (a wrapper): on the instance it was called on
-            return cands[0] if cands and ".<locals>." in fs.qualname else None
-        for t in cands:
-            c = self.res.class_(t, near)
-            if c is not None and owner in self._mro_names(c[0].qualname, c[1].path):
-                return c[0].qualname
-        return owner
+        return self._receivers(cands)(fs, near)
+
+    def _receivers(self, cands: list[str]) -> Callable[[FunctionSummary, str], str | None]:
+        """_receiver for the targets of one call: `self.blocks(x)` on an `nn.Sequential` of a hundred blocks has as
+        many targets and candidates, and looking up each target's owner candidate by candidate was quadratic.  Each
+        candidate's MRO is read once, as far down the list as a target's owner needs."""
+        found: dict[str, dict[str, str]] = {}  # near -> MRO member -> the first candidate holding it
+        rest: dict[str, Iterator[str]] = {}
+
+        def receiver(fs: FunctionSummary, near: str) -> str | None:
+            owner = fs.class_qualname
+            if owner is None:  # a module function's local function (a wrapper): on the instance it was called on
+                return cands[0] if cands and ".<locals>." in fs.qualname else None
+            got = found.setdefault(near, {})
+            left = rest.setdefault(near, iter(cands))
+            while owner not in got:
+                t = next(left, None)
+                if t is None:
+                    return owner
+                c = self.res.class_(t, near)
+                if c is not None:
+                    for name in self._mro_names(c[0].qualname, c[1].path):
+                        got.setdefault(name, c[0].qualname)
+            return got[owner]
+
+        return receiver
 
     def _root_classes(self, root: RootRecord) -> list[str]:
         d = root.decl
