@@ -65,7 +65,7 @@ def scan(tree: ast.Module, span: Callable[[ast.AST], Span], modname: str, text: 
         out.append(("compile", span(n), ast.unparse(n), _fullgraph(n), ast.unparse(n.args[0]) if n.args else ""))
     # the lines of every torch.compile call: outside loops, a statement without one holds nothing to look at
     compile_lines = sorted({n.lineno for n in compile_calls})
-    for n in _stmts(tree.body, into_defs=True):
+    for n in _module_stmts(tree):
         t = type(n)
         if t is ast.FunctionDef or t is ast.AsyncFunctionDef:
             for d in n.decorator_list:
@@ -171,7 +171,7 @@ def _dict_items_set(glob_types: dict, text: str | None) -> bool:
 
 def _declares_global(fn: ast.AST) -> bool:
     """Does the function's own body (its nested statements, not nested functions) hold a `global` statement?"""
-    return any(isinstance(s, ast.Global) for s in _stmts(fn.body))
+    return any(isinstance(s, ast.Global) for s in _body_stmts(fn))
 
 
 # functions whose own nodes were memoised during a scan (dropped at its end), per tree
@@ -205,7 +205,7 @@ def _scan_scopes(out, scopes, tree, span, inits, by_class_name, reads_by_class, 
                                                       for x in tree.body):
             continue
         if fn is not None and not holds_line(fn, compile_lines, decorators=False) and \
-                not any(type(s) in _LOOPS for s in _stmts(fn.body)):
+                not any(type(s) in _LOOPS for s in _body_stmts(fn)):
             continue  # no loop of its own, no torch.compile call: nothing the walk below would find
         compiled = dict(outer) if fn is not None else {}
         own = _compiled_names(body, span)
@@ -245,9 +245,24 @@ def _fullgraph(call: ast.Call):
 # ---- scopes and names ---------------------------------------------------------------------------
 def _scopes(tree: ast.Module, modname: str, class_nodes: dict | None = None):
     """(qualname, node, body, class qualname) of the module and every function, as the analyzer names them;
-    each class's qualname -> its node into `class_nodes`."""
+    each class's qualname -> its node into `class_nodes`.  Kept on each top-level statement (`_fg_scopes`, with
+    the module's name they were made under): an editor buffer's new text keeps the statements it did not change
+    (engine/incremental.py), and a keystroke scanned every function of the module for them.  (The statement
+    itself is not kept in what it holds, a reference cycle the workers' collector-free runs would keep.)"""
     yield modname, tree, tree.body, None
-    yield from _scopes_in(tree.body, modname, None, False, class_nodes)
+    for s in tree.body:
+        if type(s) not in _COMPOUND:
+            continue
+        got = s.__dict__.get("_fg_scopes")
+        if got is None or got[0] != modname:
+            classes: dict = {}
+            scopes = [(q, None if node is s else node, body, cls)
+                      for q, node, body, cls in _scopes_in([s], modname, None, False, classes)]
+            got = s.__dict__["_fg_scopes"] = (modname, scopes, {q: None if c is s else c for q, c in classes.items()})
+        if class_nodes is not None:
+            class_nodes.update((q, s if c is None else c) for q, c in got[2].items())
+        for q, node, body, cls in got[1]:
+            yield q, s if node is None else node, body, cls
 
 
 def _scopes_in(body, prefix, cls, in_function, class_nodes):
@@ -388,6 +403,29 @@ def _stmts(body: list[ast.stmt], into_defs: bool = False) -> list[ast.stmt]:
     return out
 
 
+def _module_stmts(tree: ast.Module) -> list[ast.stmt]:
+    """_stmts(tree.body, into_defs=True), each top-level statement's kept on it (`_fg_stmts`, without itself: see
+    _scopes)."""
+    out: list[ast.stmt] = []
+    for s in tree.body:
+        out.append(s)
+        if type(s) not in _COMPOUND:
+            continue
+        got = s.__dict__.get("_fg_stmts")
+        if got is None:
+            got = s.__dict__["_fg_stmts"] = _stmts([s], into_defs=True)[1:]
+        out.extend(got)
+    return out
+
+
+def _body_stmts(fn: ast.AST) -> list[ast.stmt]:
+    """_stmts(fn.body), kept on the function's node (`_fg_body_stmts`; see _scopes)."""
+    got = fn.__dict__.get("_fg_body_stmts")
+    if got is None:
+        got = fn.__dict__["_fg_body_stmts"] = _stmts(fn.body)
+    return got
+
+
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 # the statements that hold statements (any other is a leaf: most of a module's statements)
 _COMPOUND = frozenset({ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try,
@@ -423,7 +461,7 @@ def _init_types(scopes: list, classes: list) -> dict[str, dict[str, str]]:
         if cls is None or not isinstance(node, ast.FunctionDef) or node.name != "__init__":
             continue
         got = out.setdefault(cls, {})
-        for s in _stmts(node.body):
+        for s in _body_stmts(node):
             if isinstance(s, ast.Assign) and len(s.targets) == 1 and _self_attr(s.targets[0]):
                 t = _literal_type(s.value)
                 if t in (INT, FLOAT):
