@@ -5,7 +5,8 @@ import asyncio
 import gc
 import threading
 
-from fullgraph.lsp.engine import BACKGROUND, FIXES, NOW, YOUNG_BUSY, Engine
+from fullgraph.engine import garbage
+from fullgraph.lsp.engine import BACKGROUND, FIXES, NOW, RELEASE, YOUNG_BUSY, Engine
 
 
 def _hold(eng: Engine, gate: threading.Event):
@@ -96,6 +97,7 @@ def test_the_engine_collects_cycles_a_job_left_at_the_first_pause_not_before_the
             await asyncio.to_thread(eng.young_collected.wait, 60)
             return left, _nodes()
         finally:
+            garbage.defer(False)
             gc.enable()
 
     left, after = asyncio.run(main())
@@ -117,6 +119,7 @@ def test_cycles_another_job_left_are_collected_right_after_it():
             await asyncio.gather(busy, made)
             return await counted
         finally:
+            garbage.defer(False)
             gc.enable()
 
     assert asyncio.run(main()) < YOUNG_BUSY // 10
@@ -133,9 +136,66 @@ def test_the_engine_collects_a_few_cycles_once_it_is_idle():
             await asyncio.to_thread(eng.idle_collected.wait, 60)
             return _nodes()
         finally:
+            garbage.defer(False)
             gc.enable()
 
     assert asyncio.run(main()) < 100
+
+
+def test_what_an_analysis_replaced_is_freed_by_a_job_after_it_and_a_keystroke_goes_first():
+    import weakref
+
+    class Payload:
+        pass
+
+    async def main():
+        eng = Engine()
+        eng.manage_gc()
+        try:
+            held = [Payload() for _ in range(4 * garbage.CHUNK)]
+            refs = [weakref.ref(p) for p in held]
+            garbage.later({i: p for i, p in enumerate(held)})  # (as the engine hands over the last memo)
+            del held
+            gate = threading.Event()
+            busy = _hold(eng, gate)
+            freeing = eng.free_garbage()
+            keystroke = eng.submit((NOW, 0), lambda: sum(r() is not None for r in refs))
+            gate.set()
+            await busy
+            alive_at_keystroke = await keystroke  # (queued after the release job, run before it)
+            await freeing
+            return alive_at_keystroke, sum(r() is not None for r in refs), eng.free_garbage()
+        finally:
+            garbage.defer(False)
+            gc.enable()
+
+    alive_at_keystroke, alive_after, again = asyncio.run(main())
+    assert alive_at_keystroke == 4 * garbage.CHUNK
+    assert alive_after == 0
+    assert again is None  # nothing left to free: no job
+
+
+def test_a_release_job_stops_between_pieces_when_a_keystroke_is_waiting():
+    async def main():
+        eng = Engine()
+        eng.manage_gc()
+        try:
+            garbage.later({i: [i] for i in range(8 * garbage.CHUNK)})
+            gate = threading.Event()
+            busy = _hold(eng, gate)
+            # the release job's own check: a job more urgent than it waiting (here from the start)
+            freeing = eng.submit(RELEASE, garbage.release, lambda: True)
+            gate.set()
+            await busy
+            stopped = await freeing
+            return stopped, garbage.pending(), await eng.free_garbage()
+        finally:
+            garbage.defer(False)
+            gc.enable()
+
+    finished_first, left, finished_then = asyncio.run(main())
+    assert finished_first is False and left
+    assert finished_then is True
 
 
 def test_cancelled_jobs_do_not_keep_their_arguments_alive_while_the_engine_is_busy():
@@ -174,6 +234,7 @@ def test_settle_freezes_what_indexing_loaded_out_of_later_full_collections():
             await eng.submit((NOW, 0), eng.settle)
             return gc.get_freeze_count(), kept
         finally:
+            garbage.defer(False)
             gc.unfreeze()
             gc.enable()
 

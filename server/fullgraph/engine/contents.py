@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from typing import Any, Callable
 
+from . import garbage
 from .summary import FunctionSummary, ModuleSummary
 
 
@@ -84,6 +85,7 @@ class Contents:
                 lst.remove(old)
 
     def invalidate(self) -> None:
+        garbage.later(self.memo, self.guard_memo, self._fn_index)  # (the last generation's: freed once its results are out)
         self._fn_index = None
         self.guard_memo = {}
         self.memo = {}

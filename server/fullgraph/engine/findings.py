@@ -16,6 +16,7 @@ from ..config import Config
 from ..model import ERROR, INFO, WARNING, Finding, LibrarySite, Location, RootInfo, Step
 from ..positions import Span
 from . import conditions_evaluated as C
+from . import garbage
 from . import imported_names
 from . import values as V
 from .contents import Contents
@@ -61,11 +62,12 @@ class FindingsPass:
     def forget(self, path: str | None) -> None:
         """Drop the roots whose walk read `path` (None: every root)."""
         if path is None:
-            self.root_cache.clear()
+            garbage.later(self.root_cache)
+            self.root_cache = {}
             return
         for key, (_, deps, *_) in list(self.root_cache.items()):
             if deps is None or path in deps:
-                del self.root_cache[key]
+                garbage.later(self.root_cache.pop(key))
 
     def all_findings(self, roots: list[RootRecord]) -> list[Finding]:
         version = self.config.torch()

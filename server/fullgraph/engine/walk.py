@@ -13,6 +13,7 @@ from typing import Callable, Iterable, Iterator
 from ..model import Location, Step
 from ..positions import Span
 from . import conditions_evaluated as C
+from . import garbage
 from . import values as V
 from .arrivals import Arrivals
 from .attr_choices import decide
@@ -74,6 +75,7 @@ class Walker:
         separately compiled ones.  The replaced methods it calls and cannot follow go to `unfollowed`."""
         seen: dict[tuple, tuple] = {}  # (function, class of self) -> the condition it was reached with
         queue: deque[Reached] = deque()
+        garbage.later(self._dispatched, self._readers)  # (the last walk's)
         self._dispatched, self._readers = {}, {}
         classes = self._root_classes(root)
         for fs, mod in root.entries:

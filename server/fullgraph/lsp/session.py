@@ -393,6 +393,7 @@ class FullgraphServer(LanguageServer):
             self.generation += 1
             self._store(uri, version, text, findings)
             self.last_published = time.monotonic()
+            self.engine.free_garbage()  # (what the analysis replaced: freed now that its diagnostics are out)
             self.log("debug", f"analysed {os.path.basename(path)} v{version}: {len(findings)} findings in "
                               f"{(time.perf_counter() - started) * 1000:.0f} ms")
             if doc.cells is not None:
