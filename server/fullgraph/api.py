@@ -30,6 +30,7 @@ from .engine.not_followed import NOT_ANALYSED, call_words, root_words
 from .importpath import ModuleFinder, search_path
 from .modnames import module_name_for, namespace_names
 from .engine.project import Project
+from .engine import garbage
 from .engine import summary as _summary
 from .engine.summary import ModuleSummary
 from .model import ERROR, INFO, Finding
@@ -296,7 +297,8 @@ class Workspace:
             self.project.forget_base(path)
         # the next version of this buffer re-analyses only what changed since the last version that parsed
         if an.memo is not None:
-            self._memos.pop(path, None)
+            if previous is not None:  # (its units: an Enter's moved copies replaced them all)
+                garbage.later(previous.units, self._memos.pop(path, None))
             self._memos[path] = an.memo
             # the syntax trees of the buffers edited last only (a 2,000-line module's is ~5 MB): the
             # others keep their statements' analyses, and parse whole when they are edited again

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from . import conditions_evaluated as C
 from . import consteval as E
+from . import garbage
 from . import values as V
 from .absent_fields import field_absent
 from .attrs_seen import seen_absent, seen_init_value
@@ -150,6 +151,8 @@ class Arrivals:
             if hit[1].span == fs.span:
                 return hit[2]
             moved = moved_function(hit[2], fs.span.start.line - hit[1].span.start.line)
+            # (the variant it moved: freed with this generation's memo, once the results are out)
+            self.c.memo.setdefault("moved_variants", []).append(hit)
             self.variants[key] = (made_by, fs, moved)
             return moved
         base = self._base_analysis(mod)
@@ -243,7 +246,7 @@ class Arrivals:
     def set_base(self, path: str, text_hash: str, an) -> None:
         """An editor buffer's analysis left its top-level-only state (ModuleAnalyzer.base): the base of its
         functions' variants, for that text."""
-        self._bases.pop(path, None)
+        garbage.later(self._bases.pop(path, None))  # (its analysis: freed once the results are out)
         self._bases[path] = (text_hash, an)
         while len(self._bases) > 8:
             self._bases.pop(next(iter(self._bases)))

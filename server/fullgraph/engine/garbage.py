@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from typing import Callable
 
-LIMIT = 24  # objects held at most (a keystroke hands over ~5): past it the oldest are freed at once
+LIMIT = 64  # objects held at most (a keystroke hands over ~10): past it the oldest are freed at once
 CHUNK = 256  # items freed between two calls of `stop`
 
 _held: list = []

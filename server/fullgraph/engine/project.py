@@ -22,6 +22,7 @@ from ..config import Config
 from ..model import Finding
 from ..positions import Span
 from .arrivals import Arrivals
+from . import garbage
 from .contents import Contents
 from .findings import FindingsPass
 from .resolve import Resolver
@@ -50,6 +51,7 @@ class Project:
     def set_module(self, summary: ModuleSummary) -> None:
         path = summary.path
         old = self.contents.put(summary)
+        garbage.later(old, self._findings)  # (freed once the results are out)
         # names, classes or call targets changed: every root may differ; else only those that read it
         # (a first load forgets them all: no interface computed, no summary's functions read)
         # (a bulk load's summary whose bodies were never read: its interface is not made only to compare it)
