@@ -105,6 +105,26 @@ def test_the_engine_collects_cycles_a_job_left_at_the_first_pause_not_before_the
     assert after < YOUNG_BUSY // 10
 
 
+def test_freeing_what_an_analysis_replaced_leaves_its_young_collection_to_the_pause():
+    async def main():
+        eng = Engine()
+        eng.manage_gc()
+        try:
+            gate = threading.Event()
+            busy = _hold(eng, gate)
+            made = eng.submit((NOW, 0), _make_cycles, YOUNG_BUSY)  # (a keystroke's analysis: a collection due)
+            freeing = eng.submit(RELEASE, garbage.release)  # (the session's job once its diagnostics are out)
+            counted = eng.submit((FIXES, 0), _nodes)  # the next job: the next keystroke may be on its way
+            gate.set()
+            await asyncio.gather(busy, made, freeing)
+            return await counted
+        finally:
+            garbage.defer(False)
+            gc.enable()
+
+    assert asyncio.run(main()) >= YOUNG_BUSY
+
+
 def test_cycles_another_job_left_are_collected_right_after_it():
     async def main():
         eng = Engine()

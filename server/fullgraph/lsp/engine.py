@@ -118,7 +118,7 @@ class Engine:
                 self._collect_full()  # idle: nobody waits for this
                 self.idle_collected.set()
                 continue
-            (level, _), _, cf, fn, args = item
+            priority, _, cf, fn, args = item
             if not cf.set_running_or_notify_cancel():
                 continue
             try:
@@ -133,7 +133,9 @@ class Engine:
             if time.monotonic() - self._last_full > FULL_GC_EVERY:
                 self._collect_full()
             elif self._manage_gc and gc.get_count()[0] > YOUNG_BUSY:
-                if level == NOW:  # the event loop is publishing its results: at the first pause
+                if priority[0] == NOW or priority == RELEASE:
+                    # the event loop is publishing the results (or freeing what they replaced was: the count is
+                    # the analysis's, and the next keystroke may be on its way): at the first pause
                     self._young_due = True
                 else:
                     self._collect_young()
