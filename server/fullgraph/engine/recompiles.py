@@ -461,11 +461,8 @@ def _init_types(scopes: list, classes: list) -> dict[str, dict[str, str]]:
         if cls is None or not isinstance(node, ast.FunctionDef) or node.name != "__init__":
             continue
         got = out.setdefault(cls, {})
-        for s in _body_stmts(node):
-            if isinstance(s, ast.Assign) and len(s.targets) == 1 and _self_attr(s.targets[0]):
-                t = _literal_type(s.value)
-                if t in (INT, FLOAT):
-                    got.setdefault(s.targets[0].attr, t)
+        for attr, t in _number_attrs(node):
+            got.setdefault(attr, t)
     bases = {c.name: [b.id for b in c.bases if isinstance(b, ast.Name)] for c in classes}
     by_name = {q.rpartition(".")[2]: q for q in out}
     for q in list(out):
@@ -473,6 +470,21 @@ def _init_types(scopes: list, classes: list) -> dict[str, dict[str, str]]:
             for k, v in out.get(by_name.get(b, ""), {}).items():
                 out[q].setdefault(k, v)
     return out
+
+
+def _number_attrs(init: ast.FunctionDef) -> list[tuple[str, str]]:
+    """(attr, "int"/"float") of each `self.<attr> = <number>` in an `__init__`, in order (kept on its node,
+    `_fg_number_attrs`: see _scopes)."""
+    got = init.__dict__.get("_fg_number_attrs")
+    if got is None:
+        got = []
+        for s in _body_stmts(init):
+            if isinstance(s, ast.Assign) and len(s.targets) == 1 and _self_attr(s.targets[0]):
+                t = _literal_type(s.value)
+                if t in (INT, FLOAT):
+                    got.append((s.targets[0].attr, t))
+        init.__dict__["_fg_number_attrs"] = got
+    return got
 
 
 def _attr_reads(classes: list) -> dict[str, set[str]]:
