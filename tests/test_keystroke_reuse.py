@@ -61,7 +61,11 @@ def test_the_interface_comparison_agrees_with_the_interfaces(tmp_path):
     before = ws.project.modules[path]
     for text, same in [(SOURCE.replace('print("x")', 'print("y")'), True),  # a body: the same interface
                        (SOURCE.replace("def helper(x):", "def helper(x, y=1):"), False),  # a signature
-                       (SOURCE + "\n\ndef more():\n    pass\n", False)]:  # a function more
+                       (SOURCE + "\n\ndef more():\n    pass\n", False),  # a function more
+                       # an Enter above both functions: moved copies, the same interface; and above a changed one
+                       (SOURCE.replace("import torch\n", "import torch\n\n"), True),
+                       (SOURCE.replace("import torch\n", "import torch\n\n").replace("def step(x):", "def step(x, k):"),
+                        False)]:
         ws.set_text(path, text)
         after = ws.project.modules[path]
         assert same_interface(before, after) == (interface_of(before) == interface_of(after)) == same
