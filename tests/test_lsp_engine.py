@@ -105,44 +105,36 @@ def test_the_engine_collects_cycles_a_job_left_at_the_first_pause_not_before_the
     assert after < YOUNG_BUSY // 10
 
 
-def test_freeing_what_an_analysis_replaced_leaves_its_young_collection_to_the_pause():
+def _nodes_seen_by(last: tuple[int, int], *jobs) -> int:
+    """Queue `jobs` ((priority, fn, *args)) behind a held engine that manages the collector, then a job at priority
+    `last` counting the cycles' nodes: what the engine's collections left them when it ran."""
     async def main():
         eng = Engine()
         eng.manage_gc()
         try:
             gate = threading.Event()
             busy = _hold(eng, gate)
-            made = eng.submit((NOW, 0), _make_cycles, YOUNG_BUSY)  # (a keystroke's analysis: a collection due)
-            freeing = eng.submit(RELEASE, garbage.release)  # (the session's job once its diagnostics are out)
-            counted = eng.submit((FIXES, 0), _nodes)  # the next job: the next keystroke may be on its way
+            queued = [eng.submit(priority, fn, *args) for priority, fn, *args in jobs]
+            counted = eng.submit(last, _nodes)
             gate.set()
-            await asyncio.gather(busy, made, freeing)
+            await asyncio.gather(busy, *queued)
             return await counted
         finally:
             garbage.defer(False)
             gc.enable()
 
-    assert asyncio.run(main()) >= YOUNG_BUSY
+    return asyncio.run(main())
+
+
+def test_freeing_what_an_analysis_replaced_leaves_its_young_collection_to_the_pause():
+    # a keystroke's analysis (a collection due), the session's job freeing what it replaced once its diagnostics
+    # are out, then the next job (the next keystroke may be on its way): the cycles are still there
+    assert _nodes_seen_by((FIXES, 0), ((NOW, 0), _make_cycles, YOUNG_BUSY), (RELEASE, garbage.release)) >= YOUNG_BUSY
 
 
 def test_cycles_another_job_left_are_collected_right_after_it():
-    async def main():
-        eng = Engine()
-        eng.manage_gc()
-        try:
-            gate = threading.Event()
-            busy = _hold(eng, gate)
-            # a fix phase's job (nobody waits for its publication): collected before the next job runs
-            made = eng.submit((FIXES, 0), _make_cycles, YOUNG_BUSY)
-            counted = eng.submit((FIXES, 1), _nodes)
-            gate.set()
-            await asyncio.gather(busy, made)
-            return await counted
-        finally:
-            garbage.defer(False)
-            gc.enable()
-
-    assert asyncio.run(main()) < YOUNG_BUSY // 10
+    # a fix phase's job (nobody waits for its publication): collected before the next job runs
+    assert _nodes_seen_by((FIXES, 1), ((FIXES, 0), _make_cycles, YOUNG_BUSY)) < YOUNG_BUSY // 10
 
 
 def test_the_engine_collects_a_few_cycles_once_it_is_idle():
