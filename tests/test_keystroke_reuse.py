@@ -54,6 +54,15 @@ def test_a_diagnostic_is_kept_only_while_what_it_shows_is_the_same(tmp_path):
     kept = cv.to_diagnostic(f, idx, "utf-16", lambda p: uri, lambda p: idx,
                             suppress_edit=cv.suppression_edit(f, SOURCE, idx, "utf-16", uri))
     assert made == kept
+    # an Enter below everything the diagnostic shows: the same diagnostic, though the document has a line more
+    below = SOURCE + "\n"
+    assert cv.diagnostic_key(f, LineIndex(below), "utf-16", uri) == key
+    assert cv.to_diagnostic(f, LineIndex(below), "utf-16", lambda p: uri, lambda p: LineIndex(below),
+                            suppress_edit=cv.suppression_edit(f, below, LineIndex(below), "utf-16", uri)) == kept
+    # a position past the last line is clamped to it: then the number of lines is part of the key
+    short = "\n".join(SOURCE.splitlines()[:4]) + "\n"
+    assert cv.diagnostic_key(f, LineIndex(short), "utf-16", uri) != cv.diagnostic_key(f, LineIndex(short + "\n"),
+                                                                                      "utf-16", uri)
 
 
 def test_the_interface_comparison_agrees_with_the_interfaces(tmp_path):

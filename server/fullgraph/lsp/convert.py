@@ -135,8 +135,12 @@ def diagnostic_key(f: Finding, idx: LineIndex, enc: str, uri: str) -> tuple | No
     stmt = f.data.get("stmt")
     line_no = stmt.end.line if stmt is not None else f.span.start.line
     d = f.data
+    # the number of lines matters only to a position past the last line (clamped to it): an Enter below the
+    # finding keeps its diagnostic
+    n = len(idx.lines)
+    lines = True if all(0 <= p.line < n for s in spans for p in (s.start, s.end)) else n
     return (uri, enc, f.code, f.severity, f.url, f.message, f.origin, root, tuple(steps), stmt, idx.line(line_no),
-            len(idx.lines), tuple(len(idx.line(p.line)) for s in spans for p in (s.start, s.end)),
+            lines, tuple(len(idx.line(p.line)) for s in spans for p in (s.start, s.end)),
             bool(d.get("not_reached")), bool(d.get("conditional_group")), bool(d.get("observed_site")),
             bool(d.get("recompiles_observed")), d.get("kind"), *spans)
 
