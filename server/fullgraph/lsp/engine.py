@@ -17,7 +17,7 @@ deferring every job's, the fix phases' cycles stayed longer and the server's RSS
 what indexing loaded is frozen out of later full collections (`settle`).  What an analysis replaces (the last
 generation's memo and walk tables: engine/garbage.py) is freed by a job of its own once the edited document's
 diagnostics are out (`free_garbage`, in pieces that stop when a keystroke comes), or at a pause: freeing it
-inside the analysis was a tenth of a keystroke at 7,000 lines, a fifth of an Enter.
+inside the analysis was ~5% of a keystroke at 7,000 lines, ~20% of an Enter.
 
 Priorities (lower first): the edited document's analysis and user requests, then refreshing other
 open documents, then fix offers (newest document first), then indexing the workspace.  Long work is
