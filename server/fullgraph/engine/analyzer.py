@@ -156,6 +156,7 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
                 if arrives is not None:  # what the callers pass (Arrivals.with_tensor_params)
                     self.env[a.arg] = arrives
         fs.positional = len(fs.params)
+        fs.required = fs.positional - len(args.defaults)
         fs.annotated = frozenset(a.arg for a in [*all_params, *args.kwonlyargs] if a.annotation is not None)
         for a in [args.vararg, *args.kwonlyargs, args.kwarg]:
             if a is not None:

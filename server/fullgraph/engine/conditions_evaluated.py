@@ -61,19 +61,20 @@ UNKNOWN = Instance("?")  # a flag set from a value the analysis does not know (a
 
 def entry_env(defaults: dict[str, Any], calls: list[tuple] | None = None, params: list[str] = (),
               is_method: bool = False, positional: int = 0, annotated=frozenset(), complete: bool = False,
-              stars: tuple | None = None) -> Env:
+              stars: tuple | None = None, required: int | None = None) -> Env:
     """A compiled root's parameters: their defaults, by default only (the user may pass another
     value); with the user's visible calls of the compiled object (`calls`: their Edge.vals), a
     parameter every call passes the same constant or instance to has that value, one that some call
     passes otherwise is unknown (the path is then assumed taken); when those calls are all there are
     (`complete`), a parameter a call leaves alone has its default for certain.  With no visible call, a positional
-    parameter without default or annotation is what callers of compiled code pass most: a tensor.  `stars`
+    parameter without default (`required` of them, else `positional`) or annotation is what callers of compiled
+    code pass most: a tensor (one with a default that is not a literal, `chunk=1024 * 32`, is not).  `stars`
     ((vararg, kwarg) names, FunctionSummary's): the arguments past the positional parameters are what `*args`
     holds, the keywords no parameter takes what `**kwargs` holds (VARARGS, VARKW: when every call agrees)."""
     env: Env = {name: (value, DEFAULT) for name, value in defaults.items()}
     names = list(params[1:] if is_method else params)
     if not calls:
-        for name in names[:max(0, positional - (1 if is_method else 0))]:
+        for name in names[:max(0, (positional if required is None else required) - (1 if is_method else 0))]:
             if name not in defaults and name not in annotated:
                 env[name] = (TENSOR, DEFAULT)
         return env

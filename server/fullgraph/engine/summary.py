@@ -129,6 +129,7 @@ class FunctionSummary:
     returns_fns: list[tuple[str, str]] = field(default_factory=list)
     defaults: dict[str, Any] = field(default_factory=dict)  # parameter -> its literal default value
     positional: int = 0  # how many of `params` are positional (self included), before *args/kw-only
+    required: int = 0  # how many of those have no default (`def render(H, W, chunk=1024 * 32)`: 2)
     vararg: str | None = None  # the name of its `*args` parameter
     kwarg: str | None = None  # the name of its `**kwargs` parameter
     returns_registry: tuple[str, ...] = ()  # `return LOSS_MAPPING[key]`: module-level dicts of functions

@@ -83,7 +83,8 @@ class Walker:
             if (fs.qualname, recv) not in seen:
                 seen[(fs.qualname, recv)] = ()
                 env = C.entry_env(fs.defaults, self.arr.root_calls(root, fs), fs.params, fs.is_method, fs.positional,
-                                  fs.annotated, complete=self.arr.calls_complete(root), stars=(fs.vararg, fs.kwarg))
+                                  fs.annotated, complete=self.arr.calls_complete(root), stars=(fs.vararg, fs.kwarg),
+                                  required=fs.required)
                 mode = root_mode(root.decl)
                 if mode is not None:
                     env[C.TRAINING] = mode
