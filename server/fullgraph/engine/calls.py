@@ -102,10 +102,24 @@ class CallsMixin:
             fval = self._attr(recv, method)
         else:
             fval = self.value(func)
-        args = [self.value(a.value if isinstance(a, ast.Starred) else a) for a in node.args]
-        kwargs = {kw.arg: self.value(kw.value) for kw in node.keywords if kw.arg}
+        args = []
+        items = None  # the items' values of a tuple or list argument, by position (for sizes: _size_uses)
+        for i, a in enumerate(node.args):
+            e = a.value if isinstance(a, ast.Starred) else a
+            args.append(self.value(e))
+            if type(e) is ast.Tuple or type(e) is ast.List:
+                if items is None:
+                    items = {}
+                items[i] = self.tuple_vals
+        kwargs = {}
         for kw in node.keywords:
-            if kw.arg is None:
+            if kw.arg:
+                kwargs[kw.arg] = self.value(kw.value)
+                if kw.arg in ("size", "shape") and (type(kw.value) is ast.Tuple or type(kw.value) is ast.List):
+                    if items is None:
+                        items = {}
+                    items[kw.arg] = self.tuple_vals
+            else:
                 self.value(kw.value)
         if method in ("append", "insert") and isinstance(func.value, ast.Name) and args and args[-1].kind == V.TENSOR:
             self.tensor_holders[func.value.id] = "list"
@@ -113,12 +127,37 @@ class CallsMixin:
             self._effect(func.value)
         if method == "register_hook" and recv is not None and recv.kind == V.TENSOR and len(args) == 1:
             self._tensor_hook(node, args[0])
+        if fval.kind == V.REF and fval.q in V.SIZE_ARGS or \
+                method in V.TENSOR_SIZE_METHODS and recv is not None and recv.kind == V.TENSOR:
+            self._size_uses(node, fval.q if fval.kind == V.REF else method, args, kwargs, items)
         kinds = _Kinds(self, node, args, kwargs)
         saved_vals, self._call_vals = self._call_vals, (node, args, kwargs)
         try:
             return self._call(node, func, recv, method, fval, args, kwargs, kinds)
         finally:
             self._call_vals = saved_vals
+
+    def _size_uses(self, node: ast.Call, q: str, args: list, kwargs: dict, items: dict | None) -> None:
+        """The "size" hook on each size a factory is given that is a tensor to Dynamo (`torch.zeros(4, x.sum())`,
+        `np.zeros((n, np.sum(plan)))`, `x.new_zeros(n)`): the size needs its value (V.SIZE_ARGS)."""
+        where = V.SIZE_ARGS.get(q, V.TENSOR_SIZE_METHODS.get(q))
+        keys = list(range(len(args))) if where == "all" else [where] if where is not None else []
+        keys += ["size", "shape"]
+        for key in keys:
+            v = kwargs.get(key) if isinstance(key, str) else args[key] if -len(args) <= key < len(args) else None
+            if v is None:
+                continue
+            if isinstance(key, int) and key < 0:
+                key = len(args) + key
+            seq = items.get(key) if items else None
+            nodes = (node.args[key] if isinstance(key, int) else
+                     next(k.value for k in node.keywords if k.arg == key))
+            if seq is not None:
+                for e, ev in zip(nodes.elts, seq):
+                    if V.size_needs_value(ev):
+                        self.hook("size", e, ev)
+            elif V.size_needs_value(v) and not isinstance(nodes, ast.Starred):
+                self.hook("size", nodes, v)
 
     def _tensor_hook(self, node: ast.Call, hook: Val) -> None:
         """`t.register_hook(fn)`: Dynamo traces `fn` as a higher-order op while compiling the forward."""
@@ -354,6 +393,9 @@ class CallsMixin:
         if q.startswith("numpy."):
             # Dynamo traces NumPy calls as tensor code (torch._numpy): their values, even from
             # constants, are data to it (`int(np.sum(...))`, `if k > 2`, `range(np.int64(3))` break)
+            if args and all(a.kind in (V.STATIC, V.CONST) for a in args) and not kwargs and \
+                    not any(isinstance(a, (ast.List, ast.Tuple, ast.Starred)) for a in node.args):
+                return V.NUMPY_STATIC_V  # (`np.prod(x.shape[1:])`: folded when it has one item)
             return V.NUMPY_V
         if q.startswith("math."):
             if any(a.kind == V.DDSCALAR for a in args):

@@ -202,8 +202,8 @@ class ExpressionsMixin:
             return U
         if t in (ast.List, ast.Tuple, ast.Set):
             vals = [self.value(e.value if isinstance(e, ast.Starred) else e) for e in node.elts]
-            if t is ast.Tuple:
-                self.tuple_vals = vals  # the items' values, for `return model, criterion` (the outermost tuple last)
+            if t is not ast.Set:  # the items' values, for `return model, criterion` and a factory's sizes
+                self.tuple_vals = vals  # (`torch.zeros((n, m))`): the outermost sequence last
             if vals and all(x.kind == V.INSTANCE and x.attr != "container" for x in vals):
                 return Val(V.INSTANCE, "|".join(sorted({x.q for x in vals})), attr="list")
             return U
@@ -286,6 +286,9 @@ class ExpressionsMixin:
     def _binop(self, left: Val, right: Val) -> Val:
         kinds = (left.kind, right.kind)
         if V.TENSOR in kinds:
+            if V.NUMPY_STATIC_V in (left, right) and all(k in (V.STATIC, V.CONST) or v == V.NUMPY_STATIC_V
+                                                       for k, v in zip(kinds, (left, right))):
+                return V.NUMPY_STATIC_V  # (`np.prod(x.shape[1:]) * 2`)
             return Val(V.TENSOR, float_dtype=left.float_dtype or right.float_dtype)
         if V.DDSCALAR in kinds:
             return V.DDSCALAR_V

@@ -86,6 +86,9 @@ BOOL_TENSOR_V = Val(TENSOR, attr="bool")  # a comparison of tensors: a mask
 PARAM_TENSOR_V = Val(TENSOR, attr="param")  # a module's parameter or buffer (a leaf)
 POINTER_V = Val(DDSCALAR, q="data_ptr")  # what t.data_ptr() returns
 NUMPY_V = Val(TENSOR, attr="numpy")  # what a NumPy call returns: Dynamo traces it as a tensor
+# what a NumPy call of shapes and numbers returns (`np.prod(x.shape[1:])`): a tensor too, but one Dynamo folds to a
+# number when the sequence has one item (verified on 2.13: `np.prod(x.shape[1:])` of a 2-d x, `np.sum([3])`)
+NUMPY_STATIC_V = Val(TENSOR, attr="numpy-static")
 SPARSE_V = Val(TENSOR, attr="sparse")  # a sparse tensor (torch.sparse_coo_tensor(...), t.to_sparse()): FG211
 # what arrives at a parameter (Edge.vals ("inst", class), conditions_evaluated.Instance): a tensor, a boolean
 # mask, a sparse tensor
@@ -120,7 +123,8 @@ MASK_KEEPING_METHODS = frozenset({"squeeze", "unsqueeze", "view", "reshape", "fl
 
 def tensor_kind(v: Val) -> str | None:
     """What a value is as a tensor: "sparse", "mask" (a boolean tensor), "tensor", or None (not known to be one)."""
-    if v.kind != TENSOR or v.attr == "numpy":  # (a NumPy array: a tensor to Dynamo only where it traces NumPy)
+    if v.kind != TENSOR or v.attr in ("numpy", "numpy-static"):  # (a NumPy array: a tensor to Dynamo only where
+        # it traces NumPy)
         return None
     if v.attr == "sparse":
         return "sparse"
@@ -183,6 +187,25 @@ def numpy_scalar_draw(q: str | None, positional: int, keywords) -> bool:
 # verified on 2.13 (not all are: `np.lcm(4, 6)` breaks, `np.sum([1, 2])` is a tensor)
 NUMPY_FOLDED_ON_NUMBERS = frozenset(f"numpy.{n}" for n in (
     "sqrt", "exp", "log", "log2", "floor", "ceil", "abs", "sin", "power", "maximum", "minimum", "clip"))
+
+# Functions taking sizes, and where: "all" (every positional argument: `torch.zeros(2, n)`, `torch.arange(a, b)`) or the
+# position of the size (`torch.full(size, fill)`, `torch.randint(low, high, size)`: the last); a tuple or list there
+# holds sizes, and so does a `size=`/`shape=` keyword.  A size Dynamo holds as a tensor (`x.sum()`, what a NumPy
+# call returns) needs its value: "Data dependent operator" (GB0033) under a plain torch.compile, captured under
+# fullgraph=True on torch >= 2.10 (verified on 2.13: FG303)
+SIZE_ARGS = {
+    **{f"torch.{n}": "all" for n in ("zeros", "ones", "empty", "rand", "randn", "arange")},
+    "torch.full": 0, "torch.randint": -1,
+    **{f"numpy.{n}": 0 for n in ("zeros", "ones", "empty", "full")}, "numpy.arange": "all",
+}
+TENSOR_SIZE_METHODS = {"new_zeros": "all", "new_ones": "all", "new_empty": "all", "new_full": 0}
+
+
+def size_needs_value(v: Val) -> bool:
+    """Is `v`, given as a size, a tensor to Dynamo, whose value it needs (SIZE_ARGS)?  Not a NumPy result of
+    shapes and numbers, which it may fold."""
+    return v.kind == TENSOR and v.attr not in ("numpy-static", "sparse")
+
 
 # Classes an object imported from another project module, or returned by a function, is tried as
 # when a method rule has something to say about them (the project keeps the finding only if the

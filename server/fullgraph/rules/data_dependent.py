@@ -193,8 +193,8 @@ def f(x):
             if v is not None and v.kind == V.DDSCALAR and v.q is None:
                 return "Python control flow on a value computed from tensor data (e.g. `.item()`) cannot be traced"
             return None
-        if ev.kind == "call" and ev.q == "builtins.range":
-            if any(a.kind in (V.DDSCALAR, V.TENSOR) and a.q is None for a in ev.args):
+        if ev.kind == "call" and ev.q == "builtins.range":  # (of a tensor itself: FG313, in both modes)
+            if any(a.kind == V.DDSCALAR and a.q is None for a in ev.args):
                 return "`range()` of a value computed from tensor data cannot be traced"
         return None
 
@@ -206,10 +206,14 @@ class ScalarConversion(Rule):
     gb_codes = ("GB0124", "GB0033")
     methods = ("item", "tolist")
     calls = ("builtins.int", "builtins.float", "builtins.bool")
+    hooks = ("size",)
     fixes = ("capture-config", "suppress")
-    what = "Finds conversions of tensor values to Python numbers in compiled code."
+    what = """Finds conversions of tensor values to Python numbers in compiled code, and tensors given as sizes
+(`torch.zeros(n, x.sum())`, `x.new_zeros(idx.max() + 1)`, `np.zeros((k, np.sum(plan)))`: what a NumPy call
+returns is a tensor to Dynamo), whose value the size needs."""
     why = """Without `capture_scalar_outputs`, Dynamo cannot put `.item()` in the graph ("Unsupported
-Tensor.item() call with capture_scalar_outputs=False", GB0124); the graph is split there.  """ + CAPTURE_NOTE
+Tensor.item() call with capture_scalar_outputs=False", GB0124); the graph is split there.  A tensor given as a
+size is read the same way ("Data dependent operator", GB0033).  """ + CAPTURE_NOTE
     instead = """Keep values as tensors (`x * x.sum()` instead of `x * x.sum().item()`), compile with
 `fullgraph=True`, or set `torch._dynamo.config.capture_scalar_outputs = True` (anywhere in the project:
 fullgraph then stops reporting this)."""
@@ -259,10 +263,48 @@ def f(edge_index):
         Example("""import torch
 
 
+@torch.compile
+def f(x):
+    return torch.zeros(2, x.sum()) + x.new_ones(x.max() + 1).sum()  # expect: FG303
+""", call="f(torch.tensor([1, 2]))", note="tensors as sizes"),
+        Example("""import numpy as np
+import torch
+
+
+def plan(n):
+    return [2, n]
+
+
+@torch.compile
+def f(x):
+    blocks = plan(x.shape[0])
+    mask = np.zeros((x.shape[0], np.sum(blocks)), dtype=np.int32)  # expect: FG303
+    return x + torch.from_numpy(mask).sum()
+""", call="f(torch.ones(3))", needs=("numpy",), note="a NumPy sum is a tensor to Dynamo (BigBird's attention plan)"),
+        Example("""import numpy as np
+import torch
+
+
+@torch.compile
+def f(x):
+    flat = torch.zeros(np.prod(x.shape[1:]))
+    return x.reshape(x.shape[0], -1) + flat
+""", call="f(torch.ones(3, 4))", breaks=False, needs=("numpy",),
+            note="a NumPy product of shapes is not reported (folded to a number when it has one item)"),
+        Example("""import torch
+
+
 @torch.compile(fullgraph=True)
 def f(x):
     return x + x.sum().item()
 """, breaks=False, note="fullgraph=True captures the scalar on torch >= 2.10"),
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return torch.zeros(2, x.sum()).sum() + x
+""", call="f(torch.tensor([1, 2]))", breaks=False, note="and a size from tensor data"),
         Example("""import torch
 import torch._dynamo
 
@@ -283,6 +325,10 @@ def f(x):
         return ("capture_scalar_outputs", True) in dynamo_config
 
     def check(self, ev):
+        if ev.kind == "size":
+            what = "a NumPy result" if ev.value.attr == "numpy" else "a tensor"
+            return (f"`{ev.text()}` is {what} to Dynamo: as a size it needs its value, which splits the graph "
+                    "unless scalar outputs are captured")
         if ev.kind == "method":
             r = ev.recv
             if r is None:
@@ -294,6 +340,72 @@ def f(x):
             return None
         if ev.args and ev.args[0].kind == V.TENSOR:
             return f"`{ev.q.replace('builtins.', '')}(tensor)` splits the graph unless scalar outputs are captured"
+        return None
+
+
+class RangeOfTensor(Rule):
+    code = "FG313"
+    name = "range-of-tensor"
+    summary = "range() of a tensor (or of what a NumPy call returns) inside a compiled region"
+    gb_codes = ("GB0059",)
+    calls = ("builtins.range",)
+    fixes = ("suppress",)
+    what = """Finds `range()` given a tensor: `range(x.sum())`, `range(n)` where `n` is a tensor a caller passes, and
+`range(b - a)` of NumPy values, which are tensors to Dynamo (`plan = np.array(...)`, `range(plan[1] - plan[0])`)."""
+    why = """`range` is a Python builtin: Dynamo does not trace it with a tensor argument ("Failed to trace builtin
+operator", GB0059), with or without `fullgraph=True`, and whether scalar outputs are captured or not."""
+    instead = """Loop over a Python int the program knows (a shape: `range(x.shape[0])`, a constant), or vectorize the
+loop with tensor operations (`torch.arange(n, device=x.device)` keeps the count a tensor)."""
+    examples = (
+        Example("""import torch
+
+
+@torch.compile
+def f(x):
+    total = 0
+    for i in range(x.sum()):  # expect: FG313
+        total += i
+    return x + total
+""", call="f(torch.tensor([1, 2]))"),
+        Example("""import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    return x + len(list(range(x.max())))  # expect: FG313
+""", call="f(torch.tensor([1, 2]))", note="under fullgraph=True too"),
+        Example("""import numpy as np
+import torch
+import torch._dynamo
+
+torch._dynamo.config.capture_scalar_outputs = True
+
+
+def pick(start, end):
+    return [i for i in range(end - start)]  # expect: FG313
+
+
+@torch.compile
+def f(x):
+    bounds = np.array([3, 5])
+    return x + len(pick(bounds[0], bounds[1]))
+""", call="f(torch.ones(2))", needs=("numpy",), note="NumPy values a caller passes; captured scalars do not help"),
+        Example("""import numpy as np
+import torch
+
+
+@torch.compile(fullgraph=True)
+def f(x):
+    total = 0
+    for i in range(x.shape[0] + int(np.sqrt(4))):
+        total += i
+    return x + total
+""", call="f(torch.ones(2))", breaks=False, needs=("numpy",), note="sizes and folded NumPy numbers are Python ints"),
+    )
+
+    def check(self, ev):
+        if any(V.size_needs_value(a) and a.q is None for a in ev.args):
+            return "`range()` of a tensor is not traced by Dynamo: it splits the graph"
         return None
 
 
