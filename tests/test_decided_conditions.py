@@ -87,6 +87,58 @@ def test_conditions_the_program_decides(tmp_path):
     assert dynamo_lines(tmp_path, "decided") == {line for line, _ in expected(DECIDED)}
 
 
+# ---- one function called with different values: each call decides its own branches ----------------------
+# A function reached twice is walked with what each call passes (up to engine/walk.ENVS_WALKED sets of values),
+# its breaks added up: walked once, with the first call's values, `g(x, False)`'s branch was decided away and its
+# break went unreported.  `isinstance(pos, int)` is false for the tensor one call passes and true for the other's
+# 3 (Dynamo breaks there), in whichever order the calls come.
+PER_CALL = '''\
+import torch
+
+
+def g(x, flag):
+    if flag:
+        print("on")  # expect: FG101
+    else:
+        print("off")  # expect: FG101
+    return x + 1
+
+
+def embed(dim, pos):
+    if isinstance(pos, int):
+        print("positions from a count")  # expect: FG101
+        pos = torch.arange(pos)
+    return torch.outer(pos.float(), torch.ones(dim))
+
+
+def embed_tensor(dim, pos):
+    if isinstance(pos, int):
+        print("positions from a count")
+        pos = torch.arange(pos)
+    return torch.outer(pos.float(), torch.ones(dim))
+
+
+@torch.compile
+def f(x, ids):
+    pos = ids.float()
+    return g(x, True) + g(x, False), embed(4, pos[:, 0]) + embed(4, 3).sum(), embed_tensor(4, pos[:, 1])
+
+
+def main():
+    return f(torch.ones(3), torch.ones(3, 2))
+'''
+
+
+@pytest.mark.parametrize("order", ["as-written", "int-first"])
+def test_each_call_decides_its_own_branches(tmp_path, order):
+    code = PER_CALL if order == "as-written" else \
+        PER_CALL.replace("embed(4, pos[:, 0]) + embed(4, 3).sum()", "embed(4, 3).sum() + embed(4, pos[:, 0])")
+    findings = check_code(code, tmp_path, name="per_call")
+    assert {(f.span.start.line + 1, f.code) for f in findings} == expected(code)
+    pytest.importorskip("torch")
+    assert dynamo_lines(tmp_path, "per_call") == {line for line, _ in expected(code)}
+
+
 # ---- a module-level variable of a followed library, read in another of its modules (issue 27) ----------
 # torch_geometric's `backend.use_segment_matmul = None`, tested by RGCNConv.forward: nothing assigns it, so
 # the heuristic behind `if use_segment_matmul is None:` runs (Dynamo breaks in it); a script that sets the

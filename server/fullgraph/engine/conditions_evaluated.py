@@ -487,6 +487,10 @@ def _holds(got: tuple, test: str, want: bool) -> str:
 
 
 _TENSORS = ("torch.Tensor", "torch.Tensor[bool]", "torch.Tensor[sparse]")  # values.TENSOR_CLASS, MASK/SPARSE_CLASS
+# classes no tensor is an instance of (`if isinstance(pos, int): pos = torch.arange(pos)` with a tensor `pos`)
+_NOT_TENSOR = frozenset({*(f"builtins.{n}" for n in ("int", "float", "bool", "complex", "str", "bytes", "list",
+                                                      "tuple", "dict", "set", "frozenset", "range", "slice")),
+                         "numpy.ndarray", "numpy.generic", "numpy.integer", "numpy.floating", "numbers.Number"})
 
 
 def _isinstance(value: Any, cls: str) -> bool | None:
@@ -498,6 +502,8 @@ def _isinstance(value: Any, cls: str) -> bool | None:
             return True
         if cls == "torch.Tensor":
             return value.q in _TENSORS
+        if value.q in _TENSORS and cls in _NOT_TENSOR:
+            return False
         return None
     if cls == "torch.Tensor":
         return False  # a constant (None, a number, a string) is no tensor

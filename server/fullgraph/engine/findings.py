@@ -221,8 +221,9 @@ class FindingsPass:
         for r in self.walker.reach(root, allowed, ignored, replaced):
             if deps is not None:
                 deps.add(r.mod.path)
-            facts[r.fs.qualname] = FrameFacts(r.fs.name, tuple(r.fs.params), r.mod.path, r.path,
-                                              r.fs.comprehensions)
+            if not (r.more and r.fs.qualname in facts):  # (walked again for other values: its breaks add up)
+                facts[r.fs.qualname] = FrameFacts(r.fs.name, tuple(r.fs.params), r.mod.path, r.path,
+                                                  r.fs.comprehensions)
             attr_of = self.walker.attr_reader(root, r)
             self._sites(r, facts[r.fs.qualname], attr_of, version, fg, ignored, reorderable)
             self._edges(r, facts[r.fs.qualname], attr_of, ctx, hooks["edge"], place)

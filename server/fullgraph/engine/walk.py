@@ -24,6 +24,23 @@ from .roots import RootRecord
 from .summary import Edge, FunctionSummary, ModuleSummary
 
 _MAX_DEPTH = 64  # call-path depth limit (recursion, generated code)
+# how many different sets of values a function is walked with (each a call passing other values: their own branches)
+ENVS_WALKED = 4
+
+
+def _env_key(env: dict) -> tuple:
+    """What a reached function's parameters hold (conditions_evaluated's env), as a key: values that cannot be
+    hashed by their text."""
+    out = []
+    for k, v in env.items():
+        try:
+            hash(v)
+        except TypeError:
+            v = repr(v)
+        out.append((k, v))
+    return tuple(sorted(out, key=lambda kv: str(kv[0])))
+
+
 # edges on `self` written in a method (Edge.target: the class it is written in): resolved on the class of
 # `self` on the walk's path
 _ON_SELF = ("method", "attr_call", "item_call", "attr_method")
@@ -42,6 +59,9 @@ class Reached:
     # the class of `self` on this path, when the function is a method of it or of one of its bases (or a
     # function local to one): what `self.<name>(...)` runs, and what a replaced method's wrapper calls
     self_q: str | None = None
+    # walked again for other values than an earlier walk of it, on no weaker a path: its findings add to that
+    # walk's (engine/findings.py), where a walk on a weaker path replaces them
+    more: bool = False
 
 
 @dataclass
@@ -74,6 +94,7 @@ class Walker:
         functions are not entered (allow_in_graph, ignore_logging_functions), nor opaque, disabled or
         separately compiled ones.  The replaced methods it calls and cannot follow go to `unfollowed`."""
         seen: dict[tuple, tuple] = {}  # (function, class of self) -> the condition it was reached with
+        envs: dict[tuple, set] = {}  # (function, class of self) -> the values it was walked with (_env_key)
         queue: deque[Reached] = deque()
         garbage.later(self._dispatched, self._readers)  # (the last walk's)
         self._dispatched, self._readers = {}, {}
@@ -132,18 +153,27 @@ class Walker:
                         continue
                     chosen = (f"`{e.text}` is `{tfs.name}`",) if q in picked and lib and decided is None else ()
                     cond = C.merge(C.merge(C.merge(r.cond, when), chosen), self.chosen.get(q, ()))
-                    if (q, recv) in seen:
-                        # reached before: walked again only when this path needs less (the first path
-                        # found is the shortest, not always the least conditional)
-                        cond = C.weaker(seen[(q, recv)], cond)
-                        if cond is None:
-                            continue
-                    seen[(q, recv)] = cond
                     env = C.callee_env(self.arr.resolve_fields(e.vals, r.mod.path), r.env, tfs.params, tfs.is_method,
                                        tfs.defaults, attr_of, stars=(tfs.positional, tfs.vararg, tfs.kwarg))
+                    sig = _env_key(env)
+                    if (q, recv) in seen:
+                        # reached before: walked again when this path needs less (the first path found is the
+                        # shortest, not always the least conditional), or passes values it was not walked with
+                        # (`g(x, True) + g(x, False)`: each takes its own branch), up to ENVS_WALKED of them
+                        weaker = C.weaker(seen[(q, recv)], cond)
+                        walked = envs.setdefault((q, recv), set())
+                        if weaker is not None:
+                            cond = seen[(q, recv)] = weaker
+                        elif sig in walked or len(walked) >= ENVS_WALKED:
+                            continue
+                        more = weaker is None
+                    else:
+                        seen[(q, recv)] = cond
+                        more = False
+                    envs.setdefault((q, recv), set()).add(sig)
                     tfs = self.arr.with_tensor_params(tfs, tmod, env)
                     queue.append(Reached(tfs, tmod, r.path + [Step(q, Location(r.mod.path, e.span))], env, cond,
-                                         self_q=recv))
+                                         self_q=recv, more=more))
 
     def _property_entries(self, e: Edge, r: Reached, attr_of, known: set[str]) -> frozenset | None:
         """The registry functions a property read by a `self.<name>(...)` call returns for this object
