@@ -90,7 +90,8 @@ def test_conditions_the_program_decides(tmp_path):
 # ---- one function called with different values: each call decides its own branches ----------------------
 # A function reached twice is walked with what each call passes (up to engine/walk.ENVS_WALKED sets of values),
 # its breaks added up: walked once, with the first call's values, `g(x, False)`'s branch was decided away and its
-# break went unreported.  `isinstance(pos, int)` is false for the tensor one call passes and true for the other's
+# break went unreported.  Past that many, once more with each value one of the calls passes (`pick`'s sixth call
+# takes the branch none of the first four takes).  `isinstance(pos, int)` is false for the tensor one call passes and true for the other's
 # 3 (Dynamo breaks there), in whichever order the calls come.
 PER_CALL = '''\
 import torch
@@ -118,10 +119,19 @@ def embed_tensor(dim, pos):
     return torch.outer(pos.float(), torch.ones(dim))
 
 
+def pick(x, k):
+    if k == 5:
+        print("the sixth")  # expect: FG101
+    if k == 6:
+        print("never")
+    return x + k
+
+
 @torch.compile
 def f(x, ids):
     pos = ids.float()
-    return g(x, True) + g(x, False), embed(4, pos[:, 0]) + embed(4, 3).sum(), embed_tensor(4, pos[:, 1])
+    picked = pick(x, 0) + pick(x, 1) + pick(x, 2) + pick(x, 3) + pick(x, 4) + pick(x, 5)
+    return g(x, True) + g(x, False), embed(4, pos[:, 0]) + embed(4, 3).sum(), embed_tensor(4, pos[:, 1]), picked
 
 
 def main():

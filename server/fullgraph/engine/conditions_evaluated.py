@@ -116,6 +116,27 @@ def _distinct(opts: list) -> tuple:
     return out
 
 
+def joined(envs: list[Env]) -> Env:
+    """One env standing for all of `envs` (the walk's, for a function called with more sets of values than it
+    walks apart: engine/walk.py): a value they agree on, else each value one of them holds (Choices: a test holds
+    when it holds for one); a key one of them lacks is not known; what `*args`/`**kwargs` hold, only when all
+    agree."""
+    out: Env = {}
+    for k in dict.fromkeys(k for e in envs for k in e):
+        got = [e.get(k) for e in envs]
+        if k in (VARARGS, VARKW):
+            if all(g is not None and _same(g[0], got[0][0]) for g in got):
+                out[k] = got[0]
+            continue
+        opts: list = []
+        for g in got:
+            g = g if g is not None else (UNKNOWN, DEFAULT)
+            opts.extend(g[0].options if isinstance(g[0], Choices) else (g,))
+        distinct = _distinct(opts)
+        out[k] = distinct[0] if len(distinct) == 1 else (Choices(distinct), KNOWN)
+    return out
+
+
 def _same(a: tuple, b: tuple) -> bool:
     """Are two VARARGS/VARKW tuples the same, tensors' facts included?"""
     def key(x):

@@ -24,7 +24,8 @@ from .roots import RootRecord
 from .summary import Edge, FunctionSummary, ModuleSummary
 
 _MAX_DEPTH = 64  # call-path depth limit (recursion, generated code)
-# how many different sets of values a function is walked with (each a call passing other values: their own branches)
+# how many different sets of values a function is walked with apart (each a call passing other values: their own
+# branches); past them, with one set standing for all (conditions_evaluated.joined)
 ENVS_WALKED = 4
 
 
@@ -94,7 +95,7 @@ class Walker:
         functions are not entered (allow_in_graph, ignore_logging_functions), nor opaque, disabled or
         separately compiled ones.  The replaced methods it calls and cannot follow go to `unfollowed`."""
         seen: dict[tuple, tuple] = {}  # (function, class of self) -> the condition it was reached with
-        envs: dict[tuple, set] = {}  # (function, class of self) -> the values it was walked with (_env_key)
+        envs: dict[tuple, dict] = {}  # (function, class of self) -> the values it was walked with, by _env_key
         queue: deque[Reached] = deque()
         garbage.later(self._dispatched, self._readers)  # (the last walk's)
         self._dispatched, self._readers = {}, {}
@@ -156,21 +157,27 @@ class Walker:
                     env = C.callee_env(self.arr.resolve_fields(e.vals, r.mod.path), r.env, tfs.params, tfs.is_method,
                                        tfs.defaults, attr_of, stars=(tfs.positional, tfs.vararg, tfs.kwarg))
                     sig = _env_key(env)
+                    walked = envs.setdefault((q, recv), {})
                     if (q, recv) in seen:
                         # reached before: walked again when this path needs less (the first path found is the
                         # shortest, not always the least conditional), or passes values it was not walked with
-                        # (`g(x, True) + g(x, False)`: each takes its own branch), up to ENVS_WALKED of them
+                        # (`g(x, True) + g(x, False)`: each takes its own branch); past ENVS_WALKED sets of
+                        # values, with one standing for all of them (each value one of them holds)
                         weaker = C.weaker(seen[(q, recv)], cond)
-                        walked = envs.setdefault((q, recv), set())
                         if weaker is not None:
                             cond = seen[(q, recv)] = weaker
-                        elif sig in walked or len(walked) >= ENVS_WALKED:
+                        elif sig in walked:
                             continue
+                        elif len(walked) >= ENVS_WALKED:
+                            env = C.joined([*walked.values(), env])
+                            sig = _env_key(env)
+                            if sig in walked:
+                                continue
                         more = weaker is None
                     else:
                         seen[(q, recv)] = cond
                         more = False
-                    envs.setdefault((q, recv), set()).add(sig)
+                    walked[sig] = env
                     tfs = self.arr.with_tensor_params(tfs, tmod, env)
                     queue.append(Reached(tfs, tmod, r.path + [Step(q, Location(r.mod.path, e.span))], env, cond,
                                          self_q=recv, more=more))
