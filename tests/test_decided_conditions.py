@@ -149,6 +149,57 @@ def test_each_call_decides_its_own_branches(tmp_path, order):
     assert dynamo_lines(tmp_path, "per_call") == {line for line, _ in expected(code)}
 
 
+# A base class's method reached for two subclasses: each one's `self` decides its own branches, and the breaks of
+# both are reported (the second class's walk replaced the first's: the order of the calls decided what was seen).
+PER_CLASS = '''\
+import torch
+import torch.nn as nn
+
+
+class Base(nn.Module):
+    def forward(self, x):
+        if self.verbose:
+            print("verbose")  # expect: FG101
+        return x + 1
+
+
+class Loud(Base):
+    def __init__(self):
+        super().__init__()
+        self.verbose = True
+
+
+class Quiet(Base):
+    def __init__(self):
+        super().__init__()
+        self.verbose = False
+
+
+class Pair(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.loud = Loud()
+        self.quiet = Quiet()
+
+    def forward(self, x):
+        return self.loud(x) + self.quiet(x)
+
+
+def main():
+    return torch.compile(Pair())(torch.ones(2))
+'''
+
+
+@pytest.mark.parametrize("order", ["loud-first", "quiet-first"])
+def test_each_class_of_self_decides_its_own_branches(tmp_path, order):
+    code = PER_CLASS if order == "loud-first" else \
+        PER_CLASS.replace("self.loud(x) + self.quiet(x)", "self.quiet(x) + self.loud(x)")
+    findings = check_code(code, tmp_path, name="per_class")
+    assert {(f.span.start.line + 1, f.code) for f in findings} == expected(code)
+    pytest.importorskip("torch")
+    assert dynamo_lines(tmp_path, "per_class") == {line for line, _ in expected(code)}
+
+
 # ---- a module-level variable of a followed library, read in another of its modules (issue 27) ----------
 # torch_geometric's `backend.use_segment_matmul = None`, tested by RGCNConv.forward: nothing assigns it, so
 # the heuristic behind `if use_segment_matmul is None:` runs (Dynamo breaks in it); a script that sets the

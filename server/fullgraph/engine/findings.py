@@ -217,16 +217,20 @@ class FindingsPass:
                 for p in rule.at_root(ev):
                     place(rule, p, root.mod.path, root.decl.span, [Step(fs.qualname, None)], ())
         facts: dict[str, FrameFacts] = {}
+        by_class: dict[tuple, FrameFacts] = {}
         replaced: list[Unfollowed] = []
         for r in self.walker.reach(root, allowed, ignored, replaced):
             if deps is not None:
                 deps.add(r.mod.path)
-            if not (r.more and r.fs.qualname in facts):  # (walked again for other values: its breaks add up)
-                facts[r.fs.qualname] = FrameFacts(r.fs.name, tuple(r.fs.params), r.mod.path, r.path,
-                                                  r.fs.comprehensions)
+            # one function's facts per class of `self` it is reached with (a base class's method, reached for two
+            # subclasses: each one's breaks), joined per function below; a walk for other values adds to the
+            # last, one on a weaker path replaces it
+            key = (r.fs.qualname, r.self_q)
+            if not (r.more and key in by_class):
+                by_class[key] = FrameFacts(r.fs.name, tuple(r.fs.params), r.mod.path, r.path, r.fs.comprehensions)
             attr_of = self.walker.attr_reader(root, r)
-            self._sites(r, facts[r.fs.qualname], attr_of, version, fg, ignored, reorderable)
-            self._edges(r, facts[r.fs.qualname], attr_of, ctx, hooks["edge"], place)
+            self._sites(r, by_class[key], attr_of, version, fg, ignored, reorderable)
+            self._edges(r, by_class[key], attr_of, ctx, hooks["edge"], place)
             calls.update(_unfollowed_call(e, r.mod.path) for e in r.fs.edges
                          if self.res.unfollowed(e, r.mod) and self.walker.traced_when(e, r, attr_of) is not None)
             if not r.cond:  # (on a conditional path: not counted, like the path's breaks by default)
@@ -244,9 +248,11 @@ class FindingsPass:
                     if p.apart:
                         place(rule, p, r.mod.path, p.span, r.path, r.cond)
                     else:  # one of the function's own breaks (engine/frames.py)
-                        facts[r.fs.qualname].own.append((p.span.start.line, None if p.resumable else p.span.start.line,
+                        by_class[key].own.append((p.span.start.line, None if p.resumable else p.span.start.line,
                                                          p.when if p.when is not None else r.cond,
                                                          (rule, p.span, p.message, p.data)))
+        for (q, _), f in by_class.items():
+            facts[q] = _joined_facts(facts[q], f) if q in facts else f
         self._place_frames(Frames(facts), root, ctx, hooks["frame"], severity, emit)
         return list(found.values()), (frozenset(deps) if deps is not None else None), frozenset(calls), replaced
 
@@ -343,6 +349,13 @@ class FindingsPass:
                 for p in rule.at_frame(ev):
                     emit(_make(rule, p.path or facts.path, p.span, p.message, severity, root,
                                p.steps if p.steps is not None else facts.steps, p.data, p.when or ()))
+
+
+def _joined_facts(a: FrameFacts, b: FrameFacts) -> FrameFacts:
+    """One function's facts as reached with two classes of `self`: the first's path, the breaks and calls of
+    both."""
+    return FrameFacts(a.name, a.params, a.path, a.steps, a.comprehensions, [*a.own, *b.own], [*a.calls, *b.calls],
+                      [*a.with_calls, *b.with_calls], {**b.conds, **a.conds})
 
 
 def _make(rule, path, span, message, severity, root: RootRecord, path_steps, data=None,
