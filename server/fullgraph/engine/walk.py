@@ -30,16 +30,14 @@ ENVS_WALKED = 4
 
 
 def _env_key(env: dict) -> tuple:
-    """What a reached function's parameters hold (conditions_evaluated's env), as a key: values that cannot be
-    hashed by their text."""
-    out = []
-    for k, v in env.items():
-        try:
-            hash(v)
-        except TypeError:
-            v = repr(v)
-        out.append((k, v))
-    return tuple(sorted(out, key=lambda kv: str(kv[0])))
+    """What a reached function's parameters hold (conditions_evaluated's env, made in the order of the function's
+    parameters), as a key: values that cannot be hashed by their text."""
+    key = tuple(env.items())
+    try:
+        hash(key)
+    except TypeError:
+        key = tuple((k, repr(v)) for k, v in key)
+    return key
 
 
 # edges on `self` written in a method (Edge.target: the class it is written in): resolved on the class of
