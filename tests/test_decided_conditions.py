@@ -143,10 +143,15 @@ def main():
 def test_each_call_decides_its_own_branches(tmp_path, order):
     code = PER_CALL if order == "as-written" else \
         PER_CALL.replace("embed(4, pos[:, 0]) + embed(4, 3).sum()", "embed(4, 3).sum() + embed(4, pos[:, 0])")
-    findings = check_code(code, tmp_path, name="per_call")
+    _found_where_dynamo_breaks(code, tmp_path, "per_call")
+
+
+def _found_where_dynamo_breaks(code: str, tmp_path, name: str) -> None:
+    """The findings of `code` are its `# expect:` lines, and Dynamo breaks on exactly those lines."""
+    findings = check_code(code, tmp_path, name=name)
     assert {(f.span.start.line + 1, f.code) for f in findings} == expected(code)
     pytest.importorskip("torch")
-    assert dynamo_lines(tmp_path, "per_call") == {line for line, _ in expected(code)}
+    assert dynamo_lines(tmp_path, name) == {line for line, _ in expected(code)}
 
 
 # A base class's method reached for two subclasses: each one's `self` decides its own branches, and the breaks of
@@ -194,10 +199,7 @@ def main():
 def test_each_class_of_self_decides_its_own_branches(tmp_path, order):
     code = PER_CLASS if order == "loud-first" else \
         PER_CLASS.replace("self.loud(x) + self.quiet(x)", "self.quiet(x) + self.loud(x)")
-    findings = check_code(code, tmp_path, name="per_class")
-    assert {(f.span.start.line + 1, f.code) for f in findings} == expected(code)
-    pytest.importorskip("torch")
-    assert dynamo_lines(tmp_path, "per_class") == {line for line, _ in expected(code)}
+    _found_where_dynamo_breaks(code, tmp_path, "per_class")
 
 
 # ---- a module-level variable of a followed library, read in another of its modules (issue 27) ----------
