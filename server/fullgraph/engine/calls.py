@@ -141,6 +141,8 @@ class CallsMixin:
         """The "size" hook on each size a factory is given that is a tensor to Dynamo (`torch.zeros(4, x.sum())`,
         `np.zeros((n, np.sum(plan)))`, `x.new_zeros(n)`): the size needs its value (V.SIZE_ARGS)."""
         where = V.SIZE_ARGS.get(q, V.TENSOR_SIZE_METHODS.get(q))
+        if "size" in kwargs or "shape" in kwargs:
+            where = None  # (`torch.randint(0, n, size=(2, 3))`: the positional arguments are not sizes)
         keys = list(range(len(args))) if where == "all" else [where] if where is not None else []
         keys += ["size", "shape"]
         for key in keys:
