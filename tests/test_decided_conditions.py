@@ -202,6 +202,43 @@ def test_each_class_of_self_decides_its_own_branches(tmp_path, order):
     _found_where_dynamo_breaks(code, tmp_path, "per_class")
 
 
+# The index of `for i, layer in enumerate(self.layers)`, or a test of it, passed to each layer: Dynamo unrolls the
+# loop over the module list, so the layer's branch on it is traced when one iteration passes a value that takes it
+# (`debug=(i == 1)` at the second of two layers), and never when none does (`index > 5`).
+PER_ITERATION = '''\
+import torch
+import torch.nn as nn
+
+
+class Layer(nn.Module):
+    def forward(self, x, debug=False, index=0):
+        if debug:
+            print("debugging")  # expect: FG101
+        if index > 5:
+            print("deep")
+        return x + 1
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([Layer() for _ in range(2)])
+
+    def forward(self, x):
+        for i, layer in enumerate(self.layers):
+            x = layer(x, debug=(i == 1), index=i)
+        return x
+
+
+def main():
+    return torch.compile(Net())(torch.ones(2))
+'''
+
+
+def test_each_iteration_passes_its_own_index(tmp_path):
+    _found_where_dynamo_breaks(PER_ITERATION, tmp_path, "per_iteration")
+
+
 # ---- a module-level variable of a followed library, read in another of its modules (issue 27) ----------
 # torch_geometric's `backend.use_segment_matmul = None`, tested by RGCNConv.forward: nothing assigns it, so
 # the heuristic behind `if use_segment_matmul is None:` runs (Dynamo breaks in it); a script that sets the

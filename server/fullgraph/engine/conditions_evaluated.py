@@ -226,9 +226,29 @@ def callee_env(vals: tuple | None, caller: Env, params: list[str], is_method: bo
                 env[name] = caller[v[1]]
         elif v[0] == "selfattr" and self_attr is not None and (got := self_attr(v[1])) is not None:
             env[name] = got
+        elif v[0] == "loopidx" and (got := _index_values(v, self_attr)) is not None:
+            env[name] = got
         elif name in defaults:  # passed a value the analysis does not know: the flag may be off
             env[name] = (UNKNOWN, DEFAULT)
     return env
+
+
+def _index_values(v: tuple, self_attr) -> tuple | None:
+    """Edge.vals ("loopidx", attribute, leaves early, how, the index itself): what the calls of the iterations of
+    `for i, x in enumerate(self.<attribute>)` pass, as Dynamo unrolls the loop over the elements the object holds
+    (the reader's `element_count`): one value, or each value one of them passes (Choices); None when the count is
+    not known or the loop may be left before its last iteration."""
+    read = getattr(self_attr, "element_count", None)
+    got = read(v[1]) if read is not None else None
+    if got is None or v[2] or got[0] < 1:
+        return None
+    n, how = got
+    try:
+        values = list(range(n)) if v[4] else [_COMPARE[v[3][1]](i, v[3][2]) for i in range(n)]
+    except TypeError:
+        return None
+    distinct = tuple(dict.fromkeys(values))
+    return (distinct[0], how) if len(distinct) == 1 else (Choices(tuple((x, how) for x in distinct)), KNOWN)
 
 
 def _guards_false(v: tuple, caller: Env, self_attr) -> str | None:

@@ -92,6 +92,8 @@ class PathCondsMixin:
                 out.append((key, ("selfattr", flag[1])))  # `f(x, self.average)`: what the object holds
             elif isinstance(a, ast.Name) and (taken := self._taken_from_kwargs(a.id, node)) is not None:
                 out.append((key, ("kwarg", *taken)))  # `heads = kwargs.pop("heads", 1)`: what the callers pass
+            elif (index := self._index_passed(a)) is not None:
+                out.append((key, index))  # `layer(x, is_last=(i == n - 1))` in `for i, layer in enumerate(...)`
             else:
                 out.append((key, ("unknown",)))  # passed, with a value the analysis does not know
             if isinstance(a, ast.Name) and out[-1][1] in (("inst", V.TENSOR_CLASS), ("unknown",)) and \
@@ -100,6 +102,18 @@ class PathCondsMixin:
                 # with the guards of the other stores, which the walk finds false on the caller's values
                 out[-1] = (key, ("like", kept[0], out[-1][1], kept[1]) if kept[1] else ("like", kept[0], out[-1][1]))
         return tuple(out)
+
+    def _index_passed(self, a: ast.AST) -> tuple | None:
+        """Edge.vals ("loopidx", attribute, whether the loop may be left early, how, whether the index itself is
+        passed) for the index of an enclosing `for i, x in enumerate(self.<attr>)` or a test of it (`i == 1`,
+        `i > 0`) passed to a call: the walk reads the values of the iterations Dynamo unrolls (callee_env)."""
+        if not self.loop_index or not isinstance(a, (ast.Name, ast.Compare)):
+            return None
+        if isinstance(a, ast.Name):
+            got = self.loop_index.get(a.id)
+            return ("loopidx", *got, ("truth",), True) if got is not None else None
+        read = self._read_test(a)
+        return (*read, False) if read is not None and read[0] == "loopidx" and read[3][0] == "cmp" else None
 
     def _forwarding(self, node: ast.Call) -> tuple:
         """The "*fwd"/"**fwd" Edge.vals of a call whose every star passes on the function's own `*args` / `**kwargs`
