@@ -239,6 +239,58 @@ def test_each_iteration_passes_its_own_index(tmp_path):
     _found_where_dynamo_breaks(PER_ITERATION, tmp_path, "per_iteration")
 
 
+# An attribute of self made by a function of the project that picks the class (`make_block(kind)` returning
+# `Loud()` or `Quiet()`), alone or in a module list of a comprehension: each class it may return is followed (the
+# attribute's type was the function's name, and the walk went nowhere, saying nothing).
+FACTORY_MADE = '''\
+import torch
+import torch.nn as nn
+
+
+def make_block(kind):
+    if kind == "loud":
+        return Loud()
+    return Quiet()
+
+
+class Quiet(nn.Module):
+    def forward(self, x):
+        return x + 1
+
+
+class Loud(nn.Module):
+    def forward(self, x):
+        print("loud")  # expect: FG101
+        return x * 2
+
+
+class Net(nn.Module):
+    def __init__(self, kinds=("quiet", "loud")):
+        super().__init__()
+        self.blocks = nn.ModuleList([make_block(k) for k in kinds])
+        self.last = make_block("loud")
+
+    def forward(self, x):
+        for b in self.blocks:
+            x = b(x)
+        return self.last(x)
+
+
+def main():
+    return torch.compile(Net())(torch.ones(2))
+'''
+
+
+@pytest.mark.parametrize("made", ["both", "list-only", "attribute-only"])
+def test_a_module_a_project_function_makes_is_followed(tmp_path, made):
+    code = FACTORY_MADE
+    if made == "list-only":
+        code = code.replace("        return self.last(x)", "        return x")
+    elif made == "attribute-only":
+        code = code.replace("        for b in self.blocks:\n            x = b(x)\n", "")
+    _found_where_dynamo_breaks(code, tmp_path, "factory_made")
+
+
 # ---- a module-level variable of a followed library, read in another of its modules (issue 27) ----------
 # torch_geometric's `backend.use_segment_matmul = None`, tested by RGCNConv.forward: nothing assigns it, so
 # the heuristic behind `if use_segment_matmul is None:` runs (Dynamo breaks in it); a script that sets the

@@ -467,7 +467,10 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
                 if reg and self.fs is not None:
                     self.fs.returns_registry = (*self.fs.returns_registry, reg)
                 if rv.kind == V.INSTANCE and rv.q and rv.attr in (None, "choice") and self.fs is not None:
-                    self.fs.returns_instance = rv.q  # (a choice: "A|B")
+                    # (a choice: "A|B"; several returns, `if kind == "loud": return Loud()` ... `return Quiet()`: each)
+                    old = self.fs.returns_instance
+                    self.fs.returns_instance = rv.q if not old or old == rv.q else \
+                        "|".join(sorted({*old.split("|"), *rv.q.split("|")}))
                 if rv.kind == V.INSTANCE and rv.q and rv.attr == "factory" and self.fs is not None:
                     self.fs.returns_factory = rv.q
                 if isinstance(s.value, ast.Tuple) and self.fs is not None:

@@ -308,7 +308,8 @@ class Resolver:
         for cs, _ in self.mro(class_q, near):
             src = cs.containers if containers else cs.attrs
             for t in src.get(attr, ()):
-                made = self._self_made(class_q, t[len(V.SELF_MADE):], near) if t.startswith(V.SELF_MADE) else [t]
+                made = self._self_made(class_q, t[len(V.SELF_MADE):], near) if t.startswith(V.SELF_MADE) else \
+                    self._factory_made(t, near)
                 out.extend(x for x in made if x not in out)
         if not out and not containers and not any(attr in cs.values or attr in cs.methods or attr in cs.tensor_attrs
                                                   for cs, _ in self.mro(class_q, near)):
@@ -317,6 +318,22 @@ class Resolver:
                 if t is not None and t not in out:
                     out.append(t)  # made by a torch base class's own __init__ (V.TORCH_MODULE_ATTRS)
         return out
+
+    def _factory_made(self, q: str, near: str | None) -> list[str]:
+        """An attribute's type as the analysis recorded it: a class, or a function of the project that makes the
+        object (`self.block = make_block(kind)`): the classes it returns (several when it picks one), else the name
+        as it is."""
+        if self.class_(q, near) is not None:
+            return [q]
+        hit = self.function(q, near)
+        made = self.returned_classes(hit[0], hit[1], None) if hit is not None else []
+        out: list[str] = []
+        for c, cnear in made:
+            got = self.class_(c, cnear)
+            name = got[0].qualname if got is not None else c
+            if name not in out:
+                out.append(name)
+        return out or [q]
 
     def _self_made(self, class_q: str, method: str, near: str | None) -> list[str]:
         """The classes the method of an instance of class_q returns (their qualnames)."""
