@@ -291,6 +291,44 @@ def test_a_module_a_project_function_makes_is_followed(tmp_path, made):
     _found_where_dynamo_breaks(code, tmp_path, "factory_made")
 
 
+# Modules appended to a local list in `__init__` and handed to `nn.Sequential(*blocks)` / `nn.ModuleList(blocks)`:
+# calling the container calls each (the list's items were not known, and nothing was followed or said).
+APPENDED = '''\
+import torch
+import torch.nn as nn
+
+
+class Block(nn.Module):
+    def forward(self, x):
+        print("block")  # expect: FG101
+        return x + 1
+
+
+class Net(nn.Module):
+    def __init__(self, depth=2):
+        super().__init__()
+        blocks = []
+        for _ in range(depth):
+            blocks.append(Block())
+        self.seq = nn.Sequential(*blocks)
+
+    def forward(self, x):
+        return self.seq(x)
+
+
+def main():
+    return torch.compile(Net())(torch.ones(2))
+'''
+
+
+@pytest.mark.parametrize("container", ["nn.Sequential(*blocks)", "nn.ModuleList(blocks)"])
+def test_modules_appended_to_a_list_are_followed(tmp_path, container):
+    code = APPENDED.replace("nn.Sequential(*blocks)", container)
+    if container.startswith("nn.ModuleList"):
+        code = code.replace("        return self.seq(x)", "        for b in self.seq:\n            x = b(x)\n        return x")
+    _found_where_dynamo_breaks(code, tmp_path, "appended")
+
+
 # ---- a module-level variable of a followed library, read in another of its modules (issue 27) ----------
 # torch_geometric's `backend.use_segment_matmul = None`, tested by RGCNConv.forward: nothing assigns it, so
 # the heuristic behind `if use_segment_matmul is None:` runs (Dynamo breaks in it); a script that sets the

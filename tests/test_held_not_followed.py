@@ -434,3 +434,50 @@ def test_a_construction_in_a_library_class_the_program_makes_counts(tmp_path, mo
            "`Pair.__init__`, whose module is not known)" in err, err
     seen = dynamo_breaks_of_main(root, "train")
     assert (os.path.realpath(root / "train.py"), 9) in seen
+
+
+CLONED = '''\
+import copy
+
+import torch
+import torch.nn as nn
+
+
+class Block(nn.Module):
+    def forward(self, x):
+        print("block")
+        return x + 1
+
+
+def clones(module, n):
+    return nn.ModuleList([copy.deepcopy(module) for _ in range(n)])
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = clones(Block(), 2)
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+def main():
+    return torch.compile(Net())(torch.ones(2))
+'''
+
+
+def test_a_module_a_function_makes_of_its_argument_is_not_followed_and_said(tmp_path, capsys):
+    """`self.layers = clones(Block(), 2)` (the annotated Transformer's `clones`, copies of the module it is given):
+    the class of what the function returns depends on its argument, which the analysis does not follow; the call
+    of the layers is counted and named, and Dynamo does break behind it."""
+    (tmp_path / "cloned.py").write_text(CLONED)
+    code, out, err = check(capsys, tmp_path / "cloned.py", "-v")
+    assert code == 0, out + err
+    assert "No graph breaks found in 1 file checked; 1 call from compiled code could not be followed; " \
+           "-v lists them" in out
+    assert f"    layer at {tmp_path / 'cloned.py'}:24 (`self.layers` holds what `clones(...)` returns, whose class " \
+           "the analysis cannot tell)" in err
+    assert {line for p, line in dynamo_breaks_of_main(tmp_path, "cloned") if p.endswith("cloned.py")} == {9}

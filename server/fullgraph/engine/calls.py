@@ -123,6 +123,9 @@ class CallsMixin:
                 self.value(kw.value)
         if method in ("append", "insert") and isinstance(func.value, ast.Name) and args and args[-1].kind == V.TENSOR:
             self.tensor_holders[func.value.id] = "list"
+        elif method in ("append", "insert") and isinstance(func.value, ast.Name) and args and \
+                args[-1].kind == V.INSTANCE and args[-1].q and args[-1].attr is None:
+            self._module_appended(func.value.id, args[-1].q)
         if method in MUTATORS:
             self._effect(func.value)
         if method == "register_hook" and recv is not None and recv.kind == V.TENSOR and len(args) == 1:
@@ -136,6 +139,15 @@ class CallsMixin:
             return self._call(node, func, recv, method, fval, args, kwargs, kinds)
         finally:
             self._call_vals = saved_vals
+
+    def _module_appended(self, name: str, q: str) -> None:
+        """`blocks.append(Block(i))` on a local list (`blocks = []`): it holds instances of those classes, which
+        `nn.Sequential(*blocks)` / `nn.ModuleList(blocks)` then call."""
+        cur = self.env.get(name)
+        if cur is None or not (cur is U or cur.kind == V.INSTANCE and cur.attr == "list" and cur.q):
+            return
+        classes = {*(cur.q.split("|") if cur is not U else ()), *q.split("|")}
+        self.env[name] = Val(V.INSTANCE, "|".join(sorted(classes)), attr="list")
 
     def _size_uses(self, node: ast.Call, q: str, args: list, kwargs: dict, items: dict | None) -> None:
         """The "size" hook on each size a factory is given that is a tensor to Dynamo (`torch.zeros(4, x.sum())`,

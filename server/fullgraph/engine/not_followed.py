@@ -49,3 +49,9 @@ def held_words(attr: str, made: str, param: str, place: str, what: tuple) -> str
              else f"`self.{what[1]}` in `{what[2]}`, whose module is not known" if kind == "selfattr"
              else "what its `*args`/`**kwargs` hold")
     return f"`self.{attr}` holds what `{made}(...)` at {place} is given for `{param}`: {given}"
+
+
+def made_words(attr: str, made: str) -> str:
+    """Why `self.<attr>(...)` is not followed when `__init__` sets it to what a function of the project returns
+    (`self.layers = clones(Block(), 2)`) and the analysis cannot tell the class of that."""
+    return f"`self.{attr}` holds what `{made}(...)` returns, whose class the analysis cannot tell"

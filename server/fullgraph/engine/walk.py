@@ -18,7 +18,7 @@ from . import values as V
 from .arrivals import Arrivals
 from .attr_choices import decide
 from .derived import returned_entries
-from .not_followed import held_words
+from .not_followed import held_words, made_words
 from .resolve import Resolver
 from .roots import RootRecord
 from .summary import Edge, FunctionSummary, ModuleSummary
@@ -230,12 +230,24 @@ class Walker:
         if e.kind not in _HELD_CALLS or not e.attr:
             return None
         attr = e.attr.partition(".")[0]
-        got = self.arr.handed_unknown(self._self_class(e, r) or e.target, attr, r.mod.path)
-        if got is None or self._dispatch(e, r):
+        cls = self._self_class(e, r) or e.target
+        got = self.arr.handed_unknown(cls, attr, r.mod.path)
+        if got is None:
+            made = self._made_untyped(cls, attr, r.mod.path)
+            return made_words(attr, made) if made is not None and not self._dispatch(e, r) else None
+        if self._dispatch(e, r):
             return None
         site, path, param, what = got
         return held_words(attr, site.target.rpartition(".")[2], param,
                           f"{os.path.basename(path)}:{site.span.start.line + 1}", what)
+
+    def _made_untyped(self, cls: str, attr: str, near: str) -> str | None:
+        """The name of a function of the project the attribute is set from (`self.layers = clones(Block(), 2)`)
+        whose result's class the analysis cannot tell (resolve._factory_made left its name), else None."""
+        for t in [*self.res.attr_types(cls, attr, near), *self.res.attr_types(cls, attr, near, containers=True)]:
+            if self.res.class_(t, near) is None and self.res.function(t, near) is not None:
+                return t.rpartition(".")[2]
+        return None
 
     # ---- the class of `self` ------------------------------------------------------------------------
     def _dispatch(self, e: Edge, r: Reached, attr_of=None) -> list[tuple[FunctionSummary, ModuleSummary, str | None]]:
