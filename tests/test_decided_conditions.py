@@ -321,8 +321,10 @@ def main():
 '''
 
 
-@pytest.mark.parametrize("container", ["nn.Sequential(*blocks)", "nn.ModuleList(blocks)"])
+@pytest.mark.parametrize("container", ["nn.Sequential(*blocks)", "nn.ModuleList(blocks)",
+                                       "nn.ModuleList(Block() for _ in range(depth))"])
 def test_modules_appended_to_a_list_are_followed(tmp_path, container):
+    """(and those a generator expression makes, handed to the container)"""
     code = APPENDED.replace("nn.Sequential(*blocks)", container)
     if container.startswith("nn.ModuleList"):
         code = code.replace("        return self.seq(x)", "        for b in self.seq:\n            x = b(x)\n        return x")

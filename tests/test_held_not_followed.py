@@ -481,3 +481,41 @@ def test_a_module_a_function_makes_of_its_argument_is_not_followed_and_said(tmp_
     assert f"    layer at {tmp_path / 'cloned.py'}:24 (`self.layers` holds what `clones(...)` returns, whose class " \
            "the analysis cannot tell)" in err
     assert {line for p, line in dynamo_breaks_of_main(tmp_path, "cloned") if p.endswith("cloned.py")} == {9}
+
+
+NAMED = '''\
+import torch
+import torch.nn as nn
+
+
+class Block(nn.Module):
+    def forward(self, x):
+        print("block")
+        return x + 1
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        for i in range(2):
+            setattr(self, f"layer{i}", Block())
+
+    def forward(self, x):
+        for i in range(2):
+            x = getattr(self, f"layer{i}")(x)
+        return x
+
+
+def main():
+    return torch.compile(Net())(torch.ones(2))
+'''
+
+
+def test_an_attribute_named_at_run_time_is_not_followed_and_said(tmp_path, capsys):
+    """`getattr(self, f"layer{i}")(x)`: the attribute called is chosen at run time; counted and named."""
+    (tmp_path / "named.py").write_text(NAMED)
+    code, out, err = check(capsys, tmp_path / "named.py", "-v")
+    assert code == 0, out + err
+    assert "1 call from compiled code could not be followed" in out
+    assert f'    getattr(self, f"layer{{i}}") at {tmp_path / "named.py"}:19 (a value made at run time)' in err
+    assert {line for p, line in dynamo_breaks_of_main(tmp_path, "named") if p.endswith("named.py")} == {7}

@@ -258,7 +258,16 @@ class CallsMixin:
                 func.id in self.env and func.id not in self.fs.params:
             # what it calls is not known
             self.fs.unknown_calls.append((func.id, self.mod.span(node), self.conds, self.dead_if))
+        elif k == V.UNKNOWN and self.fs is not None and self._attr_by_name(func):
+            # `getattr(self, f"layer{i}")(x)`: an attribute of self named at run time, not followed
+            self.fs.unknown_calls.append((self.mod.text_of(func), self.mod.span(node), self.conds, self.dead_if))
         return U
+
+    def _attr_by_name(self, func: ast.AST) -> bool:
+        """`getattr(self, name)` with a name that is not a literal (the attribute called is chosen at run time)."""
+        return isinstance(func, ast.Call) and len(func.args) >= 2 and not func.keywords and \
+            self.resolve_dotted_node(func.func) == "builtins.getattr" and isinstance(func.args[0], ast.Name) and \
+            self.lookup(func.args[0].id).kind == V.SELF and not isinstance(func.args[1], ast.Constant)
 
     def _closure_args(self, node: ast.Call, passed: tuple) -> tuple:
         """Edge.vals of a call of a compiled object, where an argument that is a parameter of an enclosing function
@@ -450,7 +459,7 @@ class CallsMixin:
     def _container(self, node: ast.Call, args: list[Val], kwargs: dict) -> Val:
         classes: set[str] = set()
         for a in args:
-            if a.kind == V.INSTANCE and a.q and a.attr in (None, "list"):
+            if a.kind == V.INSTANCE and a.q and a.attr in (None, "list") or a.kind == V.ITERATOR and a.q:
                 classes.update(a.q.split("|"))
         if classes:
             return Val(V.INSTANCE, "|".join(sorted(classes)), attr="container")

@@ -277,8 +277,9 @@ class ExpressionsMixin:
             for gen in node.generators:
                 if isinstance(gen.target, ast.Name):
                     self.literal_items.pop(gen.target.id, None)
-        if isinstance(node, ast.GeneratorExp):
-            return Val(V.ITERATOR)
+        if isinstance(node, ast.GeneratorExp):  # (the class of the modules it makes, for `nn.ModuleList(B() for ...)`)
+            made = elem_vals and elem_vals[0].kind == V.INSTANCE and elem_vals[0].attr is None
+            return Val(V.ITERATOR, elem_vals[0].q) if made else Val(V.ITERATOR)
         if elem_vals and elem_vals[0].kind == V.INSTANCE and elem_vals[0].attr != "container":
             return Val(V.INSTANCE, elem_vals[0].q, attr="list")
         return U
