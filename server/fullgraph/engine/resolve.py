@@ -326,20 +326,16 @@ class Resolver:
         if self.class_(q, near) is not None:
             return [q]
         hit = self.function(q, near)
-        made = self.returned_classes(hit[0], hit[1], None) if hit is not None else []
-        out: list[str] = []
-        for c, cnear in made:
-            got = self.class_(c, cnear)
-            name = got[0].qualname if got is not None else c
-            if name not in out:
-                out.append(name)
-        return out or [q]
+        return self._returned_names(hit) or [q]
 
     def _self_made(self, class_q: str, method: str, near: str | None) -> list[str]:
         """The classes the method of an instance of class_q returns (their qualnames)."""
-        m = self.find_method(class_q, method, near)
+        return self._returned_names(self.find_method(class_q, method, near))
+
+    def _returned_names(self, hit: tuple[FunctionSummary, ModuleSummary] | None) -> list[str]:
+        """The qualnames of the classes the function `hit` returns (returned_classes), each once."""
         out: list[str] = []
-        for q, qnear in (self.returned_classes(m[0], m[1], None) if m is not None else ()):
+        for q, qnear in (self.returned_classes(hit[0], hit[1], None) if hit is not None else ()):
             c = self.class_(q, qnear)
             name = c[0].qualname if c is not None else q
             if name not in out:
