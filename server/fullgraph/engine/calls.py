@@ -102,25 +102,17 @@ class CallsMixin:
             fval = self._attr(recv, method)
         else:
             fval = self.value(func)
-        args = []
-        items = None  # the items' values of a tuple or list argument, by position (for sizes: _size_uses)
-        for i, a in enumerate(node.args):
-            e = a.value if isinstance(a, ast.Starred) else a
-            args.append(self.value(e))
-            if type(e) is ast.Tuple or type(e) is ast.List:
-                if items is None:
-                    items = {}
-                items[i] = self.tuple_vals
-        kwargs = {}
-        for kw in node.keywords:
-            if kw.arg:
-                kwargs[kw.arg] = self.value(kw.value)
-                if kw.arg in ("size", "shape") and (type(kw.value) is ast.Tuple or type(kw.value) is ast.List):
-                    if items is None:
-                        items = {}
-                    items[kw.arg] = self.tuple_vals
-            else:
-                self.value(kw.value)
+        sized = V.SIZE_ARGS.get(fval.q) if fval.kind == V.REF else \
+            V.TENSOR_SIZE_METHODS.get(method) if recv is not None and recv.kind == V.TENSOR else None
+        if sized is None:
+            args = [self.value(a.value if isinstance(a, ast.Starred) else a) for a in node.args]
+            kwargs = {kw.arg: self.value(kw.value) for kw in node.keywords if kw.arg}
+            for kw in node.keywords:
+                if kw.arg is None:
+                    self.value(kw.value)
+        else:
+            args, kwargs, items = self._sized_args(node)
+            self._size_uses(node, sized, args, kwargs, items)
         if method in ("append", "insert") and isinstance(func.value, ast.Name) and args and args[-1].kind == V.TENSOR:
             self.tensor_holders[func.value.id] = "list"
         elif method in ("append", "insert") and isinstance(func.value, ast.Name) and args and \
@@ -130,9 +122,6 @@ class CallsMixin:
             self._effect(func.value)
         if method == "register_hook" and recv is not None and recv.kind == V.TENSOR and len(args) == 1:
             self._tensor_hook(node, args[0])
-        if fval.kind == V.REF and fval.q in V.SIZE_ARGS or \
-                method in V.TENSOR_SIZE_METHODS and recv is not None and recv.kind == V.TENSOR:
-            self._size_uses(node, fval.q if fval.kind == V.REF else method, args, kwargs, items)
         kinds = _Kinds(self, node, args, kwargs)
         saved_vals, self._call_vals = self._call_vals, (node, args, kwargs)
         try:
@@ -149,10 +138,29 @@ class CallsMixin:
         classes = {*(cur.q.split("|") if cur is not U else ()), *q.split("|")}
         self.env[name] = Val(V.INSTANCE, "|".join(sorted(classes)), attr="list")
 
-    def _size_uses(self, node: ast.Call, q: str, args: list, kwargs: dict, items: dict | None) -> None:
+    def _sized_args(self, node: ast.Call) -> tuple[list, dict, dict]:
+        """The values of a call's arguments (as `call` evaluates them), and those of the items of each tuple or list
+        among them (by position, or the `size=`/`shape=` keyword), for the sizes of a factory (_size_uses)."""
+        args, kwargs, items = [], {}, {}
+        for i, a in enumerate(node.args):
+            e = a.value if isinstance(a, ast.Starred) else a
+            args.append(self.value(e))
+            if type(e) is ast.Tuple or type(e) is ast.List:
+                items[i] = self.tuple_vals
+        for kw in node.keywords:
+            if kw.arg is None:
+                continue
+            kwargs[kw.arg] = self.value(kw.value)
+            if kw.arg in ("size", "shape") and (type(kw.value) is ast.Tuple or type(kw.value) is ast.List):
+                items[kw.arg] = self.tuple_vals
+        for kw in node.keywords:
+            if kw.arg is None:
+                self.value(kw.value)
+        return args, kwargs, items
+
+    def _size_uses(self, node: ast.Call, where, args: list, kwargs: dict, items: dict) -> None:
         """The "size" hook on each size a factory is given that is a tensor to Dynamo (`torch.zeros(4, x.sum())`,
-        `np.zeros((n, np.sum(plan)))`, `x.new_zeros(n)`): the size needs its value (V.SIZE_ARGS)."""
-        where = V.SIZE_ARGS.get(q, V.TENSOR_SIZE_METHODS.get(q))
+        `np.zeros((n, np.sum(plan)))`, `x.new_zeros(n)`): the size needs its value.  `where`: V.SIZE_ARGS's."""
         if "size" in kwargs or "shape" in kwargs:
             where = None  # (`torch.randint(0, n, size=(2, 3))`: the positional arguments are not sizes)
         keys = list(range(len(args))) if where == "all" else [where] if where is not None else []
@@ -163,7 +171,7 @@ class CallsMixin:
                 continue
             if isinstance(key, int) and key < 0:
                 key = len(args) + key
-            seq = items.get(key) if items else None
+            seq = items.get(key)
             nodes = (node.args[key] if isinstance(key, int) else
                      next(k.value for k in node.keywords if k.arg == key))
             if seq is not None:
