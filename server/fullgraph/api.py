@@ -30,11 +30,11 @@ from .engine.not_followed import NOT_ANALYSED, call_words, root_words
 from .importpath import ModuleFinder, search_path
 from .modnames import module_name_for, namespace_names
 from .engine.project import Project
-from .engine import garbage
+from .engine import garbage, incremental
 from .engine import summary as _summary
 from .engine.summary import ModuleSummary
 from .model import ERROR, INFO, Finding
-from .positions import Span
+from .positions import LineShift, Span
 from .rules import registry
 from .torchinfo import knowledge_of
 
@@ -288,6 +288,12 @@ class Workspace:
         an = ModuleAnalyzer(path, text, modname, is_pkg, recover, remember=True, previous=previous,
                             rules=registry.RULESET)
         summary = an.run()
+        # blank lines added or removed (an Enter): the project moves its last results instead of walking again
+        shift = None
+        if previous is not None and an.memo is not None and old is not None and old.syntax_error is None \
+                and summary.syntax_error is None and old.name == summary.name \
+                and hashlib.sha1("".join(previous.lines).encode("utf-8", "surrogatepass")).hexdigest() == old.text_hash:
+            shift = incremental.blank_lines_edit(previous.lines, an.memo.lines, an.memo.tree)
         if previous is not None and previous.spent:
             # the statements of the last tree were moved in place for this text: what holds that tree
             # for its own text (a fix source, the variants' base analysis) must not serve it again
@@ -305,7 +311,7 @@ class Workspace:
             for memo in list(self._memos.values())[:-SOURCE_CACHE]:
                 memo.tree = None
         summary.text_hash = h
-        self._put(summary)
+        self._put(summary, shift)
         if an.base is not None:
             self.project.set_base(path, h, an.base)
         self.file_errors.pop(path, None)
@@ -315,11 +321,12 @@ class Workspace:
             _remember(self._trees, path, (h, an.analysed_tree))
         return summary
 
-    def _put(self, summary: ModuleSummary) -> None:
+    def _put(self, summary: ModuleSummary, shift: LineShift | None = None) -> None:
         old = self.project.modules.get(summary.path)
         if old is None or old.sys_path != summary.sys_path or old.name != summary.name:
             self._forget_imports()  # a new file may be what an import finds; an edit may add a directory
-        self.project.set_module(summary)
+            shift = None
+        self.project.set_module(summary, shift)
 
     def _forget_imports(self) -> None:
         self._imports.clear()

@@ -89,6 +89,34 @@ class Span:
         }
 
 
+@dataclass(frozen=True)
+class LineShift:
+    """An edit that replaced the lines [at, at + removed) with `added` lines, all of them blank (an Enter, a blank
+    line deleted): a position on a line below moves by `added - removed` lines, one above stays, and one on a
+    replaced line has no place after the edit (None)."""
+
+    at: int
+    removed: int
+    added: int
+
+    def line(self, line: int) -> int | None:
+        if line < self.at:
+            return line
+        if line < self.at + self.removed:
+            return None
+        return line + self.added - self.removed
+
+    def span(self, s: Span) -> Span | None:
+        if s.end.line < self.at:
+            return s
+        a, b = self.line(s.start.line), self.line(s.end.line)
+        if a is None or b is None:
+            return None
+        if b - a == s.end.line - s.start.line:
+            return s if a == s.start.line else moved_span(s, a - s.start.line)
+        return _span(_pos(a, s.start.col), _pos(b, s.end.col))  # (the edit is inside it)
+
+
 def first_line(node) -> int:
     """The 1-based line an `ast` statement starts at, a definition's decorators included (`@torch.compile`
     above `def f` is where `f`'s code object starts: co_firstlineno)."""

@@ -29,7 +29,7 @@ import copy
 import warnings
 from dataclasses import dataclass, field
 
-from ..positions import Span, moved_span
+from ..positions import LineShift, Span, first_line, moved_span
 from .summary import FunctionSummary, ModuleSummary, writable_copy
 
 # ModuleSummary containers a function body's analysis adds to, besides `functions` and `classes`
@@ -309,3 +309,36 @@ def shifted(unit: Unit, d: int) -> Unit | None:
         sets=unit.sets,
         root_calls=unit.root_calls,
         reads=unit.reads)
+
+
+def blank_lines_edit(old: list[str], new: list[str], tree: ast.Module) -> LineShift | None:
+    """The edit from the lines `old` to `new` (with their ends; `tree` the new text's syntax tree) when it only added
+    or removed blank lines where a blank line means nothing to Python (not inside a string, not after a backslash),
+    so that every analysis of the new text is the last one's with its positions moved (LineShift); else None."""
+    if len(old) == len(new):
+        return None  # (a blank line's spaces changed: nothing moved, and the text's hash tells the rest)
+    n = min(len(old), len(new))
+    p = 0
+    while p < n and old[p] == new[p]:
+        p += 1
+    q = 0
+    while q < n - p and old[-1 - q] == new[-1 - q]:
+        q += 1
+    gone, came = old[p:len(old) - q], new[p:len(new) - q]
+    if any(line.strip() for line in (*gone, *came)):
+        return None
+    if p and old[p - 1].rstrip("\r\n").endswith("\\"):
+        return None  # a blank line after a backslash ends the logical line
+    # the same edit may be told at another place among equal blank lines: any such place is blank, so the
+    # string test below (any string spanning the edited lines) is the same wherever it is told
+    for stmt in tree.body:
+        first, last = first_line(stmt) - 1, (stmt.end_lineno or stmt.lineno) - 1
+        if first >= p:
+            break
+        if last < p:
+            continue
+        for node in ast.walk(stmt):  # (the statement the blank lines are in: a string inside it spanning them)
+            if isinstance(node, (ast.Constant, ast.JoinedStr)) and node.lineno - 1 < p <= (node.end_lineno or 0) - 1 \
+                    and (isinstance(node, ast.JoinedStr) or isinstance(node.value, (str, bytes))):
+                return None
+    return LineShift(p, len(gone), len(came))

@@ -120,7 +120,8 @@ class ModuleAnalyzer:
             line = self.lines.line
             if l1 == l2:
                 seg = line(l1)[c1:c2]
-            elif l2 - l1 < 20:
+            elif l2 - l1 < 20 or sum(1 for i in range(l1 + 1, l2) if line(i).strip()) < 19:
+                # (blank lines not counted: an Enter inside a long call leaves its text as it was, LineShift)
                 seg = "\n".join([line(l1)[c1:], *(line(i) for i in range(l1 + 1, l2)), line(l2)[:c2]])
         except Exception:
             seg = None

@@ -20,10 +20,11 @@ from typing import Iterable
 
 from ..config import Config
 from ..model import Finding
-from ..positions import Span
+from ..positions import LineShift, Span
 from .arrivals import Arrivals
 from . import garbage
 from .contents import Contents
+from .moved_results import moved
 from .findings import FindingsPass
 from .resolve import Resolver
 from .roots import RootRecord, find_roots, unresolved_roots
@@ -48,7 +49,10 @@ class Project:
     def modules(self) -> dict[str, ModuleSummary]:
         return self.contents.modules
 
-    def set_module(self, summary: ModuleSummary) -> None:
+    def set_module(self, summary: ModuleSummary, shift: LineShift | None = None) -> None:
+        """`summary` in place of the module's last one; `shift`: the new text is the last one with blank lines
+        added or removed (engine/incremental.py's blank_lines_edit), so this generation's results are the last
+        one's with the module's positions moved (engine/moved_results.py), when they can be moved."""
         path = summary.path
         old = self.contents.put(summary)
         garbage.later(old, self._findings)  # (freed once the results are out)
@@ -56,7 +60,15 @@ class Project:
         # (a first load forgets them all: no interface computed, no summary's functions read)
         # (a bulk load's summary whose bodies were never read: its interface is not made only to compare it)
         self._pass.forget(None if old is None or old.body_deferred() or not same_interface(old, summary) else path)
-        self._findings = self._unresolved = None
+        got = None
+        if shift is not None and old is not None and self._findings is not None and self._unresolved is not None \
+                and not getattr(old, "library", False):
+            got = moved(path, shift, self._findings, self._pass.unfollowed_calls, self._unresolved)
+        if got is None:
+            self._findings = self._unresolved = None
+        else:
+            # (the roots' cache forgot this module's: the next edit that is not blank lines walks them again)
+            self._findings, self._pass.unfollowed_calls, self._unresolved = got
 
     def remove_module(self, path: str) -> None:
         if self.contents.pop(path) is not None:
