@@ -1147,3 +1147,43 @@ def test_a_test_of_the_loop_index_holds_when_one_layer_index_passes_it(tmp_path,
     assert [f for f in _library_findings(root) if f[:2] == ("stack.py", STACK_PRINT)] == \
         ([("stack.py", STACK_PRINT, "FG101", False)] if shown else [])
     assert _library_breaks(root) == ({("stack.py", STACK_PRINT)} if shown else set())
+
+
+# Sizes the script's tensors fix: Dynamo specialises them into ints in the first compile, so a test of a size (or of
+# a local unpacked from `x.size()` and passed on) is decided by the shape of what the visible call passes.  A tensor
+# reshaped before it is passed on (`x.view(-1)`) has another shape: its tests stay undecided (taken, in user code).
+SIZES = '''\
+import torch
+import torch.nn as nn
+
+
+class Attn(nn.Module):
+    def forward(self, hidden_states):
+        if hidden_states.size(1) in [1024, 3072]:
+            print("old plan")  # at-1024
+        batch_size, seqlen, _ = hidden_states.size()
+        if seqlen % 2 == 0:
+            print("even")  # expect: FG101
+        self.flat(hidden_states.view(-1))
+        return self.sparse(hidden_states, seqlen)
+
+    def flat(self, y):
+        if y.dim() == 1:
+            print("flat")  # expect: FG101
+
+    def sparse(self, h, from_seq_len):
+        if from_seq_len in [1024, 3072]:
+            print("old plan")  # at-1024
+        return h * 2
+
+
+def main():
+    x = torch.randn(2, SEQ, 8)
+    return torch.compile(Attn())(x)
+'''
+
+
+@pytest.mark.parametrize("seq", [32, 1024])
+def test_a_size_the_scripts_tensor_fixes_decides_the_branch(tmp_path, seq):
+    code = SIZES.replace("SEQ", str(seq)).replace("# at-1024", "# expect: FG101" if seq == 1024 else "# not at 32")
+    _found_where_dynamo_breaks(code, tmp_path, f"sizes_{seq}")

@@ -325,7 +325,7 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
         self.fs.edges.append(Edge(kind=kind, target=target, attr=attr, span=self.mod.span(node),
                                   text=self.mod.text_of(node.func if isinstance(node, ast.Call) else node),
                                   dead_if=self.dead_if, args=args, kwargs=kwargs, conds=self.conds,
-                                  vals=self._passed(node) if isinstance(node, ast.Call) else (),
+                                  vals=self._passed(node, run=True) if isinstance(node, ast.Call) else (),
                                   block=self.loop_block, with_item=node is self._with_item))
 
     # ---- path conditions -----------------------------------------------------------------------

@@ -21,7 +21,7 @@ from .attrs_seen import seen_absent, seen_init_value
 from .consteval import UNKNOWN
 from .derived import element_count, element_values, init_value, iterates, test_values
 from .tests_run import position as tests_position
-from .tests_run import run_tests
+from .tests_run import run_arg, run_tests
 from .fields_stored import field_stored
 from .globals_seen import NOT_KNOWN, module_value
 from .incremental import moved_function
@@ -1166,10 +1166,13 @@ class SelfAttrs:
     def run_test(self, at: tuple, env: dict) -> tuple[bool, bool] | None:
         """The truth of the "run" test at `at` (conditions_recorded._run_test) when the function runs on the
         values `env` gives its parameters, and whether certain; None when not decided."""
-        if not self.lib:
-            return None
         got = run_tests(self.arr, self.fs, self.mod, self.self_q, self, env, self._runs)
         return got.get(tests_position(self.fs, at)) if got else None
+
+    def run_arg(self, at: tuple, env: dict) -> tuple | None:
+        """What the argument at `at` (conditions_recorded's "runarg" position) of a call in the function passes when
+        the function runs on the values `env` gives its parameters: (value, certainty) as an env holds it, or None."""
+        return run_arg(self.arr, self.fs, self.mod, self.self_q, self, env, self._runs, tests_position(self.fs, at))
 
     def element_count(self, attr: str) -> tuple[int, str] | None:
         """`for i, x in enumerate(self.<attr>)`: how many elements the object's `self.<attr>` holds, and how certain

@@ -228,6 +228,9 @@ def callee_env(vals: tuple | None, caller: Env, params: list[str], is_method: bo
             env[name] = got
         elif v[0] == "loopidx" and (got := _index_values(v, self_attr)) is not None:
             env[name] = got
+        elif v[0] == "runarg" and (read := getattr(self_attr, "run_arg", None)) is not None and \
+                (got := read(v[1:], caller)) is not None:
+            env[name] = got  # `seqlen` of `_, seqlen, _ = hidden_states.size()`: what running the caller computes
         elif name in defaults:  # passed a value the analysis does not know: the flag may be off
             env[name] = (UNKNOWN, DEFAULT)
     return env
@@ -277,7 +280,9 @@ def _kept(got: tuple | None, how: str | None = KNOWN) -> tuple | None:
     DEFAULT)."""
     if how is None or got is None or not isinstance(got[0], Instance) or got[0].q != TENSOR.q:
         return None
-    return Instance(got[0].q, got[0].facts), (got[1] if how == KNOWN else DEFAULT)
+    # (its dtype and device, not its shape: reshaped or indexed, the tensor passed has another)
+    facts = frozenset(f for f in got[0].facts if not (isinstance(f, tuple) and f and f[0] == "shape"))
+    return Instance(got[0].q, facts), (got[1] if how == KNOWN else DEFAULT)
 
 
 def _param_value(v: tuple, caller: Env) -> tuple | None:
@@ -367,9 +372,10 @@ def evaluate(atom: tuple, env: Env, self_attr: Callable[[str], tuple | None], li
             return (_env_run_holds(test[1:], want, env, self_attr) or "true") if got == "true" else got
         if library and isinstance(test, tuple) and test[0] == "tensor":
             return _tensor_holds(test, want, env, getattr(self_attr, "predicate", None))
-        if library and isinstance(test, tuple) and test[0] == "run":
+        if isinstance(test, tuple) and test[0] == "run":
+            # (in the user's code a test the run does not decide is taken, as any test that is not known)
             got = _env_run_holds(test[1:], want, env, self_attr)
-            return "default" if got is None else got
+            return got if got is not None else "default" if library else "true"
         return "default" if library else "true"
     if kind == "param":
         got = env.get(name)

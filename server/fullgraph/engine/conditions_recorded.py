@@ -40,13 +40,16 @@ def negated(atom: tuple) -> tuple:
 class PathCondsMixin:
     """Atoms of path conditions and the values calls pass (FunctionAnalyzer's part that reads them)."""
 
-    def _passed(self, node: ast.Call) -> tuple:
+    def _passed(self, node: ast.Call, run: bool = False) -> tuple:
         """Edge.vals: the constants, own parameters and instances of project or torch classes a call
         passes; ("**", ("star",)) when *args/**kwargs may pass more, and ("*fwd", ("param", name, k)) /
         ("kwarg", key, default) for a local taken from the function's `**kwargs` (`heads = kwargs.pop("heads", 1)`);
         ("**fwd", ("param", name[, removed, unsure])) when those stars are the function's own `*args` (the last
         positional argument, at position k) and `**kwargs`, passed on unchanged or less the keys popped before
-        the call (removed; unsure: the keys it may have changed) (_forwarding)."""
+        the call (removed; unsure: the keys it may have changed) (_forwarding).  With `run` (a call the walk
+        follows), an argument with a value the analysis does not know is ("runarg", line, column, end line, end
+        column), lines counted from the function's `def` line: the walk runs the function on its parameters' values
+        for it (engine/tests_run.py's run_arg)."""
         if not node.args and not node.keywords:
             return ()
         out = list(self._forwarding(node))
@@ -101,6 +104,9 @@ class PathCondsMixin:
                 # `preds = preds.flatten()` ... `f(preds)`: the parameter's tensor, reshaped (engine/tensors_made.py);
                 # with the guards of the other stores, which the walk finds false on the caller's values
                 out[-1] = (key, ("like", kept[0], out[-1][1], kept[1]) if kept[1] else ("like", kept[0], out[-1][1]))
+            if run and out[-1][1] == ("unknown",) and not self.module_level and \
+                    (def_line := getattr(self.node, "lineno", None)) is not None:
+                out[-1] = (key, ("runarg", a.lineno - def_line, a.col_offset, a.end_lineno - def_line, a.end_col_offset))
         return tuple(out)
 
     def _index_passed(self, a: ast.AST) -> tuple | None:
@@ -243,10 +249,10 @@ class PathCondsMixin:
         """("run", line, column, end line, end column) of a test, or an operand of the test, of the `if` being
         analysed (lines counted from the function's `def` line, as "either"'s): the project evaluates it by running
         the function on the values the walk gives its parameters (engine/tests_run.py: `seq_length <=
-        max_tokens_to_attend` with `input_ids` a tensor of the script's visible shape); None elsewhere."""
+        max_tokens_to_attend` with `input_ids` a tensor of the script's visible shape, in a library or in the user's
+        code); None elsewhere."""
         s = self._testing
-        if not self.mod.library or s is None or self.module_level or not isinstance(s, ast.If) or \
-                not _inside(node, s.test):
+        if s is None or self.module_level or not isinstance(s, ast.If) or not _inside(node, s.test):
             return None
         def_line = getattr(self.node, "lineno", None)
         if def_line is None:

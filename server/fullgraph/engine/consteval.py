@@ -106,6 +106,9 @@ class Evaluator:
         # (line, column, end line, end column) of each `if` test reached and of its `and`/`or`/`not` operands ->
         # their truths on the paths reaching it (as self.tests)
         self.operands: dict[tuple[int, int, int, int], set] = {}
+        # ("arg", line, column, end line, end column) of each argument of a call reached -> its values on the paths
+        # reaching it (what the call passes: engine/tests_run.py's run_args)
+        self.args: dict[tuple, list] = {}
 
     # ---- statements: env is a dict (a path that runs on) or None (a path that returned/raised)
 
@@ -155,6 +158,8 @@ class Evaluator:
             return _join(self.block(s.body, dict(env)), self.block(s.orelse, dict(env)))
         if isinstance(s, (ast.Expr, ast.Pass, ast.Assert, ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal)):
             if isinstance(s, ast.Expr):
+                if isinstance(s.value, ast.Call):
+                    self._passes(s.value, env)
                 self._mutates(s.value, env)
             return env
         # a loop, try, with, nested definition...: what it assigns is not known afterwards
@@ -327,7 +332,18 @@ class Evaluator:
         return isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "type" and \
             len(e.args) == 1 and self._is_self(e.args[0]) and self.global_value("type") is _BUILTIN
 
+    def _passes(self, e: ast.Call, env: dict) -> list:
+        """Record what the call passes (self.args); the values of its positional arguments."""
+        out = []
+        for a in [*e.args, *(kw.value for kw in e.keywords)]:
+            v = self.expr(a.value if isinstance(a, ast.Starred) else a, env)
+            if not isinstance(a, ast.Starred):
+                self.args.setdefault(("arg", a.lineno, a.col_offset, a.end_lineno, a.end_col_offset), []).append(v)
+            out.append(v)
+        return out[:len(e.args)]
+
     def _call(self, e: ast.Call, env: dict) -> Any:
+        passed = self._passes(e, env)
         if e.keywords or any(isinstance(a, ast.Starred) for a in e.args):
             return UNKNOWN
         if isinstance(e.func, ast.Name) and self.global_value(e.func.id) is _BUILTIN:
@@ -338,7 +354,7 @@ class Evaluator:
                     return UNKNOWN
                 # (absent with a default: the reader says UNKNOWN; nothing is guessed)
                 return env["self." + attr] if "self." + attr in env else self.self_attr(attr)
-            args = [self.expr(a, env) for a in e.args]
+            args = passed
             if any(a is UNKNOWN or isinstance(a, Module) for a in args):
                 return UNKNOWN
             if name == "len" and len(args) == 1:
@@ -352,7 +368,7 @@ class Evaluator:
             return UNKNOWN
         if isinstance(e.func, ast.Attribute):
             recv = self.expr(e.func.value, env)
-            args = [self.expr(a, env) for a in e.args]
+            args = passed
             if recv is UNKNOWN or any(a is UNKNOWN for a in args):
                 return UNKNOWN
             if isinstance(recv, Tensor):

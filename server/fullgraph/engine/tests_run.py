@@ -64,6 +64,40 @@ def run_tests(arr, fs: FunctionSummary, mod: ModuleSummary, self_q: str | None,
               attr_of: Callable[[str], tuple | None], env: dict, memo: dict) -> dict | None:
     """(line, column, end line, end column) -> (truth, certain) of each `if` test and operand the run of `fs`
     on `env` decides, and (line, column) -> the same of each `if` test; `memo` (the reader's) keeps the runs by the parameters' values."""
+    runs = _runs(arr, fs, mod, self_q, attr_of, env, memo)
+    if runs is None:
+        return None
+    out = {}
+    for certain, got in zip((True, False), runs):
+        for at, truths in got.items():
+            if at[0] != "arg" and at not in out and len(truths) == 1 and None not in truths:
+                out[at] = (next(iter(truths)), certain)
+    return out
+
+
+def run_arg(arr, fs: FunctionSummary, mod: ModuleSummary, self_q: str | None, attr_of: Callable[[str], tuple | None],
+            env: dict, memo: dict, at: tuple) -> tuple | None:
+    """What the argument at `at` ((line, column, end line, end column), absolute) of a call in `fs` passes when `fs`
+    runs on `env`, as the walk's env holds a value: (an int, a string..., or a tensor of that shape, certainty); None
+    when the run does not tell one value on every path reaching the call (conditions_recorded's "runarg")."""
+    runs = _runs(arr, fs, mod, self_q, attr_of, env, memo)
+    for certain, got in zip((True, False), runs or ()):
+        values = got.get(("arg", *at))
+        if not values or any(v is E.UNKNOWN or v is E.OPAQUE for v in values) or \
+                any(_key(v) != _key(values[0]) for v in values):
+            continue
+        v = values[0]
+        how = C.KNOWN if certain else C.DEFAULT
+        if isinstance(v, E.Tensor):
+            return C.Instance(C.TENSOR.q, frozenset({("shape", v.shape)})), how
+        if _plain(v):
+            return v, how
+    return None
+
+
+def _runs(arr, fs: FunctionSummary, mod: ModuleSummary, self_q: str | None, attr_of: Callable[[str], tuple | None],
+          env: dict, memo: dict) -> list | None:
+    """The two runs of `fs` on `env` (with the values known for certain, then with the defaults too), memoised."""
     node = def_node(arr, fs, mod)
     if node is None:
         return None
@@ -79,12 +113,7 @@ def run_tests(arr, fs: FunctionSummary, mod: ModuleSummary, self_q: str | None,
         if key not in memo:
             memo[key] = _run(arr, fs, mod, node, self_q, attr_of, params, names, stars, training, certain)
         runs.append(memo[key])
-    out = {}
-    for certain, got in zip((True, False), runs):
-        for at, truths in got.items():
-            if at not in out and len(truths) == 1 and None not in truths:
-                out[at] = (next(iter(truths)), certain)
-    return out
+    return runs
 
 
 def _run(arr, fs, mod, node, self_q, attr_of, params: dict, names: list, stars: list, training,
@@ -108,7 +137,7 @@ def _run(arr, fs, mod, node, self_q, attr_of, params: dict, names: list, stars: 
     if fs.is_method and names:
         env[names[0]] = E.UNKNOWN
     ev.block(node.body, env)
-    return {**ev.operands, **ev.tests}  # (an "either" atom's position: the test's (line, column))
+    return {**ev.operands, **ev.tests, **ev.args}  # (an "either" atom's position: the test's (line, column))
 
 
 def _field(arr, class_q: str, field: str, near: str, certain: bool) -> Any:
