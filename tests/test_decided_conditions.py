@@ -1187,3 +1187,28 @@ def main():
 def test_a_size_the_scripts_tensor_fixes_decides_the_branch(tmp_path, seq):
     code = SIZES.replace("SEQ", str(seq)).replace("# at-1024", "# expect: FG101" if seq == 1024 else "# not at 32")
     _found_where_dynamo_breaks(code, tmp_path, f"sizes_{seq}")
+
+
+# A tensor the script reshapes in place after making it (`y.unsqueeze_(0)`) has another shape than its factory call
+# says: the test of its size is not decided by the factory's sizes (it was: a silent miss).
+RESHAPED_IN_PLACE = '''\
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        if x.size(0) == 1:
+            print("one")  # expect: FG101
+        return x * 2
+
+
+def main():
+    y = torch.randn(4, 16)
+    y.unsqueeze_(0)
+    return torch.compile(Net())(y)
+'''
+
+
+def test_a_tensor_reshaped_in_place_is_not_of_its_factorys_shape(tmp_path):
+    _found_where_dynamo_breaks(RESHAPED_IN_PLACE, tmp_path, "reshaped_in_place")

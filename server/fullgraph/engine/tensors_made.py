@@ -68,6 +68,7 @@ def made_facts(an, name: str, stmt: ast.stmt) -> frozenset:
     if name in declared:
         return frozenset()
     cur = stmt
+    reshaped = False  # (`x.unsqueeze_(0)`, `torch.cat(..., out=x)` between: its dtype and device stay, not its shape)
     while True:
         got = where.get(id(cur))
         if got is None:
@@ -76,11 +77,13 @@ def made_facts(an, name: str, stmt: ast.stmt) -> frozenset:
         for st in reversed(block[:j]):
             if _touches(st, name):
                 return frozenset()
+            reshaped = reshaped or _reshapes(st, name)
             if name not in _stores(st):
                 continue
             if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) and \
                     isinstance(st.value, ast.Call):
-                return factory_facts(an, st.value)
+                facts = factory_facts(an, st.value)
+                return frozenset(f for f in facts if f[0] != "shape") if reshaped else facts
             return frozenset()
         if parent is an.node or not isinstance(parent, (ast.If, ast.With, ast.Try)) or \
                 not _crossable(parent, block, name):
@@ -207,6 +210,25 @@ def _touches(node: ast.AST, name: str) -> bool:
         if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == name and \
                 (not isinstance(n.ctx, ast.Load) or n.attr in ("data", "set_")):
             return True
+    return False
+
+
+# in-place methods that may change a tensor's shape
+SHAPE_IN_PLACE = frozenset({"unsqueeze_", "squeeze_", "resize_", "resize_as_", "t_", "transpose_", "swapdims_",
+                            "swapaxes_", "as_strided_"})
+
+
+def _reshapes(node: ast.AST, name: str) -> bool:
+    """Does `node` change the shape of the tensor `name` holds in place: `x.unsqueeze_(0)`, `x.resize_(...)`, or a
+    call writing its result into it (`torch.cat(parts, out=x)`)?"""
+    for n in walk(node):
+        if isinstance(n, ast.Call):
+            f = n.func
+            if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == name and \
+                    f.attr in SHAPE_IN_PLACE:
+                return True
+            if any(kw.arg == "out" and isinstance(kw.value, ast.Name) and kw.value.id == name for kw in n.keywords):
+                return True
     return False
 
 
