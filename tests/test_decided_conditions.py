@@ -1212,3 +1212,57 @@ def main():
 
 def test_a_tensor_reshaped_in_place_is_not_of_its_factorys_shape(tmp_path):
     _found_where_dynamo_breaks(RESHAPED_IN_PLACE, tmp_path, "reshaped_in_place")
+
+
+# A project function that picks the class by a constant it is passed (`make_block("quiet")`): only the classes of the
+# `return`s that constant reaches (Loud's break was shown although that call makes a Quiet).
+FACTORY_PICKED = '''\
+import torch
+import torch.nn as nn
+
+
+def make_block(kind, scale=1):
+    if kind == "loud":
+        return Loud()
+    if scale > 1:
+        return Scaled()
+    return Quiet()
+
+
+class Quiet(nn.Module):
+    def forward(self, x):
+        return x + 1
+
+
+class Loud(nn.Module):
+    def forward(self, x):
+        print("loud")  # at-loud
+        return x * 2
+
+
+class Scaled(nn.Module):
+    def forward(self, x):
+        print("scaled")  # at-scaled
+        return x * 3
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.block = make_block(KIND)
+
+    def forward(self, x):
+        return self.block(x)
+
+
+def main():
+    return torch.compile(Net())(torch.ones(2))
+'''
+
+
+@pytest.mark.parametrize("kind", ['"quiet"', '"loud"', '"quiet", scale=2', 'kind="quiet", scale=1'])
+def test_a_factory_picks_the_class_of_the_constants_it_is_passed(tmp_path, kind):
+    code = FACTORY_PICKED.replace("KIND", kind)
+    code = code.replace("# at-loud", "# expect: FG101" if kind == '"loud"' else "# not this one")
+    code = code.replace("# at-scaled", "# expect: FG101" if "scale=2" in kind else "# not this one")
+    _found_where_dynamo_breaks(code, tmp_path, "factory_picked")

@@ -189,6 +189,7 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
             if not self.block(node.body) and fs.returns_shapes:
                 fs.returns_shapes.append(None)  # the end is reached: returns None
                 fs.returns_made.append(None)
+                fs.returns_conds.append(())
         self._finish_guard()
         if not is_lambda and len(fs.params) == 1 and fs.returns_value and not fs.is_method:
             fs.layout_results = layout_results(node, self.resolve_dotted_node)
@@ -491,9 +492,11 @@ class FunctionAnalyzer(ExpressionsMixin, CallsMixin, PathCondsMixin, Definitions
                                                   if isinstance(s.value, ast.Tuple) else V.return_desc(rv))
                     self.fs.returns_made.append(tuple(V.made_desc(v) for v in self.tuple_vals)
                                                 if isinstance(s.value, ast.Tuple) else V.made_desc(rv))
+                    self.fs.returns_conds.append(tuple(self.conds))
             elif self.fs is not None:
                 self.fs.returns_shapes.append(None)
                 self.fs.returns_made.append(None)
+                self.fs.returns_conds.append(tuple(self.conds))
             self._returns.append(s.value)
             return True
         if t is ast.If:

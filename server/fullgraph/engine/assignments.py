@@ -143,6 +143,13 @@ class AssignmentsMixin:
                     for q, atoms in made:
                         add_choice(cs.choices, attr, q.split("|"), atoms)
                 cs.attrs[attr] = tuple(sorted(set(cs.attrs.get(attr, ())) | set(v.q.split("|"))))
+                if isinstance(value_node, ast.Call) and "|" not in v.q:
+                    # what the call passes, when constants only: a project function that picks the class by them
+                    passed = self._passed(value_node)
+                    vals = passed if all(x[1][0] == "const" for x in passed) else None
+                    made = dict(cs.made_with.get(attr, ()))
+                    made[v.q] = vals if made.get(v.q, vals) == vals else None
+                    cs.made_with[attr] = tuple(made.items())
         elif v.kind in (V.LOCALFN, V.REF) and v.q:
             cs.attrs.setdefault(attr, ())
         elif (made := self._self_method_call(_module_itself(value_node))) is not None:

@@ -207,12 +207,13 @@ def same_interface(a: ModuleSummary, b: ModuleSummary) -> bool:
 def _function_interface(q: str, f) -> tuple:
     return (q, f.name, f.class_qualname, tuple(f.params), f.vararg, f.kwarg, f.is_generator, f.is_async, f.is_method,
             f.compiled, f.disabled, f.opaque, f.guard_atoms, f.returns_value, f.returns_instance, f.returns_factory,
-            f.returns_items, tuple((q, c) for q, c, _ in f.wrapped_by), tuple(f.returns_fns), tuple(f.returns_made))
+            f.returns_items, tuple((q, c) for q, c, _ in f.wrapped_by), tuple(f.returns_fns), tuple(f.returns_made),
+            tuple(f.returns_conds))
 
 
 def _class_interface(q: str, c) -> tuple:
     return (q, c.name, tuple(c.bases), tuple(c.methods.items()), tuple(c.attrs.items()), tuple(c.containers.items()),
-            tuple(c.replaced.items()), tuple(c.choices.items()))
+            tuple(c.replaced.items()), tuple(c.choices.items()), tuple(c.made_with.items()))
 
 
 def _call_interface(c) -> tuple:

@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import Iterable
 
 from ..positions import Span
+from . import conditions_evaluated as C
 from . import imported_names
 from . import values as V
 from .contents import Contents
@@ -307,9 +308,10 @@ class Resolver:
         out: list[str] = []
         for cs, _ in self.mro(class_q, near):
             src = cs.containers if containers else cs.attrs
+            passed = dict(cs.made_with.get(attr, ())) if not containers else {}
             for t in src.get(attr, ()):
                 made = self._self_made(class_q, t[len(V.SELF_MADE):], near) if t.startswith(V.SELF_MADE) else \
-                    self._factory_made(t, near)
+                    self._factory_made(t, near, passed.get(t))
                 out.extend(x for x in made if x not in out)
         if not out and not containers and not any(attr in cs.values or attr in cs.methods or attr in cs.tensor_attrs
                                                   for cs, _ in self.mro(class_q, near)):
@@ -319,14 +321,38 @@ class Resolver:
                     out.append(t)  # made by a torch base class's own __init__ (V.TORCH_MODULE_ATTRS)
         return out
 
-    def _factory_made(self, q: str, near: str | None) -> list[str]:
+    def _factory_made(self, q: str, near: str | None, vals: tuple | None = None) -> list[str]:
         """An attribute's type as the analysis recorded it: a class, or a function of the project that makes the
         object (`self.block = make_block(kind)`): the classes it returns (several when it picks one), else the name
-        as it is."""
+        as it is.  `vals`: the constants the call passes (ClassSummary.made_with): only the classes of the `return`s
+        whose path conditions they do not make false (`make_block("quiet")`: not the `if kind == "loud":` one)."""
         if self.class_(q, near) is not None:
             return [q]
         hit = self.function(q, near)
-        return self._returned_names(hit) or [q]
+        names = self._returned_names(hit)
+        if vals is not None and names and len(names) > 1:
+            picked = self._picked_classes(hit, vals)
+            if picked is not None:
+                return [n for n in names if n in picked] or names
+        return names or [q]
+
+    def _picked_classes(self, hit: tuple[FunctionSummary, ModuleSummary], vals: tuple) -> set[str] | None:
+        """The classes of the `return`s of the factory `hit` that a call passing the constants `vals` may reach (its
+        parameters' other values: their defaults), or None when a `return` is not an instance of classes named."""
+        fs, mod = hit
+        if fs.is_generator or fs.is_async or len(fs.returns_conds) != len(fs.returns_made):
+            return None
+        env = C.callee_env(vals, {}, fs.params, fs.is_method, fs.defaults)
+        out: set[str] = set()
+        for made, conds in zip(fs.returns_made, fs.returns_conds):
+            if made is not None and (not isinstance(made, str) or not made.startswith("class:")):
+                return None  # (what another function returns, a tuple: not picked here)
+            if made is None or C.check(conds, env, lambda _attr: None) is None:
+                continue
+            for q in made[len("class:"):].split("|"):
+                c = self.class_(q, mod.path)
+                out.add(c[0].qualname if c is not None else q)
+        return out
 
     def _self_made(self, class_q: str, method: str, near: str | None) -> list[str]:
         """The classes the method of an instance of class_q returns (their qualnames)."""

@@ -121,6 +121,9 @@ class FunctionSummary:
     # of q ("A|B" one of several), "ret:<q>" / "ret:<q>:<i>" what the function q returns (its item i), None not
     # known; a tuple of them for a tuple (Resolver.every_returned_class reads them)
     returns_made: list = field(default_factory=list)
+    # the path conditions (Cond atoms) of each `return`, beside returns_made: `if kind == "loud": return Loud()` ...
+    # `return Quiet()` (Resolver._factory_made decides a factory's class by the constants a call passes)
+    returns_conds: list = field(default_factory=list)
     decorator_lines: list[int] = field(default_factory=list)
     # Decorators that may wrap it: (qualname, written as a call `@d(...)`, span), torch's own excluded.
     wrapped_by: list[tuple[str, bool, Span]] = field(default_factory=list)
@@ -171,6 +174,9 @@ class ClassSummary:
     # self.<attr> -> ((class qualname, atoms), ...): per assignment of an instance, its class and the tests of
     # `__init__` that hold where it is made (`if sparse: self.ffn = Routed()`: engine/attr_choices.py)
     choices: dict[str, tuple] = field(default_factory=dict)
+    # self.<attr> -> ((the called name, its Edge.vals when every argument is a constant, else None), ...): what
+    # `self.block = make_block("quiet")` passes the project function that makes the object (Resolver._factory_made)
+    made_with: dict[str, tuple] = field(default_factory=dict)
     # self.<attr> -> what it holds once built: ("const", value) (a literal in the class body or
     # assigned in a method), ("init_param", name[, default]) (`self.x = x`, x an `__init__` parameter,
     # with its literal default if it has one), ("init_param_or", ("init_param", p, ...), ("init_param", q, ...))
