@@ -350,6 +350,11 @@ class CallsMixin:
             for a, v in zip(node.args, args):
                 if v.kind == V.REF and v.q and not v.q.startswith(("builtins.", "torch.")):
                     self.edge("call", v.q, None, a)
+                elif v.kind == V.SELFATTR and v.q and v.attr and isinstance(a, ast.Attribute):
+                    # `checkpoint(self.block, x)`, `checkpoint(self._part, x)`: the module held, or the method
+                    self.edge("method", v.q, v.attr, a)
+                elif v.kind == V.INSTANCE and v.q and v.attr is None and not V.is_torch_module_class(v.q):
+                    self.edge("module_call", v.q, None, a)  # `checkpoint(block, x)` with a module of the project
         if q.startswith("torch.") and any(a.kind == V.TENSOR and a.attr == "sparse" for a in (*args, *kwargs.values())):
             self.hook("sparse_use", node, V.SPARSE_V)  # `torch.spmm(adj, x)` with a sparse `adj`
         if not q.startswith(("builtins.", "torch.")):
@@ -367,6 +372,8 @@ class CallsMixin:
                 return Val(V.ITERATOR)
             if name in ("int", "float", "bool") and args and args[0].kind == V.TENSOR:
                 return V.DDSCALAR_V
+            if name == "sum" and args and args[0].kind == V.ITERATOR and args[0].attr == "tensor":
+                return V.TENSOR_V  # the sum of tensors a generator makes: a tensor
             if name in ("int", "float", "abs", "round", "min", "max", "sum") and args and \
                     all(a.kind in (V.DDSCALAR, V.CONST, V.STATIC) for a in args) and \
                     any(a.kind == V.DDSCALAR for a in args):

@@ -79,6 +79,8 @@ class ExpressionsMixin:
             base = self.value(node.value)
             if base.kind == V.TENSOR and base.attr == "sparse" and node.attr not in V.TENSOR_ATTRS:
                 self.hook("sparse_use", node, base)  # `adj.shape`: reading the sparse tensor
+            if base.kind == V.SELF and base.q and self._is_property(base.q, node.attr):
+                self.edge("method", base.q, node.attr, node)  # `x * self.norm`: its getter runs
             return self._attr(base, node.attr)
         if t is ast.Compare:
             vals = [self.value(node.left)] + [self.value(c) for c in node.comparators]
@@ -279,6 +281,8 @@ class ExpressionsMixin:
                     self.literal_items.pop(gen.target.id, None)
         if isinstance(node, ast.GeneratorExp):  # (the class of the modules it makes, for `nn.ModuleList(B() for ...)`)
             made = elem_vals and elem_vals[0].kind == V.INSTANCE and elem_vals[0].attr is None
+            if elem_vals and elem_vals[0].kind == V.TENSOR:
+                return Val(V.ITERATOR, attr="tensor")  # (what `sum(p.sum() for p in parts)` adds up: tensors)
             return Val(V.ITERATOR, elem_vals[0].q) if made else Val(V.ITERATOR)
         if elem_vals and elem_vals[0].kind == V.INSTANCE and elem_vals[0].attr != "container":
             return Val(V.INSTANCE, elem_vals[0].q, attr="list")
@@ -296,6 +300,18 @@ class ExpressionsMixin:
         if all(k in (V.STATIC, V.CONST) for k in kinds):
             return V.STATIC_V
         return U
+
+    def _is_property(self, class_q: str, attr: str, _depth: int = 0) -> bool:
+        """Is `attr` a @property getter of the class `class_q` or of a base class in this module (read through
+        `self.<attr>`, it runs)?  (A base in another module: not seen here.)"""
+        cs = self.mod.summary.classes.get(class_q)
+        if cs is None or _depth > 8:
+            return False
+        if attr in cs.properties:
+            return True
+        if attr in cs.methods or attr in cs.attrs or attr in cs.values:
+            return False
+        return any(self._is_property(b, attr, _depth + 1) for b in cs.bases)
 
     def _attr(self, base: Val, attr: str) -> Val:
         k = base.kind
