@@ -1266,3 +1266,47 @@ def test_a_factory_picks_the_class_of_the_constants_it_is_passed(tmp_path, kind)
     code = code.replace("# at-loud", "# expect: FG101" if kind == '"loud"' else "# not this one")
     code = code.replace("# at-scaled", "# expect: FG101" if "scale=2" in kind else "# not this one")
     _found_where_dynamo_breaks(code, tmp_path, "factory_picked")
+
+
+# What the process's environment decides: a plain run has no such environment variable set and torch.distributed not
+# initialized, so Dynamo traces neither branch; a launcher or the user's shell may take them: conditions, worded with
+# the test.  A variable the program sets itself (`os.environ["FG_PROBE_VERBOSE"] = "1"`) is not held so.
+ENVIRONMENT = '''\
+import os
+
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+
+SETS
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        if dist.is_available() and dist.is_initialized() and dist.get_rank() == 0:
+            print("rank 0")  # when: `dist.is_initialized()`
+        if os.environ.get("FG_PROBE_VERBOSE") == "1":
+            print("verbose")  # AT_VERBOSE
+        if "FG_PROBE_TRACE" in os.environ:
+            print("trace")  # when: `"FG_PROBE_TRACE" in os.environ`
+        return x + 1
+
+
+def main():
+    return torch.compile(Net())(torch.ones(2))
+'''
+
+
+@pytest.mark.parametrize("sets", [False, True])
+def test_what_the_environment_decides_is_a_condition(tmp_path, sets, monkeypatch):
+    for k in ("FG_PROBE_VERBOSE", "FG_PROBE_TRACE"):
+        monkeypatch.delenv(k, raising=False)
+    code = ENVIRONMENT.replace("SETS", 'os.environ["FG_PROBE_VERBOSE"] = "1"' if sets else "")
+    code = code.replace("# AT_VERBOSE", "# expect: FG101" if sets else
+                        '# when: `os.environ.get("FG_PROBE_VERBOSE") == "1"`')
+    findings = check_code(code, tmp_path, name="environment")
+    assert {(f.span.start.line + 1, f.code) for f in findings if f.condition is None} == expected(code)
+    lines = code.splitlines()
+    held = {(f.span.start.line + 1, f.condition) for f in findings if f.condition is not None}
+    assert held == {(i, line.split("# when: ", 1)[1]) for i, line in enumerate(lines, 1) if "# when: " in line}
+    assert dynamo_lines(tmp_path, "environment") == {line for line, _ in expected(code)}

@@ -1169,6 +1169,13 @@ class SelfAttrs:
         got = run_tests(self.arr, self.fs, self.mod, self.self_q, self, env, self._runs)
         return got.get(tests_position(self.fs, at)) if got else None
 
+    def env_written(self, key: str) -> bool:
+        """Does a module of the project set the environment variable `key` (ModuleSummary.env_writes)?"""
+        memo = self.arr.c.memo.setdefault("env_writes", {})
+        if "all" not in memo:
+            memo["all"] = set().union(*(getattr(m, "env_writes", ()) or () for m in self.arr.c.modules.values()))
+        return key in memo["all"] or "*" in memo["all"]
+
     def run_arg(self, at: tuple, env: dict) -> tuple | None:
         """What the argument at `at` (conditions_recorded's "runarg" position) of a call in the function passes when
         the function runs on the values `env` gives its parameters: (value, certainty) as an env holds it, or None."""

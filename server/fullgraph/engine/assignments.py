@@ -88,6 +88,10 @@ class AssignmentsMixin:
                 if target.attr == "requires_grad" and bv.kind == V.TENSOR:
                     self.hook("requires_grad_set", target, bv)
         elif isinstance(target, ast.Subscript):
+            if self.resolve_dotted_node(target.value) == "os.environ":  # `os.environ["DEBUG"] = "1"`
+                key = target.slice
+                self.mod.summary.env_writes.add(key.value if isinstance(key, ast.Constant) and
+                                                isinstance(key.value, str) else "*")
             self._effect(target.value)
             self.value(target.value)
             self.value(target.slice)

@@ -327,6 +327,10 @@ class CallsMixin:
             return Val(V.GUARD)
         if q in DEVICE_CALLS:
             mod.summary.device_calls.add(q)
+        if q in ("os.environ.setdefault", "os.putenv", "os.environ.update", "os.environ.__setitem__"):
+            key = node.args[0] if node.args and q != "os.environ.update" else None
+            mod.summary.env_writes.add(key.value if isinstance(key, ast.Constant) and isinstance(key.value, str)
+                                       else "*")  # (conditions_recorded._unset_test)
         if q in V.NONSTRICT_TRACE or q in V.ALLOW_IN_GRAPH:
             if node.args and self.module_level and q in V.ALLOW_IN_GRAPH:
                 tq = self._callable_q(node.args[0], args[0])

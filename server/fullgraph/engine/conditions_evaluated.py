@@ -361,6 +361,8 @@ def evaluate(atom: tuple, env: Env, self_attr: Callable[[str], tuple | None], li
     if kind == "data":
         return "default"  # only when the tensor data takes this branch
     if kind == "expr":
+        if isinstance(test, tuple) and test[0] == "unset":
+            return _unset_holds(test, want, self_attr)
         if isinstance(test, tuple) and test[0] == "loopidx":
             return _index_holds(test, want, self_attr) or ("default" if library else "true")
         if library and isinstance(test, tuple) and test[0] in ("global", "selfread", "selfhas"):
@@ -397,6 +399,26 @@ def evaluate(atom: tuple, env: Env, self_attr: Callable[[str], tuple | None], li
                 return "default" if library else "true"
             got = (True, DEFAULT)  # nn.Module: training until .eval()
     return _holds(got, test, want)
+
+
+def _unset_holds(test: tuple, want: bool, self_attr=None) -> str:
+    """An ("unset", value, how, variable) test (conditions_recorded._unset_test) on the value a plain run leaves:
+    "true" when it takes the branch, else "default" (a launcher or an environment variable set may make it take
+    it); "true" when the project itself sets the variable (the reader's `env_written`: what it sets is not read)."""
+    _, value, how, key = test
+    written = getattr(self_attr, "env_written", None)
+    if key is not None and written is not None and written(key):
+        return "true"
+    try:
+        if how[0] == "truth":
+            holds = bool(value)
+        elif how[0] == "none":
+            holds = (value is None) == how[1]
+        else:
+            holds = _COMPARE[how[1]](value, how[2])
+    except (TypeError, KeyError):
+        return "true"
+    return "true" if holds == want else "default"
 
 
 def _read_holds(test: tuple, want: bool, self_attr) -> str:

@@ -272,6 +272,9 @@ class PathCondsMixin:
         made = tensor_test(node, self.resolve_dotted_node, self._tensor_param)
         if made is not None:  # `tensor.device == torch.device("cpu")`: what the script made (engine/tensors_made.py)
             return made
+        unset = self._unset_test(node)
+        if unset is not None:  # `os.environ.get("DEBUG") == "1"`, `dist.is_initialized()`
+            return unset
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "hasattr" and \
                 self.lookup("hasattr").kind == V.REF and len(node.args) == 2 and not node.keywords and \
                 isinstance(node.args[0], ast.Name) and self.lookup(node.args[0].id).kind == V.SELF and \
@@ -295,6 +298,39 @@ class PathCondsMixin:
         attr = self._reaching_self_attr(node) if isinstance(node, ast.Name) and node.id in self.local_names \
             and not self.module_level else None
         return ("selfread", attr, how) if attr else None
+
+    def _unset_test(self, node: ast.AST) -> tuple | None:
+        """("unset", value, how, variable) for a test of what the process's environment decides, with the value a plain run
+        leaves it (no environment variable set, torch.distributed not initialized): `os.environ.get("K")` /
+        `os.getenv("K", "0")` (the default given), `"K" in os.environ` (False), `torch.distributed.is_initialized()`
+        (False); how as _read_test's; the variable's name (None for torch.distributed).  The project holds a branch that needs another value as a condition (by
+        default the run does not take it; a launcher or the user's shell may)."""
+        how: tuple = ("truth",)
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)) and \
+                isinstance(node.left, ast.Constant) and isinstance(node.left.value, str) and \
+                self.resolve_dotted_node(node.comparators[0]) == "os.environ":
+            return ("unset", isinstance(node.ops[0], ast.NotIn), how, node.left.value)
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.comparators[0], ast.Constant):
+            op, right = node.ops[0], node.comparators[0].value
+            if isinstance(op, (ast.Is, ast.IsNot)) and right is None:
+                how = ("none", isinstance(op, ast.Is))
+            elif type(op) in COMPARISONS and isinstance(right, (int, float, str, bool)):
+                how = ("cmp", COMPARISONS[type(op)], right)
+            else:
+                return None
+            node = node.left
+        if not isinstance(node, ast.Call) or any(isinstance(a, ast.Starred) for a in node.args):
+            return None
+        q = self.resolve_dotted_node(node.func)
+        if q == "torch.distributed.is_initialized" and not node.args and not node.keywords:
+            return ("unset", False, how, None)
+        if q in ("os.environ.get", "os.getenv") and node.args and isinstance(node.args[0], ast.Constant) and \
+                isinstance(node.args[0].value, str):
+            given = [*node.args[1:2], *(kw.value for kw in node.keywords if kw.arg == "default")]
+            if len(given) > 1 or len(node.args) > 2 or (given and not isinstance(given[0], ast.Constant)):
+                return None
+            return ("unset", given[0].value if given else None, how, node.args[0].value)
+        return None
 
     def _global_name(self, node: ast.AST) -> str | None:
         """The qualified name of a module-level variable `node` reads: `pkg.mod.NAME`, a name imported

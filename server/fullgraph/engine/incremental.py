@@ -34,7 +34,7 @@ from .summary import FunctionSummary, ModuleSummary, writable_copy
 
 # ModuleSummary containers a function body's analysis adds to, besides `functions` and `classes`
 LIST_FIELDS = ("roots", "star_imports", "call_sites", "hooks", "unresolved_roots")
-SET_FIELDS = ("imports", "ignored", "reorderable", "allow_in_graph", "dynamo_config", "device_calls")
+SET_FIELDS = ("imports", "ignored", "reorderable", "allow_in_graph", "dynamo_config", "device_calls", "env_writes")
 # characters str.splitlines() ends a line at and Python's tokenizer does not: such a text is parsed whole
 _ODD_LINE_ENDS = ("\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
 

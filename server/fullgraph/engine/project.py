@@ -223,4 +223,4 @@ def _call_interface(c) -> tuple:
 def _other_interface(mod: ModuleSummary) -> tuple:
     return (tuple(mod.bindings.items()), tuple(mod.star_imports), tuple(sorted(mod.ignored)),
             tuple(sorted(mod.reorderable)), tuple(sorted(mod.allow_in_graph)), tuple(mod.hooks),
-            tuple(sorted(mod.dynamo_config, key=repr)), tuple(sorted(mod.device_calls)))
+            tuple(sorted(mod.dynamo_config, key=repr)), tuple(sorted(mod.device_calls)), tuple(sorted(mod.env_writes)))

@@ -277,6 +277,10 @@ class ModuleSummary:
     # calls of torch functions that may change the device a tensor factory makes tensors on
     # (engine/tensors_made.py): `torch.set_default_device`, `torch.set_default_tensor_type`, `torch.device`
     device_calls: set[str] = field(default_factory=set)
+    # the environment variables the module sets (`os.environ["K"] = ...`, `os.environ.setdefault("K", ...)`,
+    # `os.putenv("K", ...)`); "*" for one not named by a literal (`os.environ.update(d)`): a test of such a variable
+    # is not held as a condition (conditions_evaluated._unset_holds)
+    env_writes: set[str] = field(default_factory=set)
 
     # set True on the instance for a followed library's module (api.Workspace); read with getattr(m, "library",
     # False) across the engine, which without this default went through __getattr__'s AttributeError each time
