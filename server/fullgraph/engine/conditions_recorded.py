@@ -106,7 +106,8 @@ class PathCondsMixin:
                 out[-1] = (key, ("like", kept[0], out[-1][1], kept[1]) if kept[1] else ("like", kept[0], out[-1][1]))
             if run and out[-1][1] == ("unknown",) and not self.module_level and \
                     (def_line := getattr(self.node, "lineno", None)) is not None:
-                out[-1] = (key, ("runarg", a.lineno - def_line, a.col_offset, a.end_lineno - def_line, a.end_col_offset))
+                out[-1] = (key, ("runarg", a.lineno - def_line, a.col_offset, a.end_lineno - def_line,
+                                 a.end_col_offset))
         return tuple(out)
 
     def _index_passed(self, a: ast.AST) -> tuple | None:
@@ -300,11 +301,12 @@ class PathCondsMixin:
         return ("selfread", attr, how) if attr else None
 
     def _unset_test(self, node: ast.AST) -> tuple | None:
-        """("unset", value, how, variable) for a test of what the process's environment decides, with the value a plain run
-        leaves it (no environment variable set, torch.distributed not initialized): `os.environ.get("K")` /
-        `os.getenv("K", "0")` (the default given), `"K" in os.environ` (False), `torch.distributed.is_initialized()`
-        (False); how as _read_test's; the variable's name (None for torch.distributed).  The project holds a branch that needs another value as a condition (by
-        default the run does not take it; a launcher or the user's shell may)."""
+        """("unset", value, how, variable) for a test of what the process's environment decides, with the value a
+        plain run leaves it (no environment variable set, torch.distributed not initialized): `os.environ.get("K")`
+        / `os.getenv("K", "0")` (the default given), `"K" in os.environ` (False), `torch.distributed.is_initialized()`
+        (False); how as _read_test's; the variable's name (None for torch.distributed).  The project holds a branch
+        that needs another value as a condition (a plain run does not take it; a launcher or the user's shell
+        may)."""
         how: tuple = ("truth",)
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)) and \
                 isinstance(node.left, ast.Constant) and isinstance(node.left.value, str) and \

@@ -107,7 +107,7 @@ class Evaluator:
         # their truths on the paths reaching it (as self.tests)
         self.operands: dict[tuple[int, int, int, int], set] = {}
         # ("arg", line, column, end line, end column) of each argument of a call reached -> its values on the paths
-        # reaching it (what the call passes: engine/tests_run.py's run_args)
+        # reaching it (what the call passes: engine/tests_run.py's run_arg)
         self.args: dict[tuple, list] = {}
 
     # ---- statements: env is a dict (a path that runs on) or None (a path that returned/raised)

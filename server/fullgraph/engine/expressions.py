@@ -301,17 +301,12 @@ class ExpressionsMixin:
             return V.STATIC_V
         return U
 
-    def _is_property(self, class_q: str, attr: str, _depth: int = 0) -> bool:
-        """Is `attr` a @property getter of the class `class_q` or of a base class in this module (read through
-        `self.<attr>`, it runs)?  (A base in another module: not seen here.)"""
+    def _is_property(self, class_q: str, attr: str) -> bool:
+        """Is `attr` a @property getter of the class `class_q` itself (read through `self.<attr>`, it runs)?  (One of
+        a base class is not seen here: the analysis of a statement reads its own class only, which an edit of the
+        class analyses again; engine/incremental.py.)"""
         cs = self.mod.summary.classes.get(class_q)
-        if cs is None or _depth > 8:
-            return False
-        if attr in cs.properties:
-            return True
-        if attr in cs.methods or attr in cs.attrs or attr in cs.values:
-            return False
-        return any(self._is_property(b, attr, _depth + 1) for b in cs.bases)
+        return cs is not None and attr in cs.properties
 
     def _attr(self, base: Val, attr: str) -> Val:
         k = base.kind
