@@ -32,6 +32,20 @@ def _inside(node: ast.AST, outer: ast.expr) -> bool:
         (end, node.end_col_offset) <= (outer.end_lineno, outer.end_col_offset)
 
 
+def _how(node: ast.AST) -> tuple[tuple, ast.AST] | None:
+    """How a test reads the value it tests, and that value's node: ("none", is None?) for `x is None` / `x is not
+    None`, ("cmp", operator, constant) for `x == 3`, else ("truth",) and the test itself; None for another
+    comparison with a constant."""
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.comparators[0], ast.Constant):
+        op, right = node.ops[0], node.comparators[0].value
+        if isinstance(op, (ast.Is, ast.IsNot)) and right is None:
+            return ("none", isinstance(op, ast.Is)), node.left
+        if type(op) in COMPARISONS and isinstance(right, (int, float, str, bool)):
+            return ("cmp", COMPARISONS[type(op)], right), node.left
+        return None
+    return ("truth",), node
+
+
 def negated(atom: tuple) -> tuple:
     """The Cond atom that holds exactly when `atom` does not."""
     return atom[:3] + (not atom[3],)
@@ -281,16 +295,10 @@ class PathCondsMixin:
                 isinstance(node.args[0], ast.Name) and self.lookup(node.args[0].id).kind == V.SELF and \
                 isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
             return ("selfhas", node.args[1].value, ("truth",))  # `hasattr(self, "_x")`: engine/attrs_seen.py
-        how: tuple = ("truth",)
-        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.comparators[0], ast.Constant):
-            op, right = node.ops[0], node.comparators[0].value
-            if isinstance(op, (ast.Is, ast.IsNot)) and right is None:
-                how = ("none", isinstance(op, ast.Is))
-            elif type(op) in COMPARISONS and isinstance(right, (int, float, str, bool)):
-                how = ("cmp", COMPARISONS[type(op)], right)
-            else:
-                return None
-            node = node.left
+        got = _how(node)
+        if got is None:
+            return None
+        how, node = got
         if isinstance(node, ast.Name) and node.id in self.loop_index:
             return ("loopidx", *self.loop_index[node.id], how)  # `i > 0` in `for i, layer in enumerate(self.layers)`
         q = self._global_name(node)
@@ -307,20 +315,14 @@ class PathCondsMixin:
         (False); how as _read_test's; the variable's name (None for torch.distributed).  The project holds a branch
         that needs another value as a condition (a plain run does not take it; a launcher or the user's shell
         may)."""
-        how: tuple = ("truth",)
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)) and \
                 isinstance(node.left, ast.Constant) and isinstance(node.left.value, str) and \
                 self.resolve_dotted_node(node.comparators[0]) == "os.environ":
-            return ("unset", isinstance(node.ops[0], ast.NotIn), how, node.left.value)
-        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.comparators[0], ast.Constant):
-            op, right = node.ops[0], node.comparators[0].value
-            if isinstance(op, (ast.Is, ast.IsNot)) and right is None:
-                how = ("none", isinstance(op, ast.Is))
-            elif type(op) in COMPARISONS and isinstance(right, (int, float, str, bool)):
-                how = ("cmp", COMPARISONS[type(op)], right)
-            else:
-                return None
-            node = node.left
+            return ("unset", isinstance(node.ops[0], ast.NotIn), ("truth",), node.left.value)
+        got = _how(node)
+        if got is None:
+            return None
+        how, node = got
         if not isinstance(node, ast.Call) or any(isinstance(a, ast.Starred) for a in node.args):
             return None
         q = self.resolve_dotted_node(node.func)
