@@ -6,7 +6,7 @@ its modules (on the torch tree 5 of 2,285); analysing every body was half of the
 statements whose function bodies can add to what every module must tell without its bodies: roots
 (`torch.compile` and `.compile()`, and the calls of a module-level compiled object), unresolved roots,
 `ignore_logging_functions`/`reorderable_logging_functions` registrations, Dynamo config assignments, calls
-that change the default device, and the modules it imports.  The rest of the summary (the BODY_FIELDS of
+that change the default device, the environment variables it sets, and the modules it imports.  The rest of the summary (the BODY_FIELDS of
 engine/summary.py) is left out, and made by the full analysis of the module the first time one of them is
 read (ModuleSummary._load_body).
 
@@ -31,8 +31,10 @@ from .nodes import holds_line
 # roots (calls.py `_root_from`, `.compile()`; definitions.py `@torch.compile`), the logging sets (calls.py),
 # importlib.import_module literals (imports), Dynamo config assignments (assignments.py), device calls
 # (tensors_made.DEVICE_CALLS: `torch.device(...)` called, or an alias of it made: `dev = torch.device`,
-# `from torch import device`)
-_WORDS = ("logging_functions", "logger_methods", "set_default_device", "set_default_tensor_type", "DeviceContext")
+# `from torch import device`), the environment variables set (assignments.py, calls.py: `os.environ[...] = ...`,
+# `os.environ.setdefault(...)`, `os.putenv(...)`)
+_WORDS = ("logging_functions", "logger_methods", "set_default_device", "set_default_tensor_type", "DeviceContext",
+          "environ", "putenv")
 # what a name's use must look like to add one, when it names a config module (`cfg.x = 1`) or torch.device
 # (`dev(...)`), or the same name made an alias of (`cfg = torch._dynamo.config`, `from torch._dynamo import
 # config`; for torch.device only through torch or a top-level name of torch: `dev = torch.device`, as a tensor's
