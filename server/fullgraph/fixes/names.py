@@ -5,6 +5,7 @@ import ast
 import textwrap
 
 from ..engine.scopes import bound_names, scope_facts
+from ..positions import first_line
 
 
 def parse_code(code: str) -> ast.Module:
@@ -73,17 +74,19 @@ def declared_global(fn: ast.AST) -> set[str]:
 
 
 def find_function(tree: ast.Module, def_line: int):
-    """The (async) def whose `def` keyword is on 0-based line `def_line`.  The defs of a tree are indexed
-    by line once (kept on the tree: every fix offer of a file asks, and a walk of a 7,000-line module per
-    offer made the editor's fix phase hold up the next keystroke)."""
-    index = getattr(tree, "_fullgraph_defs", None)
-    if index is None:
-        index = {}
-        for n in ast.walk(tree):
-            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                index.setdefault(n.lineno - 1, n)
-        tree._fullgraph_defs = index
-    return index.get(def_line)
+    """The (async) def whose `def` keyword is on 0-based line `def_line`: looked for in the top-level statement
+    that holds the line only (every fix offer of a file asks; a walk of a 7,000-line module per offer, or per
+    keystroke's new tree, made the editor's fix phase hold up the next keystroke)."""
+    line = def_line + 1
+    for st in tree.body:
+        if (st.end_lineno or st.lineno) < line:
+            continue
+        if first_line(st) > line:
+            break
+        for n in ast.walk(st):
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.lineno == line:
+                return n
+    return None
 
 
 def fresh(name: str, taken: set[str]) -> str:
