@@ -410,12 +410,7 @@ def _unset_holds(test: tuple, want: bool, self_attr=None) -> str:
     if key is not None and written is not None and written(key):
         return "true"
     try:
-        if how[0] == "truth":
-            holds = bool(value)
-        elif how[0] == "none":
-            holds = (value is None) == how[1]
-        else:
-            holds = _COMPARE[how[1]](value, how[2])
+        holds = _reads_true(value, how)
     except (TypeError, KeyError):
         return "true"
     return "true" if holds == want else "default"
@@ -440,17 +435,21 @@ def _read_holds(test: tuple, want: bool, self_attr) -> str:
         value, how = (NOT_KNOWN, None) if got is NOT_KNOWN else (got[0], KNOWN if got[1] else DEFAULT)
     if value is NOT_KNOWN:
         return "default"
-    kind = test[2]
     try:
-        if kind[0] == "none":
-            holds = (value is None) == kind[1]
-        elif kind[0] == "cmp":
-            holds = _COMPARE[kind[1]](value, kind[2])
-        else:
-            holds = bool(value)
+        holds = _reads_true(value, test[2])
     except TypeError:
         return "default"
     return "true" if holds == want else "false" if how == KNOWN else "default"
+
+
+def _reads_true(value: Any, how: tuple) -> bool:
+    """Is a test true of `value`, read as conditions_recorded._how reads it: ("none", is None?), ("cmp", operator,
+    constant) or ("truth",)?  (TypeError when the comparison cannot be made.)"""
+    if how[0] == "none":
+        return (value is None) == how[1]
+    if how[0] == "cmp":
+        return _COMPARE[how[1]](value, how[2])
+    return bool(value)
 
 
 def _index_holds(test: tuple, want: bool, self_attr) -> str | None:
