@@ -630,15 +630,20 @@ class Arrivals:
             return ("unknown",)
         return ("const", value) if how == C.KNOWN else ("dconst", value)
 
-    def _never_runs(self, caller: str | None, near: str) -> bool:
+    def _never_runs(self, caller: str | None, near: str, _depth: int = 0) -> bool:
         """`caller` is the `__init__` of a followed library's class that nothing constructs
-        (`Wav2Vec2ForPreTraining`): it never runs, so what it passes on, or constructs, does not count."""
+        (`Wav2Vec2ForPreTraining`), or that only such `__init__`s construct (BigBird's question-answering head, made
+        by `BigBirdForQuestionAnswering.__init__` alone): it never runs, so what it passes on, or constructs, does
+        not count."""
         hit = self.r.function(caller or "", near)
         if hit is None or hit[0].name != "__init__" or hit[0].class_qualname is None or \
                 not getattr(hit[1], "library", False):
             return False
         owner = self.r.class_(hit[0].class_qualname, hit[1].path)
-        return owner is not None and not self._constructions().get(owner[0].qualname)
+        if owner is None:
+            return False
+        sites = self._constructions().get(owner[0].qualname)
+        return not sites or (_depth < 4 and all(self._never_runs(s.caller, near, _depth + 1) for s in sites))
 
     def _constructed_with(self, ctor: tuple, cs: ClassSummary, cmod: ModuleSummary, param: str) -> tuple | None:
         """What one visible construction (class, Edge.vals, path) gives `param` of `cs.__init__`: passed, or
