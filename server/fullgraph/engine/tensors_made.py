@@ -44,14 +44,16 @@ INTEGER_FACTORIES = frozenset({"torch.randint"})
 
 def with_made_facts(an, node: ast.Call, passed: tuple) -> tuple:
     """Edge.vals of the call `node` of a compiled object (analyser `an`), each tensor argument that is a name
-    holding what a factory made (made_facts) as ("inst", "torch.Tensor", facts)."""
+    holding what a factory made (made_facts), or a factory call itself (`compiled(torch.randint(0, 100, (2, 32)))`),
+    as ("inst", "torch.Tensor", facts)."""
     args = {i: a for i, a in enumerate(node.args)}
     args.update((kw.arg, kw.value) for kw in node.keywords if kw.arg)
     out = []
     for key, v in passed:
         a = args.get(key)
-        if v == ("inst", V.TENSOR_CLASS) and isinstance(a, ast.Name) and an.stmt is not None:
-            facts = made_facts(an, a.id, an.stmt)
+        if v == ("inst", V.TENSOR_CLASS) and (isinstance(a, ast.Call) or (isinstance(a, ast.Name) and
+                                                                        an.stmt is not None)):
+            facts = factory_facts(an, a) if isinstance(a, ast.Call) else made_facts(an, a.id, an.stmt)
             if facts:
                 v = (*v, facts)
         out.append((key, v))
