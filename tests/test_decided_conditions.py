@@ -1214,6 +1214,202 @@ def test_a_tensor_reshaped_in_place_is_not_of_its_factorys_shape(tmp_path):
     _found_where_dynamo_breaks(RESHAPED_IN_PLACE, tmp_path, "reshaped_in_place")
 
 
+# The size a test reads deep inside a model is the script's, carried through what the model computes on the way
+# (engine/called.py, engine/shapes.py): a helper that returns a tuple, an embedding and a sum of embeddings, a norm
+# and a dropout, a method behind a decorator that returns `fn(*args, **kwargs)`, `.view(b, n, -1)`, and a loop whose
+# every layer keeps its input's shape (`h = layer(h)`: each iteration's input is the one before's output).  BigBird's
+# block-sparse attention tests its sequence length so (`if from_seq_len in [1024, 3072, 4096]`).
+THROUGH_LAYERS = '''\
+import functools
+
+import torch
+import torch.nn as nn
+
+
+def logged(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+class Embed(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.words = nn.Embedding(100, 8)
+        self.types = nn.Embedding(2, 8)
+        self.norm = nn.LayerNorm(8)
+        self.drop = nn.Dropout(0.1)
+
+    def forward(self, ids, types):
+        h = self.words(ids) + self.types(types)
+        h += self.words(ids)
+        return self.drop(self.norm(h))
+
+
+class Attn(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(8, 8)
+
+    @logged
+    def forward(self, hidden_states):
+        batch_size, seqlen, _ = hidden_states.size()
+        out = self.sparse(hidden_states, seqlen)
+        return out.contiguous().view(batch_size, seqlen, -1)
+
+    def sparse(self, h, from_seq_len):
+        if from_seq_len in [1024, 3072]:
+            print("old plan")  # at-1024
+        return self.proj(h)
+
+
+class Layer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.attn = Attn()
+        self.out = nn.Linear(8, 8)
+        self.act = nn.GELU()
+
+    def forward(self, x):
+        a = self.attn(x)
+        return self.out(self.act(a)) + x
+
+
+class Model(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.embed = Embed()
+        self.layers = nn.ModuleList([Layer() for _ in range(n)])
+
+    def _pad(self, ids, block):
+        pad = (block - ids.size(1) % block) % block
+        if pad > 0:
+            ids = nn.functional.pad(ids, (0, pad))
+        return pad, ids
+
+    def forward(self, ids):
+        pad, ids = self._pad(ids, BLOCK)
+        types = torch.zeros(ids.shape, dtype=torch.long)
+        h = self.embed(ids, types)
+        for layer in self.layers:
+            h = layer(h)
+        return h
+
+
+def main():
+    ids = torch.randint(0, 100, (2, SEQ))
+    return torch.compile(Model(2))(ids)
+'''
+
+
+@pytest.mark.parametrize("loop", ["for layer in self.layers:", "for i, layer in enumerate(self.layers):"],
+                         ids=["in", "enumerate"])
+@pytest.mark.parametrize("seq", [32, 1024])
+def test_a_size_the_model_carries_through_its_layers_decides_the_branch(tmp_path, seq, loop):
+    code = THROUGH_LAYERS.replace("SEQ", str(seq)).replace("BLOCK", "8").replace("for layer in self.layers:", loop)
+    code = code.replace("# at-1024", "# expect: FG101" if seq == 1024 else "# not at 32")
+    _found_where_dynamo_breaks(code, tmp_path, f"through_layers_{seq}")
+
+
+def test_a_size_a_layer_changes_is_not_the_first_iterations(tmp_path):
+    """Each layer one token longer: 1023 tokens in, the second layer's attention sees 1024 and breaks; the loop does
+    not keep the shape, so the size is not known past the first iteration (it was taken as the first's: a miss)."""
+    code = THROUGH_LAYERS.replace("SEQ", "1023").replace("BLOCK", "1").replace("# at-1024", "# expect: FG101")
+    code = code.replace("        return self.out(self.act(a)) + x\n",
+                        "        y = self.out(self.act(a)) + x\n        return torch.cat([y, y[:, :1]], dim=1)\n")
+    _found_where_dynamo_breaks(code, tmp_path, "through_growing_layers")
+
+
+# In a followed library, by default: the class `__init__` picks (`Sparse` for the default config) though a method may
+# swap it (`set_kind()`, which nothing calls), the config a layer is built with though a class nothing builds passes
+# another (`Head`, built only by `ForQuestions`), and the script's ids passed inline.  32 tokens: held as a condition
+# (false by default: the program may call set_kind); 1024: a break.
+LIB_THROUGH_LAYERS = '''\
+import torch
+import torch.nn as nn
+
+
+class Config:
+    def __init__(self, kind="sparse", width=8):
+        self.kind = kind
+        self.width = width
+
+
+class Sparse(nn.Module):
+    def forward(self, h):
+        batch, seqlen, _ = h.size()
+        if seqlen in [1024, 3072]:
+            print("old plan")
+        return h * 2
+
+
+class Full(nn.Module):
+    def forward(self, h):
+        return torch.softmax(h @ h.transpose(1, 2), -1) @ h
+
+
+class Attention(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.kind = config.kind
+        if config.kind == "full":
+            self.inner = Full()
+        else:
+            self.inner = Sparse()
+
+    def set_kind(self, kind):
+        self.kind = kind
+        self.inner = Full() if kind == "full" else Sparse()
+
+    def forward(self, x):
+        return self.inner(x) + x
+
+
+class Head(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.attn = Attention(config)
+
+
+class ForQuestions(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.head = Head(config)
+
+
+class Stack(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.embed = nn.Embedding(100, config.width)
+        self.layers = nn.ModuleList([Attention(config) for _ in range(2)])
+
+    def forward(self, ids):
+        h = self.embed(ids)
+        for layer in self.layers:
+            h = layer(h)
+        return h
+'''
+
+LIB_THROUGH_SCRIPT = '''\
+import torch
+from fglib.model import Config, Stack
+
+
+def main():
+    model = Stack(Config())
+    return torch.compile(model)(torch.randint(0, 100, (2, {seq})))
+'''
+
+
+@pytest.mark.parametrize("seq, shown", [(32, False), (1024, True)])
+def test_a_size_a_followed_librarys_layers_carry_decides_the_branch(tmp_path, seq, shown):
+    root = _library_project(tmp_path, {"model.py": LIB_THROUGH_LAYERS}, LIB_THROUGH_SCRIPT.format(seq=seq))
+    line = next(i for i, ln in enumerate(LIB_THROUGH_LAYERS.splitlines(), 1) if 'print("old plan")' in ln)
+    assert _library_findings(root) == [("model.py", line, "FG101", not shown)]
+    assert _library_breaks(root) == ({("model.py", line)} if shown else set())
+
+
 # A project function that picks the class by a constant it is passed (`make_block("quiet")`): only the classes of the
 # `return`s that constant reaches (Loud's break was shown although that call makes a Quiet).
 FACTORY_PICKED = '''\

@@ -187,6 +187,8 @@ def known(v: tuple) -> tuple | None:
         return v[1]
     if v[0] == "like":  # a parameter's tensor reshaped: as the call's value reads (callee_env reads more)
         return known(v[2])
+    if v[0] == "runarg" and len(v) > 5:  # a tensor whose shape the run of the caller may tell (callee_env)
+        return known(v[5])
     return None
 
 
@@ -207,7 +209,7 @@ def callee_env(vals: tuple | None, caller: Env, params: list[str], is_method: bo
     if stars is not None:
         vals = _forwarded(vals, caller)
         npos = max(0, stars[0] - (1 if is_method else 0))
-        got = _extras(vals, names, npos, lambda v: known(v) or _param_value(v, caller))
+        got = _extras(vals, names, npos, lambda v: _ran(v, caller, self_attr) or known(v) or _param_value(v, caller))
         for key, star, item in ((VARARGS, stars[1], 0), (VARKW, stars[2], 1)):
             if star is not None and got is not None:
                 env[key] = (got[item], KNOWN)
@@ -219,6 +221,8 @@ def callee_env(vals: tuple | None, caller: Env, params: list[str], is_method: bo
                 env[name] = (defaults[name], KNOWN)
         elif v[0] == "like" and (got := _kept(caller.get(v[1]), _guards_false(v, caller, self_attr))) is not None:
             env[name] = got
+        elif (got := _ran(v, caller, self_attr)) is not None:
+            env[name] = got  # `seqlen` of `_, seqlen, _ = hidden_states.size()`: what running the caller computes
         elif known(v) is not None:
             env[name] = known(v)
         elif v[0] == "param":
@@ -228,12 +232,19 @@ def callee_env(vals: tuple | None, caller: Env, params: list[str], is_method: bo
             env[name] = got
         elif v[0] == "loopidx" and (got := _index_values(v, self_attr)) is not None:
             env[name] = got
-        elif v[0] == "runarg" and (read := getattr(self_attr, "run_arg", None)) is not None and \
-                (got := read(v[1:], caller)) is not None:
-            env[name] = got  # `seqlen` of `_, seqlen, _ = hidden_states.size()`: what running the caller computes
         elif name in defaults:  # passed a value the analysis does not know: the flag may be off
             env[name] = (UNKNOWN, DEFAULT)
     return env
+
+
+def _ran(v: tuple, caller: Env, self_attr) -> tuple | None:
+    """Edge.vals ("runarg", ...): what running the caller computes for the argument (the reader's `run_arg`), None
+    when it does not tell.  A tensor the call passes for certain whose shape the run computes by default only is a
+    tensor for certain (its facts tell the shape's certainty: tests_run.param_value)."""
+    if v[0] != "runarg" or (read := getattr(self_attr, "run_arg", None)) is None or \
+            (got := read(v[1:5], caller)) is None:
+        return None
+    return (got[0], KNOWN) if len(v) > 5 and isinstance(got[0], Instance) else got
 
 
 def _index_values(v: tuple, self_attr) -> tuple | None:
@@ -281,7 +292,7 @@ def _kept(got: tuple | None, how: str | None = KNOWN) -> tuple | None:
     if how is None or got is None or not isinstance(got[0], Instance) or got[0].q != TENSOR.q:
         return None
     # (its dtype and device, not its shape: reshaped or indexed, the tensor passed has another)
-    facts = frozenset(f for f in got[0].facts if not (isinstance(f, tuple) and f and f[0] == "shape"))
+    facts = frozenset(f for f in got[0].facts if not (isinstance(f, tuple) and f and f[0] in ("shape", "dshape")))
     return Instance(got[0].q, facts), (got[1] if how == KNOWN else DEFAULT)
 
 

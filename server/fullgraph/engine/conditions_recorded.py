@@ -118,10 +118,12 @@ class PathCondsMixin:
                 # `preds = preds.flatten()` ... `f(preds)`: the parameter's tensor, reshaped (engine/tensors_made.py);
                 # with the guards of the other stores, which the walk finds false on the caller's values
                 out[-1] = (key, ("like", kept[0], out[-1][1], kept[1]) if kept[1] else ("like", kept[0], out[-1][1]))
-            if run and out[-1][1] == ("unknown",) and not self.module_level and \
+            if run and out[-1][1] in (("unknown",), ("inst", V.TENSOR_CLASS)) and not self.module_level and \
                     (def_line := getattr(self.node, "lineno", None)) is not None:
+                # (a tensor: its shape, when the run computes it -- `hidden_states = layer(hidden_states)` in the
+                # encoder's loop -- else the tensor as before)
                 out[-1] = (key, ("runarg", a.lineno - def_line, a.col_offset, a.end_lineno - def_line,
-                                 a.end_col_offset))
+                                 a.end_col_offset, *((out[-1][1],) if out[-1][1][0] == "inst" else ())))
         return tuple(out)
 
     def _index_passed(self, a: ast.AST) -> tuple | None:

@@ -8,12 +8,15 @@ transformers' `PreTrainedModel.__init__` derives `self.loss_type` from `self.__c
 compiled object's class known, the loss it uses is known, and the other families' losses are not on
 its path.
 
-The evaluation is abstract: each local holds a constant or UNKNOWN.  An `if` whose test is known runs
-one branch; an unknown test runs both and keeps what they agree on; a branch that returns or raises
-does not flow on.  Loops, `try`, nested definitions and calls the evaluator does not know make what
-they assign UNKNOWN; arithmetic (`+ - * // %`) is evaluated on numbers.  Inputs: the class name of `self`,
-`self.<attr>` values (a callback), module-level names (a callback: a registry's keys and functions, a module
-such as `re`), and what the caller puts in the locals (`Fields`: an object whose fields are read one by one).
+The evaluation is abstract: each local holds a constant, a tuple of values, a tensor of a known shape (`Tensor`:
+engine/shapes.py says what operations do to it) or UNKNOWN.  An `if` whose test is known runs one branch; an
+unknown test runs both and keeps what they agree on; a branch that returns or raises does not flow on.  `try`,
+`while`, nested definitions and calls the evaluator does not know make what they assign UNKNOWN; arithmetic (`+ -
+* // %`) is evaluated on numbers.  Inputs: the class name of `self`, `self.<attr>` values (a callback),
+module-level names (a callback: a registry's keys and functions, a module such as `re`), and what the caller puts
+in the locals (`Fields`: an object whose fields are read one by one).  With `calls` (engine/called.py), a call of a
+method, a module or a function of the project returns what running it returns, and a `for` runs its body until
+what the iterations leave settles (otherwise a loop makes what it assigns UNKNOWN).
 """
 from __future__ import annotations
 
@@ -22,9 +25,9 @@ import re
 from typing import Any, Callable
 
 from ..positions import first_line
+from . import shapes as S
 from .nodes import walk
-
-UNKNOWN = object()
+from .shapes import UNKNOWN
 ANY_ENTRY = object()  # `REGISTRY[key]` with the key not known
 
 
@@ -42,11 +45,31 @@ class Module:
 class Tensor:
     """A tensor whose shape is known (a factory call of the user's script with literal sizes, engine/tensors_made.py):
     `t.size()`/`t.shape` are the tuple of ints, `t.size(i)`/`t.shape[i]`, `t.dim()`/`t.ndim`, `t.numel()`, `len(t)`
-    ints (Dynamo specialises a static shape into ints in the first compile).  Anything else of it is not known:
-    its truth, its equality, an operation on it."""
+    ints (Dynamo specialises a static shape into ints in the first compile); a size may be UNKNOWN (the width of a
+    layer's output: engine/shapes.py).  Anything else of it is not known: its truth, its equality, its data."""
 
     def __init__(self, shape: tuple):
         self.shape = tuple(shape)
+
+    def __eq__(self, other: object) -> bool:  # (two paths giving a tensor of the same shape agree: _same)
+        return isinstance(other, Tensor) and self.shape == other.shape
+
+    def __hash__(self) -> int:
+        return hash(("Tensor", self.shape))
+
+
+class Callee:
+    """A function or module the run may call (a method of self, a module attribute, a function of the project):
+    what calling it returns is the Evaluator's `calls` to tell (engine/called.py); `payload` is its own."""
+
+    def __init__(self, payload: tuple):
+        self.payload = payload
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Callee) and self.payload == other.payload
+
+    def __hash__(self) -> int:
+        return hash(("Callee", self.payload))
 
 
 class Opaque:
@@ -109,6 +132,8 @@ class Evaluator:
         # ("arg", line, column, end line, end column) of each argument of a call reached -> its values on the paths
         # reaching it (what the call passes: engine/tests_run.py's run_arg)
         self.args: dict[tuple, list] = {}
+        # what a call of a method, a module or a function of the project returns (engine/called.py); None: not known
+        self.calls: Any = None
 
     # ---- statements: env is a dict (a path that runs on) or None (a path that returned/raised)
 
@@ -142,6 +167,17 @@ class Evaluator:
             if s.value is not None:
                 self.assign(s.target, self.expr(s.value, env), env)
             return env
+        if isinstance(s, ast.AugAssign) and type(s.op) in _ELEMENTWISE and \
+                (isinstance(s.target, ast.Name) or (isinstance(s.target, ast.Attribute) and self._is_self(s.target.value))):
+            key = s.target.id if isinstance(s.target, ast.Name) else "self." + s.target.attr
+            left = env[key] if key in env else self.expr(s.target, env)
+            right = self.expr(s.value, env)
+            # `x += y` of a tensor is in place: y broadcasts to x's shape (or the program raises)
+            env[key] = left if isinstance(left, Tensor) else _binop(s.op, left, right)
+            return env
+        if isinstance(s, ast.For) and self.calls is not None and not s.orelse and \
+                (got := self._loop(s, env)) is not None:
+            return got
         if isinstance(s, ast.Return):
             self.returned.append(self.expr(s.value, env) if s.value is not None else None)
             return None
@@ -171,6 +207,46 @@ class Evaluator:
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 env[node.name] = UNKNOWN
         return env
+
+    def _loop(self, s: ast.For, env: dict) -> dict | None:
+        """`for x in ...:` run as its iterations run: the body again on what the iterations before it leave (joined
+        with the state before the loop) until that state no longer changes, so that a value each iteration keeps
+        (`hidden_states = layer(hidden_states)`, each layer keeping its input's shape) is known in every one; None
+        (the loop's stores made UNKNOWN, as before) when it does not settle in a few iterations or the body may
+        leave an iteration early (`break`, `continue`)."""
+        if any(isinstance(n, (ast.Break, ast.Continue, ast.Yield, ast.YieldFrom)) for n in walk(s)):
+            return None
+        element = self._element(s.iter, env)
+        state = dict(env)
+        for _ in range(4):
+            inner = dict(state)
+            self.assign(s.target, element, inner)
+            after = _join(state, self.block(s.body, inner)) or state  # (every path leaving: as before the loop)
+            if after.keys() == state.keys() and \
+                    all(_same(after[k], state[k]) or (after[k] is UNKNOWN and state[k] is UNKNOWN) for k in state):
+                return after
+            state = after
+        for node in walk(s):  # (not settled: what the loop stores is not known, in the body too)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                state[node.id] = UNKNOWN
+        inner = dict(state)
+        self.assign(s.target, UNKNOWN, inner)
+        self.block(s.body, inner)
+        return None
+
+    def _element(self, iterable: ast.expr, env: dict) -> Any:
+        """What each iteration of a `for` over `iterable` takes: a module of a list of modules (`self.layer`), an
+        item every item of a tuple equals; UNKNOWN otherwise."""
+        if isinstance(iterable, ast.Attribute) and self._is_self(iterable.value) and \
+                "self." + iterable.attr not in env:
+            return self.calls.elements(iterable.attr)
+        if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate" \
+                and len(iterable.args) == 1 and not iterable.keywords and self.global_value("enumerate") is _BUILTIN:
+            return (UNKNOWN, self._element(iterable.args[0], env))  # `for i, layer in enumerate(self.layers)`
+        items = self.expr(iterable, env)
+        if isinstance(items, (tuple, list)) and items and all(_same(x, items[0]) for x in items):
+            return items[0]
+        return UNKNOWN
 
     def _operands(self, e: ast.expr, env: dict, truth: bool | None) -> None:
         """Record the truth of a test and of its `and`/`or`/`not` operands (each evaluated on its own: they
@@ -214,7 +290,7 @@ class Evaluator:
         v = self.expr(e, env)
         if v is UNKNOWN or isinstance(v, (Module, Registry)):
             return None if v is UNKNOWN else True
-        if isinstance(v, (Tensor, Opaque)):
+        if isinstance(v, (Tensor, Opaque, Callee)):
             return None  # (a tensor's truth is its data's; an object's, its class's)
         try:
             return bool(v)
@@ -240,9 +316,15 @@ class Evaluator:
                 env[e.target.id] = v
             return v
         if isinstance(e, (ast.Tuple, ast.List)) and isinstance(e.ctx, ast.Load):
-            items = [self.expr(x, env) for x in e.elts]
-            if any(isinstance(x, ast.Starred) for x in e.elts) or not all(_plain(x) for x in items):
-                return UNKNOWN
+            items = []
+            for x in e.elts:  # (items of any value: a function returns `(padding_len, input_ids, ...)`)
+                if isinstance(x, ast.Starred):
+                    v = self.expr(x.value, env)
+                    if not isinstance(v, (tuple, list)):
+                        return UNKNOWN
+                    items.extend(v)
+                else:
+                    items.append(self.expr(x, env))
             return tuple(items) if isinstance(e, ast.Tuple) else items
         if isinstance(e, ast.Slice):
             parts = [self.expr(x, env) if x is not None else None for x in (e.lower, e.upper, e.step)]
@@ -254,7 +336,11 @@ class Evaluator:
             if e.attr == "__name__" and self.class_name is not None and self._class_of_self(e.value):
                 return self.class_name
             if self._is_self(e.value):
-                return env["self." + e.attr] if "self." + e.attr in env else self.self_attr(e.attr)
+                v = env["self." + e.attr] if "self." + e.attr in env else self.self_attr(e.attr)
+                if v is UNKNOWN and self.calls is not None and "self." + e.attr not in env:
+                    m = self.calls.method(e.attr)  # `self.feed_forward_chunk` passed on: a method of the class
+                    return m if m is not None else v
+                return v
             if isinstance(e.value, ast.Name) and isinstance(base := env.get(e.value.id), Fields):
                 return base.read(e.attr)  # (a local only: a module-level name is not looked up for this)
             if not isinstance(e.value, ast.Name) and isinstance(base := self.expr(e.value, env), Fields):
@@ -264,7 +350,7 @@ class Evaluator:
             parts = []
             for p in e.values:
                 v = self.expr(p.value, env) if isinstance(p, ast.FormattedValue) else p.value
-                if v is UNKNOWN or (isinstance(p, ast.FormattedValue) and (p.conversion != -1 or p.format_spec)):
+                if not _concrete(v) or (isinstance(p, ast.FormattedValue) and (p.conversion != -1 or p.format_spec)):
                     return UNKNOWN
                 parts.append(str(v))
             return "".join(parts)
@@ -284,11 +370,8 @@ class Evaluator:
                 a, b = self.expr(e.body, env), self.expr(e.orelse, env)
                 return a if _same(a, b) else UNKNOWN
             return self.expr(e.body if t else e.orelse, env)
-        if isinstance(e, ast.BinOp) and type(e.op) in _ARITHMETIC:
-            left, right = self.expr(e.left, env), self.expr(e.right, env)
-            if not (_number(left) and _number(right)):
-                return UNKNOWN
-            return _ARITHMETIC[type(e.op)](left, right)  # (a division by zero: UNKNOWN, by expr)
+        if isinstance(e, ast.BinOp) and type(e.op) in _ELEMENTWISE:
+            return _binop(e.op, self.expr(e.left, env), self.expr(e.right, env))
         if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub) and _number(v := self.expr(e.operand, env)):
             return -v
         if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
@@ -316,6 +399,8 @@ class Evaluator:
             base, key = self.expr(e.value, env), self.expr(e.slice, env)
             if isinstance(base, Registry) and (key is UNKNOWN or key not in base):
                 return ANY_ENTRY  # one of the registry's functions, which one not known
+            if isinstance(base, Callee) and base.payload[0] == "table":
+                return Callee(("keep",))  # an item of a table of layers that keep the shape (engine/shapes.py)
             if base is UNKNOWN or key is UNKNOWN or isinstance(base, (Module, Tensor, Opaque)):
                 return UNKNOWN
             if isinstance(base, (tuple, list)) and not isinstance(key, (int, slice)):
@@ -332,18 +417,58 @@ class Evaluator:
         return isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "type" and \
             len(e.args) == 1 and self._is_self(e.args[0]) and self.global_value("type") is _BUILTIN
 
-    def _passes(self, e: ast.Call, env: dict) -> list:
-        """Record what the call passes (self.args); the values of its positional arguments."""
-        out = []
-        for a in [*e.args, *(kw.value for kw in e.keywords)]:
+    def _passes(self, e: ast.Call, env: dict) -> tuple[list, dict, str]:
+        """Record what the call passes (self.args); the values it passes by position (a starred tuple's items in
+        place) and by keyword, and whether it may pass more than those: "pos" (a `*args` not known: by position and
+        by keyword), "kw" (a `**kwargs`: by keyword), "" (no more)."""
+        args: list = []
+        kwargs: dict = {}
+        more = ""
+        for a in e.args:
             v = self.expr(a.value if isinstance(a, ast.Starred) else a, env)
-            if not isinstance(a, ast.Starred):
-                self.args.setdefault(("arg", a.lineno, a.col_offset, a.end_lineno, a.end_col_offset), []).append(v)
-            out.append(v)
-        return out[:len(e.args)]
+            if isinstance(a, ast.Starred):
+                if isinstance(v, (tuple, list)) and not more:
+                    args.extend(v)
+                else:
+                    more = "pos"  # (and the positions after it are not known)
+                continue
+            self.args.setdefault(("arg", a.lineno, a.col_offset, a.end_lineno, a.end_col_offset), []).append(v)
+            if not more:
+                args.append(v)
+        for kw in e.keywords:
+            v = self.expr(kw.value, env)
+            if kw.arg is None:
+                more = more or "kw"
+                continue
+            a = kw.value
+            self.args.setdefault(("arg", a.lineno, a.col_offset, a.end_lineno, a.end_col_offset), []).append(v)
+            kwargs[kw.arg] = v
+        return args, kwargs, more
+
+    def _callee(self, func: ast.expr, env: dict) -> Callee | None:
+        """The method, module attribute or project function a call calls, when `calls` knows it."""
+        if isinstance(func, ast.Attribute) and self._is_self(func.value):
+            v = env.get("self." + func.attr)
+            return v if isinstance(v, Callee) else self.calls.member(func.attr) if v is None else None
+        if isinstance(func, ast.Name):
+            if func.id in env:
+                return env[func.id] if isinstance(env[func.id], Callee) else None
+            return self.calls.function(func.id)
+        return None
 
     def _call(self, e: ast.Call, env: dict) -> Any:
-        passed = self._passes(e, env)
+        args, kwargs, more = self._passes(e, env)
+        if self.calls is not None and (callee := self._callee(e.func, env)) is not None:
+            return self.calls.call(callee, args, kwargs, more)
+        if isinstance(e.func, ast.Attribute) and e.func.attr in _FACTORIES and not more and \
+                isinstance(recv := self.expr(e.func.value, env), Module) and recv.name == "torch":
+            sizes = S.sized(args)  # `torch.ones((batch_size, seq_length), device=device)`
+            return Tensor(sizes) if sizes is not None else UNKNOWN
+        if isinstance(e.func, ast.Attribute) and e.func.attr in _TENSOR_METHODS and not more:
+            recv = self.expr(e.func.value, env)
+            if isinstance(recv, Tensor) or (recv is UNKNOWN and e.func.attr in _SHAPE_MAKERS):
+                return _tensor_method(recv, e.func.attr, args, kwargs)
+        passed = args
         if e.keywords or any(isinstance(a, ast.Starred) for a in e.args):
             return UNKNOWN
         if isinstance(e.func, ast.Name) and self.global_value(e.func.id) is _BUILTIN:
@@ -365,14 +490,15 @@ class Evaluator:
                 return len(args[0])
             if name in ("str", "int", "bool") and len(args) == 1 and _plain(args[0]):
                 return {"str": str, "int": int, "bool": bool}[name](args[0])
+            if name == "isinstance" and len(args) == 2 and _plain(args[0]) and isinstance(e.args[1], ast.Name) and \
+                    e.args[1].id in _PLAIN_TYPES and args[1] is _BUILTIN:
+                return isinstance(args[0], _PLAIN_TYPES[e.args[1].id])  # `isinstance(config.hidden_act, str)`
             return UNKNOWN
         if isinstance(e.func, ast.Attribute):
             recv = self.expr(e.func.value, env)
             args = passed
-            if recv is UNKNOWN or any(a is UNKNOWN for a in args):
+            if recv is UNKNOWN or any(a is UNKNOWN for a in args) or isinstance(recv, Tensor):
                 return UNKNOWN
-            if isinstance(recv, Tensor):
-                return _tensor_method(recv, e.func.attr, args)
             if isinstance(recv, Module) and recv.name == "re" and e.func.attr == "findall" and len(args) == 2 \
                     and all(isinstance(a, str) for a in args):
                 return re.findall(args[0], args[1])
@@ -382,8 +508,30 @@ class Evaluator:
         return UNKNOWN
 
 
-def _tensor_method(t: Tensor, name: str, args: list) -> Any:
-    """`t.size()`, `t.size(i)`, `t.dim()`, `t.ndimension()`, `t.numel()` of a tensor whose shape is known."""
+_FACTORIES = frozenset({"zeros", "ones", "empty", "rand", "randn"})  # torch.<name>(*sizes) (or one tuple of sizes)
+_SHAPE_MAKERS = frozenset({"view", "reshape", "expand"})  # (a tensor of the sizes given, whatever it is called on)
+_TENSOR_METHODS = S.KEEP_METHODS | _SHAPE_MAKERS | {"size", "dim", "ndimension", "numel", "transpose"}
+
+
+def _tensor_method(t: Any, name: str, args: list, kwargs: dict) -> Any:
+    """`t.size()`, `t.size(i)`, `t.dim()`, `t.ndimension()`, `t.numel()` of a tensor whose shape is known; the
+    tensor a method returns (engine/shapes.py): the same shape (`.to(dtype)`, `.contiguous()`), the sizes given
+    (`.view(b, n, -1)`, `.expand(b, n)`: also of a value not known, which these methods tell a tensor), the
+    sizes swapped (`.transpose(1, 2)`)."""
+    shape = t.shape if isinstance(t, Tensor) else None
+    if name in _SHAPE_MAKERS:
+        sizes = S.sized(args) if not kwargs else None
+        got = None if sizes is None else S.expanded(shape, sizes) if name == "expand" else S.viewed(shape, sizes)
+        return Tensor(got) if got is not None else UNKNOWN
+    if shape is None:
+        return UNKNOWN
+    if name in S.KEEP_METHODS:
+        return t
+    if name == "transpose" and len(args) == 2 and not kwargs:
+        got = S.transposed(shape, args[0], args[1])
+        return Tensor(got) if got is not None else UNKNOWN
+    if kwargs or any(a is UNKNOWN for a in args):
+        return UNKNOWN
     if name == "size" and not args:
         return t.shape
     if name == "size" and len(args) == 1 and type(args[0]) is int:
@@ -391,13 +539,12 @@ def _tensor_method(t: Tensor, name: str, args: list) -> Any:
     if name in ("dim", "ndimension") and not args:
         return len(t.shape)
     if name == "numel" and not args:
-        n = 1
-        for d in t.shape:
-            n *= d
-        return n
+        n = S.numel(t.shape)
+        return n if n is not None else UNKNOWN
     return UNKNOWN
 
 
+_PLAIN_TYPES = {"str": str, "int": int, "float": float, "bool": bool}
 _BUILTIN = object()  # what global_value answers for a builtin the module does not rebind
 BUILTIN = _BUILTIN
 
@@ -406,12 +553,36 @@ def _plain(v: Any) -> bool:
     return v is None or isinstance(v, (str, int, float, bool))
 
 
+def _concrete(v: Any) -> bool:
+    """A plain value, or a tuple/list of them: one that prints as the program would print it."""
+    return _plain(v) or (isinstance(v, (tuple, list)) and all(_concrete(x) for x in v))
+
+
 def _number(v: Any) -> bool:
     return isinstance(v, (int, float))  # (bool included: Python's arithmetic takes it as 0/1)
 
 
 _ARITHMETIC = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
                ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b}
+_ELEMENTWISE = {*_ARITHMETIC, ast.Div, ast.Pow}
+
+
+def _binop(op: ast.operator, left: Any, right: Any) -> Any:
+    """`left <op> right`: arithmetic of numbers, tuples joined (`size()[:-2] + (n,)`), and of a tensor the shape of
+    the result (broadcast: engine/shapes.py)."""
+    if isinstance(left, Tensor) or isinstance(right, Tensor):
+        a = left.shape if isinstance(left, Tensor) else () if _number(left) else None
+        b = right.shape if isinstance(right, Tensor) else () if _number(right) else None
+        got = S.broadcast(a, b) if a is not None and b is not None else None
+        return Tensor(got) if got is not None else UNKNOWN
+    if isinstance(op, ast.Add) and isinstance(left, tuple) and isinstance(right, tuple):
+        return left + right
+    if type(op) not in _ARITHMETIC or not (_number(left) and _number(right)):
+        return UNKNOWN
+    try:
+        return _ARITHMETIC[type(op)](left, right)
+    except Exception:  # noqa: BLE001 -- a division by zero: not known
+        return UNKNOWN
 
 
 def _join(a: dict | None, b: dict | None) -> dict | None:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import consteval as E
+from . import shapes as S
 from .nodes import leaves_early, walk
 from .summary import ClassSummary, FunctionSummary, ModuleSummary
 
@@ -87,6 +88,8 @@ def global_reader(arr, mod: ModuleSummary) -> Callable[[str], Any]:
         if b[0] != "ref" or not b[1]:
             return E.UNKNOWN
         q = b[1]
+        if q in S.KEEP_TABLES:
+            return E.Callee(("table", q))  # `ACT2FN[name]`: a layer that keeps the shape (engine/shapes.py)
         if arr.c.module(q, mod.path) is None and "." not in q:
             return E.Module(q)  # `import re`: a module outside the project, known by its name
         owner, _, attr = q.rpartition(".")

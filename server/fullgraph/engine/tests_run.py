@@ -16,17 +16,24 @@ inside a library only) through the reader of `self.<attr>` (Arrivals.self_attr_r
 calls run_test here: the function runs in engine/consteval.py with its parameters set from the walk's env (a tensor
 with a known shape: consteval.Tensor; another passed instance: consteval.OPAQUE, not None; a constant; else
 UNKNOWN), `self.<attr>` from the reader, `self.config.<field>` from what the constructions of the config class pass
-(Arrivals.field_value).  The run is done first with the values known for certain only, then with the defaults
-too: a test decided only by the second holds by default only.  A test the run does not reach (in a loop, a `with`,
-a `try`) or whose truth differs between the paths reaching it stays a condition.
+(Arrivals.field_value); the calls the run reaches return what running their callees returns (engine/called.py: the
+embeddings, helpers and layers a tensor passes through on the way to the test), and a `for` runs until what its
+iterations leave settles.  The run is done first with the values known for certain only, then with the defaults
+too: a test decided only by the second holds by default only.  A test the run does not reach (in a `while`, a
+`with`, a `try`) or whose truth differs between the paths reaching it stays a condition.
+
+An argument whose value the walk does not know, or a tensor whose shape it does not know, is what the caller's run
+passes (run_arg: "runarg" in Edge.vals), a tensor's shape as the fact ("shape", ...) when the run with the values
+known for certain computes it, ("dshape", ...) when only the run with the defaults does (param_value reads each in
+its run); a size not known is None in the facts.
 """
 from __future__ import annotations
 
-import ast
 from typing import Any, Callable
 
 from . import conditions_evaluated as C
 from . import consteval as E
+from .called import Calls, self_attr_of
 from .derived import def_node, global_reader
 from .summary import FunctionSummary, ModuleSummary
 
@@ -45,8 +52,11 @@ def param_value(got: tuple | None, certain: bool) -> Any:
     if isinstance(value, C.Instance):
         if value.q in ("", "?"):
             return E.UNKNOWN
-        shape = dict(f for f in value.facts if isinstance(f, tuple) and len(f) == 2).get("shape")
-        return E.Tensor(shape) if shape is not None else E.OPAQUE
+        facts = dict(f for f in value.facts if isinstance(f, tuple) and len(f) == 2)
+        # ("dshape": a shape the caller's run computes with the defaults too, run_arg; a size not known is None in
+        # the walk's facts, UNKNOWN to the evaluator)
+        shape = facts.get("shape", None if certain else facts.get("dshape"))
+        return E.Tensor(E.UNKNOWN if d is None else d for d in shape) if shape is not None else E.OPAQUE
     return value if _plain(value) else E.UNKNOWN
 
 
@@ -88,8 +98,9 @@ def run_arg(arr, fs: FunctionSummary, mod: ModuleSummary, self_q: str | None, at
             continue
         v = values[0]
         how = C.KNOWN if certain else C.DEFAULT
-        if isinstance(v, E.Tensor):
-            return C.Instance(C.TENSOR.q, frozenset({("shape", v.shape)})), how
+        if isinstance(v, E.Tensor):  # (its shape "dshape" when it holds by default only)
+            shape = tuple(None if d is E.UNKNOWN else d for d in v.shape)
+            return C.Instance(C.TENSOR.q, frozenset({("shape" if certain else "dshape", shape)})), how
         if _plain(v):
             return v, how
     return None
@@ -118,16 +129,9 @@ def _runs(arr, fs: FunctionSummary, mod: ModuleSummary, self_q: str | None, attr
 
 def _run(arr, fs, mod, node, self_q, attr_of, params: dict, names: list, stars: list, training,
          certain: bool) -> dict:
-    def self_attr(attr: str) -> Any:
-        got = training if attr == "training" and training is not None else attr_of(attr)
-        if got is None or (certain and got[1] != C.KNOWN):
-            return E.UNKNOWN
-        value = got[0]
-        if isinstance(value, C.Instance) and value.q not in ("", "?") and got[1] == C.KNOWN:
-            return E.Fields(lambda field: _field(arr, value.q, field, mod.path, certain))
-        return value if _plain(value) else E.UNKNOWN
-
-    ev = E.Evaluator(self_q.rpartition(".")[2] if self_q else None, self_attr, global_reader(arr, mod))
+    ev = E.Evaluator(self_q.rpartition(".")[2] if self_q else None,
+                     self_attr_of(arr, mod, attr_of, training, certain), global_reader(arr, mod))
+    ev.calls = Calls(arr, mod, self_q, attr_of, certain, training)  # (what the calls it reaches return)
     # (`self.<attr>` of a method only: a nested function's `self` parameter, GradientCheckpointingLayer's
     # `forward_with_checkpointing(self, ...)`, reads attributes code outside the class sets, such as
     # `gradient_checkpointing_enable()`'s `module.gradient_checkpointing = True`)
@@ -138,18 +142,6 @@ def _run(arr, fs, mod, node, self_q, attr_of, params: dict, names: list, stars: 
         env[names[0]] = E.UNKNOWN
     ev.block(node.body, env)
     return {**ev.operands, **ev.tests, **ev.args}  # (an "either" atom's position: the test's (line, column))
-
-
-def _field(arr, class_q: str, field: str, near: str, certain: bool) -> Any:
-    """`self.config.<field>`: what every construction of the config class passes (Arrivals.field_value)."""
-    memo = arr.c.memo.setdefault("tests_run_fields", {})  # (per generation: field_value reads the constructions)
-    key = (class_q, field, near)
-    if key not in memo:
-        memo[key] = arr.field_value(class_q, field, near)
-    got = memo[key]
-    if got is None or (certain and got[1] != C.KNOWN) or not _plain(got[0]):
-        return E.UNKNOWN
-    return got[0]
 
 
 def position(fs: FunctionSummary, at: tuple) -> tuple:
