@@ -21,7 +21,7 @@ from .attrs_seen import seen_absent, seen_init_value
 from .consteval import UNKNOWN
 from .derived import element_count, element_values, init_value, iterates, test_values
 from .tests_run import position as tests_position
-from .tests_run import run_arg, run_tests
+from .tests_run import run_arg, run_reached, run_tests
 from .fields_stored import field_stored
 from .globals_seen import NOT_KNOWN, module_value
 from .incremental import moved_function
@@ -457,12 +457,16 @@ class Arrivals:
         return hit[0].layout_results if hit is not None else ()
 
     def _config_field(self, cs: ClassSummary, mod: ModuleSummary, param: str, field: str) -> tuple | None:
-        """`self.x = config.field` in `__init__`: the field's default in the class of the object every
-        construction passes for `config` (a `LlamaConfig(...)` that leaves the field alone), by default
+        """`self.x = config.field` in `__init__`: the field of the object every construction passes for `config`,
+        as the constructions of its class give it (field_value: `BigBirdConfig(num_attention_heads=4)`, for
+        certain), else its default in that class (a `LlamaConfig(...)` that leaves the field alone), by default
         only; None when that is not known."""
         passed = self._ctor_passes(cs, mod, param)
         if passed is None or not isinstance(passed[0], C.Instance) or not passed[0].q or passed[1] != C.KNOWN:
             return None
+        got = self.field_value(passed[0].q, field, mod.path)
+        if got is not None:
+            return got
         got = self._field_default(passed[0].q, field, mod.path)
         return None if got is _NO_VALUE else (got, C.DEFAULT)
 
@@ -630,6 +634,20 @@ class Arrivals:
             return ("unknown",)
         return ("const", value) if how == C.KNOWN else ("dconst", value)
 
+    def _held_init_param(self, caller: str | None, attr: str, near: str) -> tuple[str, str] | None:
+        """(the `__init__`, its parameter) that `self.<attr>` holds in the method `caller`: the attribute the first
+        class of the MRO that binds it sets from an `__init__` parameter and nothing else stores
+        (ClassSummary.values ("init_param", p)); None otherwise."""
+        hit = self.r.function(caller or "", near)
+        if hit is None or hit[0].class_qualname is None:
+            return None
+        for cs, cmod in self.r.mro(hit[0].class_qualname, hit[1].path):
+            if attr in cs.values:
+                value = cs.values[attr]
+                init = cs.methods.get("__init__")
+                return (init, value[1]) if value[0] == "init_param" and init else None
+        return None
+
     def _never_runs(self, caller: str | None, near: str, _depth: int = 0) -> bool:
         """`caller` is the `__init__` of a followed library's class that nothing constructs
         (`Wav2Vec2ForPreTraining`), or that only such `__init__`s construct (BigBird's question-answering head, made
@@ -693,6 +711,13 @@ class Arrivals:
                 v = self._init_param_passed(site.caller, v[1], mod.path, _depth)
                 if v is None:
                     continue  # made in an __init__ that never runs
+            elif v is not None and v[0] == "selfattr" and _depth < 8 and \
+                    (held := self._held_init_param(site.caller, v[1], mod.path)) is not None:
+                # `BigBirdBlockSparseAttention(self.config, self.seed)` in a method: the object's own `__init__`
+                # parameter, as its class's constructions pass it
+                v = self._init_param_passed(held[0], held[1], mod.path, _depth)
+                if v is None:
+                    continue  # (a method of a class nothing constructs)
             if v is not None and v[0] == "kwarg":
                 # `Conv(..., heads=heads)` after `heads = kwargs.pop("heads", 1)`: what the callers put in `kwargs`
                 got = self._kwarg_passed(site.caller, v[1], mod.path, _depth + 1, ())
@@ -1173,6 +1198,12 @@ class SelfAttrs:
         values `env` gives its parameters, and whether certain; None when not decided."""
         got = run_tests(self.arr, self.fs, self.mod, self.self_q, self, env, self._runs)
         return got.get(tests_position(self.fs, at)) if got else None
+
+    def run_reached(self, wanted: list, env: dict) -> tuple[bool, bool] | None:
+        """Does the function, run on the values `env` gives its parameters, take each "run" test of `wanted`
+        ((position as conditions_recorded records it, truth)) its truth on its one definite path (tests_run.run_reached)?"""
+        return run_reached(self.arr, self.fs, self.mod, self.self_q, self, env, self._runs,
+                           [(tests_position(self.fs, at), want) for at, want in wanted])
 
     def env_written(self, key: str) -> bool:
         """Does a module of the project set the environment variable `key` (ModuleSummary.env_writes)?"""
