@@ -1410,6 +1410,75 @@ def test_a_size_a_followed_librarys_layers_carry_decides_the_branch(tmp_path, se
     assert _library_breaks(root) == ({("model.py", line)} if shown else set())
 
 
+# A loop over a sequence the run computes (`range(last + 1)` of a plan a helper builds with `list.append`) runs one
+# iteration per item, as Dynamo unrolls it: a branch some iteration takes is traced (BigBird's random-attention plan,
+# `if plan_num_rand_blocks[plan_idx] == 0: continue` ... in training), one no iteration takes is not.  Inside a
+# followed library a value read from the config's defaults decides by default only (a condition, hidden).
+LIB_PLAN = '''\
+import torch
+import torch.nn as nn
+
+
+class Config:
+    def __init__(self, block=2, rand=2):
+        self.block = block
+        self.rand = rand
+
+
+def plan(n, block, rand):
+    lengths, counts = [], []
+    if (2 * rand + 5) < n // block:
+        lengths.append((2 * rand + 5) * block)
+        counts.append(rand)
+    lengths.append(n)
+    counts.append(0)
+    return lengths, counts
+
+
+class Mixer(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.block = config.block
+        self.rand = config.rand
+
+    def forward(self, x):
+        batch, n, _ = x.size()
+        lengths, counts = plan(n, self.block, self.rand)
+        last = lengths.index(n)
+        for i in range(last + 1):
+            if counts[i] == 0:
+                continue
+            if i > 0:
+                print("later plan")
+            print("first plan")
+        return x * 2
+'''
+
+LIB_PLAN_SCRIPT = '''\
+import torch
+from fglib.mixer import Config, Mixer
+
+
+def main():
+    return torch.compile(Mixer(Config({args})))(torch.randn(2, 32, 8))
+'''
+
+
+@pytest.mark.parametrize("args, first, later", [
+    ("", "shown", "conditional"),  # (the defaults: the other iterations are not known for certain)
+    ("block=2, rand=2", "shown", None),
+    ("block=4, rand=2", None, None),  # (one plan length, no random blocks: every iteration continues)
+], ids=["defaults", "passed", "no-plan"])
+def test_an_iteration_of_a_loop_the_run_unrolls_decides_the_branch(tmp_path, args, first, later):
+    root = _library_project(tmp_path, {"mixer.py": LIB_PLAN}, LIB_PLAN_SCRIPT.format(args=args))
+    lines = {k: next(i for i, ln in enumerate(LIB_PLAN.splitlines(), 1) if f'print("{k} plan")' in ln)
+             for k in ("first", "later")}
+    want = sorted(("mixer.py", lines[k], "FG101", how == "conditional")
+                  for k, how in (("first", first), ("later", later)) if how is not None)
+    assert _library_findings(root) == want
+    assert _library_breaks(root) == ({("mixer.py", lines["first"])} if first else set())
+
+
 # A project function that picks the class by a constant it is passed (`make_block("quiet")`): only the classes of the
 # `return`s that constant reaches (Loud's break was shown although that call makes a Quiet).
 FACTORY_PICKED = '''\

@@ -237,6 +237,17 @@ def callee_env(vals: tuple | None, caller: Env, params: list[str], is_method: bo
     return env
 
 
+def _taken(conds: tuple, env: Env, self_attr) -> tuple:
+    """The "run" atoms of `conds` when the run of the function takes every one's wanted truth on its one definite
+    path (the reader's `run_reached`): `if plan_idx > 0:` then `if plan_num_rand_blocks[plan_idx] > 0:` in the
+    second iteration of `for plan_idx in range(2)`; () otherwise."""
+    runs = tuple(a for a in conds if a[0] == "expr" and isinstance(a[2], tuple) and a[2][0] == "run")
+    read = getattr(self_attr, "run_reached", None)
+    if not runs or read is None:
+        return ()
+    return runs if read([(a[2][1:], a[3]) for a in runs], env) is not None else ()
+
+
 def _ran(v: tuple, caller: Env, self_attr) -> tuple | None:
     """Edge.vals ("runarg", ...): what running the caller computes for the argument (the reader's `run_arg`), None
     when it does not tell.  A tensor the call passes for certain whose shape the run computes by default only is a
@@ -651,10 +662,13 @@ def describe(atom: tuple) -> str:
 
 def check(conds: tuple, env: Env, self_attr: Callable[[str], tuple | None],
           library: bool = False) -> tuple[str, ...] | None:
-    """None when the path is never traced; else the conditions (texts) it still depends on."""
+    """None when the path is never traced; else the conditions (texts) it still depends on.  The tests of the
+    function that the run on the walk's values takes on its one definite path (tests_run.run_reached: in some
+    iteration of a loop the run unrolls) hold together."""
     out: list[str] = []
+    taken = _taken(conds, env, self_attr)
     for atom in conds:
-        r = evaluate(atom, env, self_attr, library)
+        r = "true" if atom in taken else evaluate(atom, env, self_attr, library)
         if r == "false":
             return None
         if r != "true":

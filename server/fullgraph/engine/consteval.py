@@ -15,8 +15,11 @@ unknown test runs both and keeps what they agree on; a branch that returns or ra
 * // %`) is evaluated on numbers.  Inputs: the class name of `self`, `self.<attr>` values (a callback),
 module-level names (a callback: a registry's keys and functions, a module such as `re`), and what the caller puts
 in the locals (`Fields`: an object whose fields are read one by one).  With `calls` (engine/called.py), a call of a
-method, a module or a function of the project returns what running it returns, and a `for` runs its body until
-what the iterations leave settles (otherwise a loop makes what it assigns UNKNOWN).
+method, a module or a function of the project returns what running it returns, and a `for` over a sequence the
+run knows runs one iteration per item (as Dynamo unrolls it), over anything else its body until what the
+iterations leave settles (otherwise a loop makes what it assigns UNKNOWN).  `reached` holds the truths the tests
+take on the run's one definite path: the statements every run on these inputs executes (an unknown test forks the
+path: neither branch is on it; a loop that may run no iteration is not on it).
 """
 from __future__ import annotations
 
@@ -70,6 +73,34 @@ class Callee:
 
     def __hash__(self) -> int:
         return hash(("Callee", self.payload))
+
+
+class Array(tuple):
+    """A NumPy array of ints the run computes (`np.array(plan_from_length) // from_block_size`): an item by index
+    (a Scalar), arithmetic with a number item by item; not a tuple to anything else (its text, its truth, a
+    comparison)."""
+
+    def __getitem__(self, key):
+        got = tuple.__getitem__(self, key)
+        return Array(got) if isinstance(key, slice) else Scalar(got)
+
+
+class Scalar(int):
+    """A NumPy integer (an item of an Array, or what arithmetic makes of one): an int to the run (`range(1,
+    plan_block_length[0])`), a tensor to Dynamo, which traces NumPy through torch -- so never passed on to the walk
+    as a constant (tests_run.run_arg), and what it computes stays one."""
+
+
+def _scalar_op(name: str):
+    def op(self, other):
+        got = getattr(int, name)(self, other)
+        return Scalar(got) if type(got) is int else got
+    return op
+
+
+for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__floordiv__", "__rfloordiv__",
+              "__mod__", "__rmod__", "__neg__"):
+    setattr(Scalar, _name, _scalar_op(_name) if _name != "__neg__" else (lambda self: Scalar(-int(self))))
 
 
 class Opaque:
@@ -134,6 +165,13 @@ class Evaluator:
         self.args: dict[tuple, list] = {}
         # what a call of a method, a module or a function of the project returns (engine/called.py); None: not known
         self.calls: Any = None
+        # the run's one definite path: the statements every run on these inputs executes (no test not known before
+        # them, no loop that may run no iteration); the truths its tests and operands take on it, ((line, column,
+        # end line, end column), truth) -- a branch some iteration of an unrolled loop takes is in it
+        self.definite = True
+        self.reached: set[tuple] = set()
+        self._continued: list | None = None  # (the paths a `continue` ends, in the loop being run)
+        self._left = 0  # (how many paths a `return` or `continue` has ended)
 
     # ---- statements: env is a dict (a path that runs on) or None (a path that returned/raised)
 
@@ -180,6 +218,7 @@ class Evaluator:
             return got
         if isinstance(s, ast.Return):
             self.returned.append(self.expr(s.value, env) if s.value is not None else None)
+            self._left += 1
             return None
         if isinstance(s, ast.Raise):
             return None
@@ -187,18 +226,38 @@ class Evaluator:
             test = self.truth(s.test, env)
             self.tests.setdefault((s.test.lineno, s.test.col_offset), set()).add(test)
             self._operands(s.test, env, test)
+            if self.definite:
+                self._decided(s.test, env, test)
             if test is True:
                 return self.block(s.body, dict(env))
             if test is False:
                 return self.block(s.orelse, dict(env))
-            return _join(self.block(s.body, dict(env)), self.block(s.orelse, dict(env)))
+            definite, self.definite = self.definite, False  # (either branch may run)
+            left = self._left
+            a = self.block(s.body, dict(env))
+            left_a = self._left
+            b = self.block(s.orelse, dict(env))
+            # (after it, definite again unless a branch may leave the function or the iteration: one that only
+            # raises is not the run's, which the program makes without an exception)
+            self.definite = definite and (a is not None or left_a == left) and (b is not None or self._left == left_a)
+            return _join(a, b)
+        if isinstance(s, ast.Continue) and self._continued is not None:
+            self._continued.append(env)  # (the iteration ends here on this path)
+            self._left += 1
+            return None
         if isinstance(s, (ast.Expr, ast.Pass, ast.Assert, ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal)):
             if isinstance(s, ast.Expr):
                 if isinstance(s.value, ast.Call):
                     self._passes(s.value, env)
-                self._mutates(s.value, env)
+                if (grown := self._grown(s.value, env)) is not None:
+                    env[s.value.func.value.id] = grown  # `plan.append(n)` of a list the run knows
+                else:
+                    self._mutates(s.value, env)
             return env
-        # a loop, try, with, nested definition...: what it assigns is not known afterwards
+        # a loop, try, with, nested definition...: what it assigns is not known afterwards, nor whether what follows
+        # runs when it may leave the function or the iteration
+        if any(isinstance(n, (ast.Return, ast.Continue, ast.Break)) for n in _own_nodes(s)):
+            self.definite = False
         for node in walk(s):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 env[node.id] = UNKNOWN
@@ -214,39 +273,90 @@ class Evaluator:
         (`hidden_states = layer(hidden_states)`, each layer keeping its input's shape) is known in every one; None
         (the loop's stores made UNKNOWN, as before) when it does not settle in a few iterations or the body may
         leave an iteration early (`break`, `continue`)."""
-        if any(isinstance(n, (ast.Break, ast.Continue, ast.Yield, ast.YieldFrom)) for n in walk(s)):
+        if any(isinstance(n, (ast.Break, ast.Yield, ast.YieldFrom)) for n in walk(s)) or _hidden_continue(s.body):
             return None
-        element = self._element(s.iter, env)
+        items = self.expr(s.iter, env)
+        if isinstance(items, (tuple, list)) and len(items) <= _UNROLLED:
+            return self._unrolled(s, env, items)
+        element = self._element(s.iter, env, items)
         state = dict(env)
-        for _ in range(4):
-            inner = dict(state)
-            self.assign(s.target, element, inner)
-            after = _join(state, self.block(s.body, inner)) or state  # (every path leaving: as before the loop)
-            if after.keys() == state.keys() and \
-                    all(_same(after[k], state[k]) or (after[k] is UNKNOWN and state[k] is UNKNOWN) for k in state):
-                return after
-            state = after
-        for node in walk(s):  # (not settled: what the loop stores is not known, in the body too)
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                state[node.id] = UNKNOWN
-        inner = dict(state)
-        self.assign(s.target, UNKNOWN, inner)
-        self.block(s.body, inner)
-        return None
+        definite, self.definite = self.definite, False  # (it may run no iteration)
+        try:
+            for _ in range(4):
+                after = _join(state, self._iteration(s, state, element)) or state  # (every path leaving: as before)
+                if after.keys() == state.keys() and \
+                        all(_same(after[k], state[k]) or (after[k] is UNKNOWN and state[k] is UNKNOWN) for k in state):
+                    return after
+                state = after
+            for node in walk(s):  # (not settled: what the loop stores is not known, in the body too)
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                    state[node.id] = UNKNOWN
+            self._iteration(s, state, UNKNOWN)
+            return None
+        finally:
+            self.definite = definite
 
-    def _element(self, iterable: ast.expr, env: dict) -> Any:
-        """What each iteration of a `for` over `iterable` takes: a module of a list of modules (`self.layer`), an
-        item every item of a tuple equals; UNKNOWN otherwise."""
+    def _unrolled(self, s: ast.For, env: dict, items) -> dict | None:
+        """`for x in <a sequence the run knows>:` (`range(max_plan_idx + 1)`, a tuple), one iteration per item, as
+        Dynamo unrolls it: the state each leaves is the next one's."""
+        state: dict | None = env
+        for item in items:
+            state = self._iteration(s, state, item)
+            if state is None:
+                return None  # (every path returned or raised)
+        return state
+
+    def _iteration(self, s: ast.For, state: dict, element: Any) -> dict | None:
+        """One run of the loop's body with its target bound to `element`: the state it leaves, the paths a
+        `continue` ended joined in."""
+        inner = dict(state)
+        self.assign(s.target, element, inner)
+        outer, self._continued = self._continued, []
+        try:
+            end = self.block(s.body, inner)
+            for ended in self._continued:
+                end = _join(end, ended)
+            return end
+        finally:
+            self._continued = outer
+
+    def _element(self, iterable: ast.expr, env: dict, items: Any) -> Any:
+        """What each iteration of a `for` over `iterable` (whose value is `items`) takes: a module of a list of
+        modules (`self.layer`); UNKNOWN otherwise."""
         if isinstance(iterable, ast.Attribute) and self._is_self(iterable.value) and \
                 "self." + iterable.attr not in env:
             return self.calls.elements(iterable.attr)
         if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate" \
                 and len(iterable.args) == 1 and not iterable.keywords and self.global_value("enumerate") is _BUILTIN:
-            return (UNKNOWN, self._element(iterable.args[0], env))  # `for i, layer in enumerate(self.layers)`
-        items = self.expr(iterable, env)
-        if isinstance(items, (tuple, list)) and items and all(_same(x, items[0]) for x in items):
-            return items[0]
+            return (UNKNOWN, self._element(iterable.args[0], env, UNKNOWN))  # `for i, layer in enumerate(self.layers)`
         return UNKNOWN
+
+    def _decided(self, e: ast.expr, env: dict, truth: bool | None) -> None:
+        """Record on the definite path the truth a test takes and those of the `and`/`or`/`not` operands Python
+        evaluates to reach it (up to the first that decides it)."""
+        if truth is None:
+            return
+        self.reached.add(((e.lineno, e.col_offset, e.end_lineno, e.end_col_offset), truth))
+        if isinstance(e, ast.BoolOp):
+            for v in e.values:
+                t = self.truth(v, env)
+                self._decided(v, env, t)
+                if t is None or t is isinstance(e.op, ast.Or):
+                    break
+        elif isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
+            self._decided(e.operand, env, not truth)
+
+    def _grown(self, e: ast.expr, env: dict) -> list | None:
+        """`names.append(x)` / `names.extend(xs)` of a local list the run knows: the list it becomes (a new one:
+        the values a run holds are not changed in place)."""
+        if not (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in ("append", "extend")
+                and isinstance(e.func.value, ast.Name) and isinstance(env.get(e.func.value.id), list)
+                and len(e.args) == 1 and not e.keywords and not isinstance(e.args[0], ast.Starred)):
+            return None
+        v = self.expr(e.args[0], env)
+        if e.func.attr == "append":
+            return [*env[e.func.value.id], v]
+        return [*env[e.func.value.id], *v] if isinstance(v, (tuple, list)) else None
 
     def _operands(self, e: ast.expr, env: dict, truth: bool | None) -> None:
         """Record the truth of a test and of its `and`/`or`/`not` operands (each evaluated on its own: they
@@ -290,8 +400,8 @@ class Evaluator:
         v = self.expr(e, env)
         if v is UNKNOWN or isinstance(v, (Module, Registry)):
             return None if v is UNKNOWN else True
-        if isinstance(v, (Tensor, Opaque, Callee)):
-            return None  # (a tensor's truth is its data's; an object's, its class's)
+        if isinstance(v, (Tensor, Opaque, Callee, Array)):
+            return None  # (a tensor's truth is its data's; an object's, its class's; an array's, ambiguous)
         try:
             return bool(v)
         except Exception:  # noqa: BLE001 -- an object whose truth is not plain
@@ -367,7 +477,9 @@ class Evaluator:
         if isinstance(e, ast.IfExp):
             t = self.truth(e.test, env)
             if t is None:
+                definite, self.definite = self.definite, False  # (either branch may run)
                 a, b = self.expr(e.body, env), self.expr(e.orelse, env)
+                self.definite = definite
                 return a if _same(a, b) else UNKNOWN
             return self.expr(e.body if t else e.orelse, env)
         if isinstance(e, ast.BinOp) and type(e.op) in _ELEMENTWISE:
@@ -490,6 +602,9 @@ class Evaluator:
                 return len(args[0])
             if name in ("str", "int", "bool") and len(args) == 1 and _plain(args[0]):
                 return {"str": str, "int": int, "bool": bool}[name](args[0])
+            if name == "range" and 1 <= len(args) <= 3 and all(type(a) in (int, Scalar) for a in args) and \
+                    len(r := range(*args)) <= _UNROLLED:
+                return tuple(r)  # (its items: a loop over it runs one iteration each)
             if name == "isinstance" and len(args) == 2 and _plain(args[0]) and isinstance(e.args[1], ast.Name) and \
                     e.args[1].id in _PLAIN_TYPES and args[1] is _BUILTIN:
                 return isinstance(args[0], _PLAIN_TYPES[e.args[1].id])  # `isinstance(config.hidden_act, str)`
@@ -499,6 +614,11 @@ class Evaluator:
             args = passed
             if recv is UNKNOWN or any(a is UNKNOWN for a in args) or isinstance(recv, Tensor):
                 return UNKNOWN
+            if isinstance(recv, (tuple, list)) and e.func.attr == "index" and len(args) == 1 and _plain(args[0]):
+                return recv.index(args[0])  # `plan_from_length.index(from_seq_length)` (not there: UNKNOWN, by expr)
+            if isinstance(recv, Module) and recv.name == "numpy" and e.func.attr == "array" and len(args) == 1 and \
+                    isinstance(args[0], (tuple, list)) and all(type(x) in (int, Scalar) for x in args[0]):
+                return Array(args[0])  # `np.array(plan_from_length)`
             if isinstance(recv, Module) and recv.name == "re" and e.func.attr == "findall" and len(args) == 2 \
                     and all(isinstance(a, str) for a in args):
                 return re.findall(args[0], args[1])
@@ -544,6 +664,39 @@ def _tensor_method(t: Any, name: str, args: list, kwargs: dict) -> Any:
     return UNKNOWN
 
 
+def _hidden_continue(body: list) -> bool:
+    """A `continue` of this loop inside a statement the evaluator does not run (a `with`, a `try`): where the
+    iteration ends is not known."""
+    for st in body:
+        if isinstance(st, ast.If) and (_hidden_continue(st.body) or _hidden_continue(st.orelse)):
+            return True
+        if isinstance(st, (ast.With, ast.AsyncWith, ast.Try, getattr(ast, "TryStar", ast.Try), ast.Match)) and \
+                any(isinstance(n, ast.Continue) for n in _loop_own(st)):
+            return True
+    return False
+
+
+def _loop_own(s: ast.stmt):
+    """The nodes of a statement outside the loops and functions it holds."""
+    stack = [s]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(c for c in ast.iter_child_nodes(node) if not isinstance(
+            c, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)))
+
+
+def _own_nodes(s: ast.stmt):
+    """The nodes of a statement, not those of the functions and classes it defines."""
+    stack = [s]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(c for c in ast.iter_child_nodes(node)
+                     if not isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)))
+
+
+_UNROLLED = 64  # a loop over a sequence the run knows is run one iteration per item up to this many items
 _PLAIN_TYPES = {"str": str, "int": int, "float": float, "bool": bool}
 _BUILTIN = object()  # what global_value answers for a builtin the module does not rebind
 BUILTIN = _BUILTIN
@@ -555,7 +708,7 @@ def _plain(v: Any) -> bool:
 
 def _concrete(v: Any) -> bool:
     """A plain value, or a tuple/list of them: one that prints as the program would print it."""
-    return _plain(v) or (isinstance(v, (tuple, list)) and all(_concrete(x) for x in v))
+    return _plain(v) or (isinstance(v, (tuple, list)) and not isinstance(v, Array) and all(_concrete(x) for x in v))
 
 
 def _number(v: Any) -> bool:
@@ -570,6 +723,15 @@ _ELEMENTWISE = {*_ARITHMETIC, ast.Div, ast.Pow}
 def _binop(op: ast.operator, left: Any, right: Any) -> Any:
     """`left <op> right`: arithmetic of numbers, tuples joined (`size()[:-2] + (n,)`), and of a tensor the shape of
     the result (broadcast: engine/shapes.py)."""
+    if isinstance(left, Array) or isinstance(right, Array):
+        if isinstance(left, Array) and isinstance(right, Array) and len(left) == len(right) and \
+                type(op) in _ARITHMETIC:
+            return _items(op, left, right)
+        if isinstance(left, Array) and _number(right) and type(op) in _ARITHMETIC:
+            return _items(op, left, [right] * len(left))
+        if isinstance(right, Array) and _number(left) and type(op) in _ARITHMETIC:
+            return _items(op, [left] * len(right), right)
+        return UNKNOWN
     if isinstance(left, Tensor) or isinstance(right, Tensor):
         a = left.shape if isinstance(left, Tensor) else () if _number(left) else None
         b = right.shape if isinstance(right, Tensor) else () if _number(right) else None
@@ -583,6 +745,15 @@ def _binop(op: ast.operator, left: Any, right: Any) -> Any:
         return _ARITHMETIC[type(op)](left, right)
     except Exception:  # noqa: BLE001 -- a division by zero: not known
         return UNKNOWN
+
+
+def _items(op: ast.operator, left, right) -> Any:
+    """An Array's items each with a number (a division by zero: UNKNOWN)."""
+    try:
+        got = [_ARITHMETIC[type(op)](x, y) for x, y in zip(left, right)]
+    except Exception:  # noqa: BLE001
+        return UNKNOWN
+    return Array(int(x) for x in got) if all(isinstance(x, int) for x in got) else UNKNOWN
 
 
 def _join(a: dict | None, b: dict | None) -> dict | None:

@@ -26,6 +26,10 @@ An argument whose value the walk does not know, or a tensor whose shape it does 
 passes (run_arg: "runarg" in Edge.vals), a tensor's shape as the fact ("shape", ...) when the run with the values
 known for certain computes it, ("dshape", ...) when only the run with the defaults does (param_value reads each in
 its run); a size not known is None in the facts.
+
+A site under tests that are each true on some iteration of a loop the run unrolls is traced when the run takes all
+of them on its one definite path (run_reached; conditions_evaluated.check): `if plan_idx > 0:` then `if
+plan_num_rand_blocks[plan_idx] > 0:` for `plan_idx` in `range(2)`.
 """
 from __future__ import annotations
 
@@ -39,7 +43,14 @@ from .summary import FunctionSummary, ModuleSummary
 
 
 def _plain(v: Any) -> bool:
-    return v is None or isinstance(v, (str, int, float, bool))
+    """A value the walk's env and the evaluator hold alike: a constant, or a tuple of them (a list the caller's run
+    computes is passed as a tuple: `plan_from_length`, which the callee reads)."""
+    return _constant(v) or (type(v) in (tuple, list) and all(_constant(x) for x in v))
+
+
+def _constant(v: Any) -> bool:
+    """(not a NumPy integer the run computed, which Dynamo traces as a tensor: consteval.Scalar)"""
+    return v is None or (isinstance(v, (str, int, float, bool)) and not isinstance(v, E.Scalar))
 
 
 def param_value(got: tuple | None, certain: bool) -> Any:
@@ -80,7 +91,7 @@ def run_tests(arr, fs: FunctionSummary, mod: ModuleSummary, self_q: str | None,
     out = {}
     for certain, got in zip((True, False), runs):
         for at, truths in got.items():
-            if at[0] != "arg" and at not in out and len(truths) == 1 and None not in truths:
+            if at[0] not in ("arg", "reached") and at not in out and len(truths) == 1 and None not in truths:
                 out[at] = (next(iter(truths)), certain)
     return out
 
@@ -102,7 +113,20 @@ def run_arg(arr, fs: FunctionSummary, mod: ModuleSummary, self_q: str | None, at
             shape = tuple(None if d is E.UNKNOWN else d for d in v.shape)
             return C.Instance(C.TENSOR.q, frozenset({("shape" if certain else "dshape", shape)})), how
         if _plain(v):
-            return v, how
+            return (tuple(v) if isinstance(v, list) else v), how
+    return None
+
+
+def run_reached(arr, fs: FunctionSummary, mod: ModuleSummary, self_q: str | None,
+                attr_of: Callable[[str], tuple | None], env: dict, memo: dict, wanted: list) -> bool | None:
+    """Does the run of `fs` on `env` take each test (or operand) of `wanted`, ((line, column, end line, end column),
+    truth) absolute, its truth on its one definite path (consteval.Evaluator.reached: a path every run on these
+    values takes, an unrolled loop's iterations included)?  (True, certain) -- then a site under those tests is
+    traced, in some iteration -- or None."""
+    runs = _runs(arr, fs, mod, self_q, attr_of, env, memo)
+    for certain, got in zip((True, False), runs or ()):
+        if all(w in got[("reached",)] for w in wanted):
+            return True, certain
     return None
 
 
@@ -141,7 +165,8 @@ def _run(arr, fs, mod, node, self_q, attr_of, params: dict, names: list, stars: 
     if fs.is_method and names:
         env[names[0]] = E.UNKNOWN
     ev.block(node.body, env)
-    return {**ev.operands, **ev.tests, **ev.args}  # (an "either" atom's position: the test's (line, column))
+    # (an "either" atom's position: the test's (line, column))
+    return {**ev.operands, **ev.tests, **ev.args, ("reached",): frozenset(ev.reached)}
 
 
 def position(fs: FunctionSummary, at: tuple) -> tuple:
