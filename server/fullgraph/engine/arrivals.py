@@ -464,11 +464,10 @@ class Arrivals:
         passed = self._ctor_passes(cs, mod, param)
         if passed is None or not isinstance(passed[0], C.Instance) or not passed[0].q or passed[1] != C.KNOWN:
             return None
-        got = self.field_value(passed[0].q, field, mod.path)
-        if got is not None:
-            return got
         got = self._field_default(passed[0].q, field, mod.path)
-        return None if got is _NO_VALUE else (got, C.DEFAULT)
+        if got is not _NO_VALUE:
+            return got, C.DEFAULT
+        return self.field_value(passed[0].q, field, mod.path)  # (a construction passes it)
 
     def attr_classes(self, class_q: str, attr: str, near: str) -> list[str]:
         """The classes `<instance of class_q>.<attr>` may hold: what the class assigns to it, or the instance
@@ -856,7 +855,14 @@ class Arrivals:
         """`<obj>.<field>` of the instances of class_q the program constructs (a config object): (value, KNOWN) when
         every construction passes the field the same constant, (its default, DEFAULT) when they leave it; None when
         not known: a construction passes it otherwise, by position, through `**kwargs` or with a keyword the class
-        does not declare (an alias, maybe), or code may store the field after (engine/fields_stored.py)."""
+        does not declare (an alias, maybe), or code may store the field after (engine/fields_stored.py).
+        (Memoised per generation for the outermost reads: every attribute a layer sets from its config asks.)"""
+        if _depth == 0:
+            return self.c.memoised("field_value", (class_q, field, near),
+                                   lambda: self._field_value(class_q, field, near, 0), None)
+        return self._field_value(class_q, field, near, _depth)
+
+    def _field_value(self, class_q: str, field: str, near: str, _depth: int) -> tuple | None:
         c = self.r.class_(class_q, near)
         if c is None or _depth >= 8:
             return None

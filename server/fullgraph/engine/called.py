@@ -122,11 +122,15 @@ class Calls:
         """`self.<name>` as the object's class's own `__init__` leaves it, run on what the constructions of the class
         pass (with the defaults): a module it constructs, an item of a table of layers (`ACT2FN[...]`); None when
         not known, or when `__init__` calls a method of the object (which may set it) or does not set it."""
-        key = ("init", self.self_q, name, self.mod.path, _key(self.training))
+        key = ("init", self.self_q, self.mod.path, _key(self.training))
         memo = self.arr.c.memo.setdefault("called_runs", {})
-        if key in memo:
-            return memo[key]
-        memo[key] = None
+        if key not in memo:
+            memo[key] = None
+            memo[key] = self._init_run()
+        return memo[key].get("self." + name) if memo[key] is not None else None
+
+    def _init_run(self) -> dict | None:
+        """The locals (and "self.<attr>") the object's class's own `__init__` leaves, as _init_made reads them."""
         r = self.arr.r
         hit = r.find_method(self.self_q, "__init__", self.mod.path)
         owner = r.class_(self.self_q, self.mod.path)
@@ -144,9 +148,7 @@ class Calls:
         ev.calls = Calls(self.arr, fmod, None, None, False, self.training, self.depth + 1, self.shared)
         env = {a.arg: inputs(a.arg) if i else E.UNKNOWN
                for i, a in enumerate([*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs])}
-        end = ev.block(node.body, env)
-        memo[key] = end.get("self." + name) if end is not None else None
-        return memo[key]
+        return ev.block(node.body, env)
 
     def elements(self, attr: str) -> Any:
         """What `for m in self.<attr>:` takes: a module of the classes the list holds, UNKNOWN when not known."""
