@@ -252,8 +252,12 @@ def _ran(v: tuple, caller: Env, self_attr) -> tuple | None:
     """Edge.vals ("runarg", ...): what running the caller computes for the argument (the reader's `run_arg`), None
     when it does not tell.  A tensor the call passes for certain whose shape the run computes by default only is a
     tensor for certain (its facts tell the shape's certainty: tests_run.param_value)."""
-    if v[0] != "runarg" or (read := getattr(self_attr, "run_arg", None)) is None or \
-            (got := read(v[1:5], caller)) is None:
+    if v[0] != "runarg" or (read := getattr(self_attr, "run_arg", None)) is None:
+        return None
+    if len(v) > 5 and not getattr(self_attr, "lib", False):
+        return None  # (a tensor in the user's code: its shape is run for inside a followed library only, where
+        # models carry the script's tensors through their layers -- a run per call on every keystroke otherwise)
+    if (got := read(v[1:5], caller)) is None:
         return None
     return (got[0], KNOWN) if len(v) > 5 and isinstance(got[0], Instance) else got
 
