@@ -268,11 +268,13 @@ class Evaluator:
         return env
 
     def _loop(self, s: ast.For, env: dict) -> dict | None:
-        """`for x in ...:` run as its iterations run: the body again on what the iterations before it leave (joined
-        with the state before the loop) until that state no longer changes, so that a value each iteration keeps
-        (`hidden_states = layer(hidden_states)`, each layer keeping its input's shape) is known in every one; None
-        (the loop's stores made UNKNOWN, as before) when it does not settle in a few iterations or the body may
-        leave an iteration early (`break`, `continue`)."""
+        """`for x in ...:` run as its iterations run: over a sequence the run knows, one iteration per item
+        (_unrolled); else the body again on what the iterations before it leave (joined with the state before the
+        loop) until that state no longer changes, so that a value each iteration keeps (`hidden_states =
+        layer(hidden_states)`, each layer keeping its input's shape) is known in every one.  A `continue` ends its
+        path's iteration.  None (the loop's stores made UNKNOWN, as before) when it does not settle in a few
+        iterations, the body may leave the loop (`break`), or a `continue` sits in a statement the evaluator does
+        not run (a `with`, a `try`)."""
         if any(isinstance(n, (ast.Break, ast.Yield, ast.YieldFrom)) for n in walk(s)) or _hidden_continue(s.body):
             return None
         items = self.expr(s.iter, env)
