@@ -1479,6 +1479,29 @@ def test_an_iteration_of_a_loop_the_run_unrolls_decides_the_branch(tmp_path, arg
     assert _library_breaks(root) == ({("mixer.py", lines["first"])} if first else set())
 
 
+def test_a_later_iterations_break_is_hidden_behind_the_first_iterations(tmp_path):
+    """The first iteration breaks (unresumably: inside the `for`) at a later line than the second iteration's branch:
+    Dynamo runs the rest of the function uncompiled and never traces the second iteration's break, which is held
+    "only when the graph break at line N is fixed" (engine/frames.py ordered the breaks by line: it was shown, and
+    the one Dynamo meets held behind it)."""
+    code = LIB_PLAN.replace("""            if counts[i] == 0:
+                continue
+            if i > 0:
+                print("later plan")
+""", """            if i > 0:
+                print("later plan")
+            if counts[i] == 0:
+                continue
+""")
+    root = _library_project(tmp_path, {"mixer.py": code}, LIB_PLAN_SCRIPT.format(args="block=2, rand=2"))
+    lines = {k: next(i for i, ln in enumerate(code.splitlines(), 1) if f'print("{k} plan")' in ln)
+             for k in ("first", "later")}
+    assert lines["later"] < lines["first"]
+    assert _library_findings(root) == sorted([("mixer.py", lines["first"], "FG101", False),
+                                              ("mixer.py", lines["later"], "FG101", True)])
+    assert _library_breaks(root) == {("mixer.py", lines["first"])}
+
+
 # A project function that picks the class by a constant it is passed (`make_block("quiet")`): only the classes of the
 # `return`s that constant reaches (Loud's break was shown although that call makes a Quiet).
 FACTORY_PICKED = '''\

@@ -1205,7 +1205,7 @@ class SelfAttrs:
         got = run_tests(self.arr, self.fs, self.mod, self.self_q, self, env, self._runs)
         return got.get(tests_position(self.fs, at)) if got else None
 
-    def run_reached(self, wanted: list, env: dict) -> tuple[bool, bool] | None:
+    def run_reached(self, wanted: list, env: dict) -> tuple | None:
         """Does the function, run on the values `env` gives its parameters, take each "run" test of `wanted`
         ((position as conditions_recorded records it, truth)) its truth on its one definite path (tests_run.run_reached)?"""
         return run_reached(self.arr, self.fs, self.mod, self.self_q, self, env, self._runs,

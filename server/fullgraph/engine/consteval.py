@@ -169,7 +169,7 @@ class Evaluator:
         # them, no loop that may run no iteration); the truths its tests and operands take on it, ((line, column,
         # end line, end column), truth) -- a branch some iteration of an unrolled loop takes is in it
         self.definite = True
-        self.reached: set[tuple] = set()
+        self.reached: dict[tuple, int] = {}  # (-> the order in which the definite path first takes each)
         self._continued: list | None = None  # (the paths a `continue` ends, in the loop being run)
         self._left = 0  # (how many paths a `return` or `continue` has ended)
 
@@ -338,7 +338,7 @@ class Evaluator:
         evaluates to reach it (up to the first that decides it)."""
         if truth is None:
             return
-        self.reached.add(((e.lineno, e.col_offset, e.end_lineno, e.end_col_offset), truth))
+        self.reached.setdefault(((e.lineno, e.col_offset, e.end_lineno, e.end_col_offset), truth), len(self.reached))
         if isinstance(e, ast.BoolOp):
             for v in e.values:
                 t = self.truth(v, env)

@@ -292,6 +292,7 @@ class FindingsPass:
             facts.own.append((site.span.start.line, site.block, C.merge(r.cond, when),
                               (rule, site.span, site.message, {**data, "stmt": site.stmt})))
             facts.conds.setdefault(site.span.start.line, site.conds)
+            facts.ordered(site.span.start.line, C.first_taken(site.conds, r.env, attr_of))
 
     def _edges(self, r: Reached, facts: FrameFacts, attr_of: Callable, ctx: WalkContext, rules: list,
                place: Callable) -> None:
@@ -354,8 +355,11 @@ class FindingsPass:
 def _joined_facts(a: FrameFacts, b: FrameFacts) -> FrameFacts:
     """One function's facts as reached with two classes of `self`: the first's path, the breaks and calls of
     both."""
-    return FrameFacts(a.name, a.params, a.path, a.steps, a.comprehensions, [*a.own, *b.own], [*a.calls, *b.calls],
-                      [*a.with_calls, *b.with_calls], {**b.conds, **a.conds})
+    out = FrameFacts(a.name, a.params, a.path, a.steps, a.comprehensions, [*a.own, *b.own], [*a.calls, *b.calls],
+                     [*a.with_calls, *b.with_calls], {**b.conds, **a.conds}, dict(a.order))
+    for line, when in b.order.items():
+        out.ordered(line, when)
+    return out
 
 
 def _make(rule, path, span, message, severity, root: RootRecord, path_steps, data=None,

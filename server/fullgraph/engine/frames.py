@@ -45,6 +45,16 @@ class FrameFacts:
     # line -> the Cond atoms of the `if`s around what is there (Site.conds, Edge.conds): which breaks
     # lie on paths that exclude each other
     conds: dict = field(default_factory=dict)
+    # line -> where the run's one definite path first traces what is there (conditions_evaluated.first_taken: (the
+    # run, the place)), None when two paths disagree: the order a loop's iterations meet breaks in
+    order: dict = field(default_factory=dict)
+
+    def ordered(self, line: int, when: tuple | None) -> None:
+        """Record `when` (first_taken) for `line`; two different ones: not known."""
+        if line in self.order and self.order[line] != when:
+            self.order[line] = None
+        else:
+            self.order[line] = when
 
     def apart(self, a: int, b: int) -> bool:
         """Lines `a` and `b` lie on branches of one `if` that exclude each other."""
@@ -132,17 +142,39 @@ class Frames:
         from there: what follows the unresumable break is hidden (a possible break between the two is resumed
         from too when it happens)."""
         first = self.first_unresumable(q)
-        if first is None or first[1]:
-            return None
-        line, _, resumed_at = first
+        later = self._traced_later(q)
         facts = self.facts[q]
+        if first is None or first[1] or (later is not None and self._met_after(facts, first[0], later[0])):
+            return later  # (the first break by line is met later on the run's path: a later iteration's)
+        line, _, resumed_at = first
         own = {ln for ln, _b, _w, _p in facts.own if ln != line}
+        later = later[1] if later is not None and later[0] == line else set()
         if resumed_at is not None:
-            return line, {ln for ln in own if ln > line}
+            return line, {ln for ln in own if ln > line} | later
         if len(facts.steps) <= 1:
             return line, own
         points = sorted({p[0] for p in self.points(q)})
-        return line, {ln for ln in own if any(p < ln and not facts.apart(p, ln) for p in points)}
+        return line, {ln for ln in own if any(p < ln and not facts.apart(p, ln) for p in points)} | later
+
+    @staticmethod
+    def _met_after(facts: FrameFacts, a: int, b: int) -> bool:
+        """Does the run's definite path first meet line `a` after line `b` (both ordered, in the same run)?"""
+        oa, ob = facts.order.get(a), facts.order.get(b)
+        return oa is not None and ob is not None and oa[0] == ob[0] and (oa[1] > ob[1] or (oa[1] == ob[1] and a > b))
+
+    def _traced_later(self, q: str) -> tuple[int, set[int]] | None:
+        """(line of the first certain unresumable break the run's definite path meets, the own findings that path
+        meets after it, whatever their lines): a loop's later iterations (BigBird's plan loop breaks at
+        `int(np.sum(...))` in its first iteration; the `range()`s of its second never run compiled), or a branch
+        after the break's in the same one.  None when the order is not known."""
+        facts = self.facts[q]
+        certain = [(facts.order[ln], ln) for ln, block, when in self.points(q)
+                   if block is not None and not when and facts.order.get(ln) is not None]
+        if not certain or len({c[0][0] for c in certain}) > 1:
+            return None  # (none, or orders of two runs: paths the walk took with other values)
+        at, line = min(certain, key=lambda c: (c[0][1], c[1]))
+        # (met first after the same test as the break: later in the same stretch of code, by line)
+        return line, {ln for ln, _b, _w, _p in facts.own if ln != line and self._met_after(facts, ln, line)}
 
     def comprehension_frames(self, q: str):
         """(span, condition, break line) of each comprehension Dynamo compiles as a frame of its own

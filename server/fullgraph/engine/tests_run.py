@@ -118,15 +118,17 @@ def run_arg(arr, fs: FunctionSummary, mod: ModuleSummary, self_q: str | None, at
 
 
 def run_reached(arr, fs: FunctionSummary, mod: ModuleSummary, self_q: str | None,
-                attr_of: Callable[[str], tuple | None], env: dict, memo: dict, wanted: list) -> bool | None:
+                attr_of: Callable[[str], tuple | None], env: dict, memo: dict, wanted: list) -> tuple | None:
     """Does the run of `fs` on `env` take each test (or operand) of `wanted`, ((line, column, end line, end column),
     truth) absolute, its truth on its one definite path (consteval.Evaluator.reached: a path every run on these
-    values takes, an unrolled loop's iterations included)?  (True, certain) -- then a site under those tests is
-    traced, in some iteration -- or None."""
+    values takes, an unrolled loop's iterations included)?  (certain, when) -- then a site under those tests is
+    traced, in some iteration, first at `when`: (the run, the place on its path of the last of those tests to be
+    taken), comparable with another site's of the same run -- or None."""
     runs = _runs(arr, fs, mod, self_q, attr_of, env, memo)
     for certain, got in zip((True, False), runs or ()):
-        if all(w in got[("reached",)] for w in wanted):
-            return True, certain
+        reached = got[("reached",)]
+        if all(w in reached for w in wanted):
+            return certain, (id(reached), max((reached[w] for w in wanted), default=-1))
     return None
 
 
@@ -166,7 +168,7 @@ def _run(arr, fs, mod, node, self_q, attr_of, params: dict, names: list, stars: 
         env[names[0]] = E.UNKNOWN
     ev.block(node.body, env)
     # (an "either" atom's position: the test's (line, column))
-    return {**ev.operands, **ev.tests, **ev.args, ("reached",): frozenset(ev.reached)}
+    return {**ev.operands, **ev.tests, **ev.args, ("reached",): ev.reached}
 
 
 def position(fs: FunctionSummary, at: tuple) -> tuple:
