@@ -33,6 +33,7 @@ plan_num_rand_blocks[plan_idx] > 0:` for `plan_idx` in `range(2)`.
 """
 from __future__ import annotations
 
+import itertools
 from typing import Any, Callable
 
 from . import conditions_evaluated as C
@@ -40,6 +41,9 @@ from . import consteval as E
 from .called import Calls, self_attr_of
 from .derived import def_node, global_reader
 from .summary import FunctionSummary, ModuleSummary
+
+
+_RUNS = itertools.count()  # (a number per run: what tells the places of two runs' paths apart)
 
 
 def _plain(v: Any) -> bool:
@@ -91,7 +95,7 @@ def run_tests(arr, fs: FunctionSummary, mod: ModuleSummary, self_q: str | None,
     out = {}
     for certain, got in zip((True, False), runs):
         for at, truths in got.items():
-            if at[0] not in ("arg", "reached") and at not in out and len(truths) == 1 and None not in truths:
+            if at[0] not in ("arg", "reached", "run") and at not in out and len(truths) == 1 and None not in truths:
                 out[at] = (next(iter(truths)), certain)
     return out
 
@@ -128,7 +132,7 @@ def run_reached(arr, fs: FunctionSummary, mod: ModuleSummary, self_q: str | None
     for certain, got in zip((True, False), runs or ()):
         reached = got[("reached",)]
         if all(w in reached for w in wanted):
-            return certain, (id(reached), max((reached[w] for w in wanted), default=-1))
+            return certain, (got[("run",)], max((reached[w] for w in wanted), default=-1))
     return None
 
 
@@ -168,7 +172,7 @@ def _run(arr, fs, mod, node, self_q, attr_of, params: dict, names: list, stars: 
         env[names[0]] = E.UNKNOWN
     ev.block(node.body, env)
     # (an "either" atom's position: the test's (line, column))
-    return {**ev.operands, **ev.tests, **ev.args, ("reached",): ev.reached}
+    return {**ev.operands, **ev.tests, **ev.args, ("reached",): ev.reached, ("run",): next(_RUNS)}
 
 
 def position(fs: FunctionSummary, at: tuple) -> tuple:
