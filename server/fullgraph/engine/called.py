@@ -10,17 +10,19 @@ layer_module(hidden_states, ...)` passes each layer's output to the next.  A cal
 - `self.<method>(...)` and a method passed on (`apply_chunking_to_forward(self.feed_forward_chunk, ...)`): the
   method, run on the object's attributes (the same reader as the caller's);
 - `self.<module>(...)` and an element of `self.<modules>` in a `for`: the forward of each class the attribute may
-  hold (the classes an `__init__` choice cannot give the object dropped, engine/attr_choices.py), run on that
-  object's attributes; torch's layers by their effect on the shape (engine/shapes.py); every class must give the
-  same value;
-- a function of the project or a followed library called by its name (resolved through the module's imports).
+  hold (the classes an `__init__` choice cannot give the object dropped, engine/attr_choices.py; by default, inside
+  a followed library, the one its own `__init__` makes, though another method may swap it), run on that object's
+  attributes, through what replaces its forward (transformers' gradient-checkpointing wrapper); torch's layers by
+  their effect on the shape (engine/shapes.py); every class must give the same value;
+- a function of the project or a followed library called by its name (resolved through the module's imports); a
+  module class called by its name makes an instance of it.
 
 A callee is run only when what it returns is its body's `return` (not a generator, not async, no decorator but those
 whose wrapper returns `func(*args, **kwargs)`, which may edit the keywords: then the parameters not passed by
 position are not known), with the parameters bound as Python binds them (a parameter not passed takes its literal
 default; not known when the call may pass more through `*args`/`**kwargs`).  The value is what every `return` reached
-returns, UNKNOWN when they differ.  The runs are bounded (depth and count) and memoised by the values passed, per
-run of the calling function.
+returns, UNKNOWN when they differ.  The runs are bounded (depth, and count per run of the calling function) and
+memoised per generation by what decides them (the callee, the object's reader, the values passed, certainty, mode).
 """
 from __future__ import annotations
 
