@@ -41,10 +41,6 @@ MAX_DEPTH = 10  # calls within calls
 MAX_RUNS = 300  # callee runs per run of the calling function
 
 
-def plain(v: Any) -> bool:
-    return v is None or isinstance(v, (str, int, float, bool))
-
-
 def self_attr_of(arr, mod: ModuleSummary, attr_of: Callable[[str], tuple | None], training: tuple | None,
                  certain: bool) -> Callable[[str], Any]:
     """`self.<attr>` as the evaluator reads it from the walk's reader `attr_of`: a plain value, the fields of a
@@ -57,18 +53,15 @@ def self_attr_of(arr, mod: ModuleSummary, attr_of: Callable[[str], tuple | None]
         value = got[0]
         if isinstance(value, C.Instance) and value.q not in ("", "?") and got[1] == C.KNOWN:
             return E.Fields(lambda field: _field(arr, value.q, field, mod.path, certain))
-        return value if plain(value) else E.UNKNOWN
+        return value if E._plain(value) else E.UNKNOWN
     return read
 
 
 def _field(arr, class_q: str, field: str, near: str, certain: bool) -> Any:
-    """`self.config.<field>`: what every construction of the config class passes (Arrivals.field_value)."""
-    memo = arr.c.memo.setdefault("tests_run_fields", {})  # (per generation: field_value reads the constructions)
-    key = (class_q, field, near)
-    if key not in memo:
-        memo[key] = arr.field_value(class_q, field, near)
-    got = memo[key]
-    if got is None or (certain and got[1] != C.KNOWN) or not plain(got[0]):
+    """`self.config.<field>`: what every construction of the config class passes (Arrivals.field_value, memoised
+    per generation)."""
+    got = arr.field_value(class_q, field, near)
+    if got is None or (certain and got[1] != C.KNOWN) or not E._plain(got[0]):
         return E.UNKNOWN
     return got[0]
 
@@ -241,7 +234,8 @@ class Calls:
         node = def_node(self.arr, fs, fmod)
         if node is None:
             return E.UNKNOWN
-        env = _bind(node, args, kwargs, more, bound, global_reader(self.arr, fmod))
+        globals_of = global_reader(self.arr, fmod)
+        env = _bind(node, args, kwargs, more, bound, globals_of)
         if env is None:
             return E.UNKNOWN  # (a call Python refuses)
         env.update(extra or {})
@@ -256,7 +250,7 @@ class Calls:
         shared["runs"] -= 1
         ev = E.Evaluator(self_q.rpartition(".")[2] if self_q else None,
                          self_attr_of(self.arr, fmod, reader, self.training, self.certain) if reader is not None
-                         else (lambda attr: E.UNKNOWN), global_reader(self.arr, fmod))
+                         else (lambda attr: E.UNKNOWN), globals_of)
         names = [a.arg for a in [*node.args.posonlyargs, *node.args.args]]
         ev.self_name = names[0] if bound and names else ""
         ev.calls = Calls(self.arr, fmod, self_q, reader, self.certain, self.training, self.depth + 1, shared)

@@ -241,7 +241,7 @@ def first_taken(conds: tuple, env: Env, self_attr) -> tuple | None:
     """Where on the run's one definite path a site (or call) with these conditions is first traced: (the run, the
     place of the last of its "run" tests to be taken), for engine/frames.py to order a function's breaks as the
     iterations of a loop run them; None when not known."""
-    runs = [a for a in conds if a[0] == "expr" and isinstance(a[2], tuple) and a[2][0] == "run"]
+    runs = [a for a in conds if _run_atom(a)]
     read = getattr(self_attr, "run_reached", None)
     if not runs or read is None:
         return None
@@ -251,13 +251,15 @@ def first_taken(conds: tuple, env: Env, self_attr) -> tuple | None:
 
 def _taken(conds: tuple, env: Env, self_attr) -> tuple:
     """The "run" atoms of `conds` when the run of the function takes every one's wanted truth on its one definite
-    path (the reader's `run_reached`): `if plan_idx > 0:` then `if plan_num_rand_blocks[plan_idx] > 0:` in the
-    second iteration of `for plan_idx in range(2)`; () otherwise."""
-    runs = tuple(a for a in conds if a[0] == "expr" and isinstance(a[2], tuple) and a[2][0] == "run")
-    read = getattr(self_attr, "run_reached", None)
-    if not runs or read is None:
+    path (first_taken): `if plan_idx > 0:` then `if plan_num_rand_blocks[plan_idx] > 0:` in the second iteration
+    of `for plan_idx in range(2)`; () otherwise."""
+    if first_taken(conds, env, self_attr) is None:
         return ()
-    return runs if read([(a[2][1:], a[3]) for a in runs], env) is not None else ()
+    return tuple(a for a in conds if _run_atom(a))
+
+
+def _run_atom(atom: tuple) -> bool:
+    return atom[0] == "expr" and isinstance(atom[2], tuple) and atom[2][0] == "run"
 
 
 def _ran(v: tuple, caller: Env, self_attr) -> tuple | None:

@@ -90,6 +90,9 @@ class Scalar(int):
     plan_block_length[0])`), a tensor to Dynamo, which traces NumPy through torch -- so never passed on to the walk
     as a constant (tests_run.run_arg), and what it computes stays one."""
 
+    def __neg__(self):
+        return Scalar(-int(self))
+
 
 def _scalar_op(name: str):
     def op(self, other):
@@ -99,8 +102,8 @@ def _scalar_op(name: str):
 
 
 for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__floordiv__", "__rfloordiv__",
-              "__mod__", "__rmod__", "__neg__"):
-    setattr(Scalar, _name, _scalar_op(_name) if _name != "__neg__" else (lambda self: Scalar(-int(self))))
+              "__mod__", "__rmod__"):
+    setattr(Scalar, _name, _scalar_op(_name))
 
 
 class Opaque:
@@ -280,7 +283,7 @@ class Evaluator:
         items = self.expr(s.iter, env)
         if isinstance(items, (tuple, list)) and len(items) <= _UNROLLED:
             return self._unrolled(s, env, items)
-        element = self._element(s.iter, env, items)
+        element = self._element(s.iter, env)
         state = dict(env)
         definite, self.definite = self.definite, False  # (it may run no iteration)
         try:
@@ -322,15 +325,15 @@ class Evaluator:
         finally:
             self._continued = outer
 
-    def _element(self, iterable: ast.expr, env: dict, items: Any) -> Any:
-        """What each iteration of a `for` over `iterable` (whose value is `items`) takes: a module of a list of
-        modules (`self.layer`); UNKNOWN otherwise."""
+    def _element(self, iterable: ast.expr, env: dict) -> Any:
+        """What each iteration of a `for` over `iterable` (a sequence the run does not know) takes: a module of a
+        list of modules (`self.layer`); UNKNOWN otherwise."""
         if isinstance(iterable, ast.Attribute) and self._is_self(iterable.value) and \
                 "self." + iterable.attr not in env:
             return self.calls.elements(iterable.attr)
         if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate" \
                 and len(iterable.args) == 1 and not iterable.keywords and self.global_value("enumerate") is _BUILTIN:
-            return (UNKNOWN, self._element(iterable.args[0], env, UNKNOWN))  # `for i, layer in enumerate(self.layers)`
+            return (UNKNOWN, self._element(iterable.args[0], env))  # `for i, layer in enumerate(self.layers)`
         return UNKNOWN
 
     def _decided(self, e: ast.expr, env: dict, truth: bool | None) -> None:
@@ -574,15 +577,14 @@ class Evaluator:
         args, kwargs, more = self._passes(e, env)
         if self.calls is not None and (callee := self._callee(e.func, env)) is not None:
             return self.calls.call(callee, args, kwargs, more)
-        if isinstance(e.func, ast.Attribute) and e.func.attr in _FACTORIES and not more and \
-                isinstance(recv := self.expr(e.func.value, env), Module) and recv.name == "torch":
-            sizes = S.sized(args)  # `torch.ones((batch_size, seq_length), device=device)`
-            return Tensor(sizes) if sizes is not None else UNKNOWN
-        if isinstance(e.func, ast.Attribute) and e.func.attr in _TENSOR_METHODS and not more:
-            recv = self.expr(e.func.value, env)
-            if isinstance(recv, Tensor) or (recv is UNKNOWN and e.func.attr in _SHAPE_MAKERS):
+        recv = self.expr(e.func.value, env) if isinstance(e.func, ast.Attribute) else None  # (evaluated once)
+        if isinstance(e.func, ast.Attribute) and not more:
+            if e.func.attr in _FACTORIES and isinstance(recv, Module) and recv.name == "torch":
+                sizes = S.sized(args)  # `torch.ones((batch_size, seq_length), device=device)`
+                return Tensor(sizes) if sizes is not None else UNKNOWN
+            if e.func.attr in _TENSOR_METHODS and \
+                    (isinstance(recv, Tensor) or (recv is UNKNOWN and e.func.attr in _SHAPE_MAKERS)):
                 return _tensor_method(recv, e.func.attr, args, kwargs)
-        passed = args
         if e.keywords or any(isinstance(a, ast.Starred) for a in e.args):
             return UNKNOWN
         if isinstance(e.func, ast.Name) and self.global_value(e.func.id) is _BUILTIN:
@@ -593,7 +595,6 @@ class Evaluator:
                     return UNKNOWN
                 # (absent with a default: the reader says UNKNOWN; nothing is guessed)
                 return env["self." + attr] if "self." + attr in env else self.self_attr(attr)
-            args = passed
             if any(a is UNKNOWN or isinstance(a, Module) for a in args):
                 return UNKNOWN
             if name == "len" and len(args) == 1:
@@ -612,8 +613,6 @@ class Evaluator:
                 return isinstance(args[0], _PLAIN_TYPES[e.args[1].id])  # `isinstance(config.hidden_act, str)`
             return UNKNOWN
         if isinstance(e.func, ast.Attribute):
-            recv = self.expr(e.func.value, env)
-            args = passed
             if recv is UNKNOWN or any(a is UNKNOWN for a in args) or isinstance(recv, Tensor):
                 return UNKNOWN
             if isinstance(recv, (tuple, list)) and e.func.attr == "index" and len(args) == 1 and _plain(args[0]):

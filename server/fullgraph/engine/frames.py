@@ -148,13 +148,13 @@ class Frames:
             return later  # (the first break by line is met later on the run's path: a later iteration's)
         line, _, resumed_at = first
         own = {ln for ln, _b, _w, _p in facts.own if ln != line}
-        later = later[1] if later is not None and later[0] == line else set()
+        met_after = later[1] if later is not None and later[0] == line else set()
         if resumed_at is not None:
-            return line, {ln for ln in own if ln > line} | later
+            return line, {ln for ln in own if ln > line} | met_after
         if len(facts.steps) <= 1:
             return line, own
         points = sorted({p[0] for p in self.points(q)})
-        return line, {ln for ln in own if any(p < ln and not facts.apart(p, ln) for p in points)} | later
+        return line, {ln for ln in own if any(p < ln and not facts.apart(p, ln) for p in points)} | met_after
 
     @staticmethod
     def _met_after(facts: FrameFacts, a: int, b: int) -> bool:

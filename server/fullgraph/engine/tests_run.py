@@ -34,7 +34,7 @@ plan_num_rand_blocks[plan_idx] > 0:` for `plan_idx` in `range(2)`.
 from __future__ import annotations
 
 import itertools
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from . import conditions_evaluated as C
 from . import consteval as E
@@ -44,6 +44,16 @@ from .summary import FunctionSummary, ModuleSummary
 
 
 _RUNS = itertools.count()  # (a number per run: what tells the places of two runs' paths apart)
+
+
+class Ran(NamedTuple):
+    """What one run of a function tells: `found`, each test's, operand's and call argument's values on the paths
+    reaching it (consteval.Evaluator.tests / operands / args); `reached`, the truths its one definite path takes, in
+    the order it first takes them; `number`, the run's own."""
+
+    found: dict
+    reached: dict
+    number: int
 
 
 def _plain(v: Any) -> bool:
@@ -94,8 +104,8 @@ def run_tests(arr, fs: FunctionSummary, mod: ModuleSummary, self_q: str | None,
         return None
     out = {}
     for certain, got in zip((True, False), runs):
-        for at, truths in got.items():
-            if at[0] not in ("arg", "reached", "run") and at not in out and len(truths) == 1 and None not in truths:
+        for at, truths in got.found.items():
+            if at[0] != "arg" and at not in out and len(truths) == 1 and None not in truths:
                 out[at] = (next(iter(truths)), certain)
     return out
 
@@ -107,7 +117,7 @@ def run_arg(arr, fs: FunctionSummary, mod: ModuleSummary, self_q: str | None, at
     when the run does not tell one value on every path reaching the call (conditions_recorded's "runarg")."""
     runs = _runs(arr, fs, mod, self_q, attr_of, env, memo)
     for certain, got in zip((True, False), runs or ()):
-        values = got.get(("arg", *at))
+        values = got.found.get(("arg", *at))
         if not values or any(v is E.UNKNOWN or v is E.OPAQUE for v in values) or \
                 any(_key(v) != _key(values[0]) for v in values):
             continue
@@ -130,9 +140,8 @@ def run_reached(arr, fs: FunctionSummary, mod: ModuleSummary, self_q: str | None
     taken), comparable with another site's of the same run -- or None."""
     runs = _runs(arr, fs, mod, self_q, attr_of, env, memo)
     for certain, got in zip((True, False), runs or ()):
-        reached = got[("reached",)]
-        if all(w in reached for w in wanted):
-            return certain, (got[("run",)], max((reached[w] for w in wanted), default=-1))
+        if all(w in got.reached for w in wanted):
+            return certain, (got.number, max((got.reached[w] for w in wanted), default=-1))
     return None
 
 
@@ -158,7 +167,7 @@ def _runs(arr, fs: FunctionSummary, mod: ModuleSummary, self_q: str | None, attr
 
 
 def _run(arr, fs, mod, node, self_q, attr_of, params: dict, names: list, stars: list, training,
-         certain: bool) -> dict:
+         certain: bool) -> Ran:
     ev = E.Evaluator(self_q.rpartition(".")[2] if self_q else None,
                      self_attr_of(arr, mod, attr_of, training, certain), global_reader(arr, mod))
     ev.calls = Calls(arr, mod, self_q, attr_of, certain, training)  # (what the calls it reaches return)
@@ -172,7 +181,7 @@ def _run(arr, fs, mod, node, self_q, attr_of, params: dict, names: list, stars: 
         env[names[0]] = E.UNKNOWN
     ev.block(node.body, env)
     # (an "either" atom's position: the test's (line, column))
-    return {**ev.operands, **ev.tests, **ev.args, ("reached",): ev.reached, ("run",): next(_RUNS)}
+    return Ran({**ev.operands, **ev.tests, **ev.args}, ev.reached, next(_RUNS))
 
 
 def position(fs: FunctionSummary, at: tuple) -> tuple:
